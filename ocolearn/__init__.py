@@ -1,0 +1,71 @@
+"""ocolearn: online convex optimization and online linear learning on JAX.
+
+A learner is a pure ``update(state, (x, y)) -> state`` assembled from pluggable parts (a loss
+and its derivative, a rate schedule, a projection), run by one ``lax.scan`` runner under
+``jit``. Importing ocolearn first lets XLA:CPU compile those scans into single kernels
+(see ``ocolearn.fastloops``).
+"""
+
+from ocolearn.fastloops import enable_fast_cpu_loops
+
+enable_fast_cpu_loops()
+
+from ocolearn.features import Sparse, add_scaled, dot, sqnorm  # noqa: E402
+from ocolearn.learners import OGD, Learner, OGDState, ridge  # noqa: E402
+from ocolearn.losses import (  # noqa: E402
+    Absolute,
+    EpsilonInsensitive,
+    Hinge,
+    Logistic,
+    Loss,
+    Squared,
+    SquaredHinge,
+)
+from ocolearn.projections import (  # noqa: E402
+    Box,
+    Identity,
+    L1Ball,
+    L2Ball,
+    NonNegative,
+    Projection,
+    Simplex,
+)
+from ocolearn.run import Result, Trace, run  # noqa: E402
+from ocolearn.schedules import Constant, InverseTime, InvSqrt, Optax, Schedule, as_schedule  # noqa: E402
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Absolute",
+    "Box",
+    "Constant",
+    "EpsilonInsensitive",
+    "Hinge",
+    "Identity",
+    "InverseTime",
+    "InvSqrt",
+    "L1Ball",
+    "L2Ball",
+    "Learner",
+    "Logistic",
+    "Loss",
+    "NonNegative",
+    "OGD",
+    "OGDState",
+    "Optax",
+    "Projection",
+    "Result",
+    "Schedule",
+    "Simplex",
+    "Sparse",
+    "Squared",
+    "SquaredHinge",
+    "Trace",
+    "add_scaled",
+    "as_schedule",
+    "dot",
+    "enable_fast_cpu_loops",
+    "ridge",
+    "run",
+    "sqnorm",
+]

@@ -1,0 +1,211 @@
+"""TOML experiment files -> validated, fully resolved experiment specs.
+
+An experiment file has the tables ``[data]``, ``[learner]`` and ``[run]`` (see ``configs/``).
+``[learner]`` and its nested parts name a registered part with ``kind`` and give its numeric
+fields; a nested part may also be just its kind (``loss = "squared"``). Every key is checked:
+an unknown key is an error that names the file, the key and the valid keys, and a value of the
+wrong type names the expected type. ``--set learner.schedule.eta=0.1`` overrides any key
+(the value is read as TOML, or taken as a string if it is not TOML).
+"""
+
+import dataclasses
+import difflib
+import math
+import tomllib
+import types
+import typing
+from pathlib import Path
+from typing import Any
+
+from ocolearn.learners import Learner
+from ocolearn.parts import Part, fields_of
+
+
+class ConfigError(ValueError):
+    """A bad experiment file or override; the message names the file and the key."""
+
+
+@dataclasses.dataclass(frozen=True)
+class DataSpec:
+    source: str = "iris"  # "iris" (bundled) or a path to a CSV file with a header line
+    features: list[str] = dataclasses.field(default_factory=list)
+    target: str = ""
+    scale: bool | list[str] = False  # columns scaled R-style; true scales every numeric column
+    intercept: bool = False  # append a constant feature
+
+
+@dataclasses.dataclass(frozen=True)
+class RunSpec:
+    passes: int = 1
+    shuffle_seed: int | None = None  # absent: the stored order
+    predict_after_update: bool = False
+    snapshot_every: int = 0
+
+
+@dataclasses.dataclass(frozen=True)
+class Experiment:
+    name: str
+    learner: Learner
+    data: DataSpec = DataSpec()
+    run: RunSpec = RunSpec()
+    description: str = ""
+    source: str = "<config>"  # the file it was read from
+
+    def to_config(self) -> dict[str, Any]:
+        """The resolved experiment as a TOML-ready dict (absent keys are left out)."""
+        table = {"name": self.name, "description": self.description}
+        for key in ("data", "run"):
+            spec = dataclasses.asdict(getattr(self, key))
+            table[key] = {k: v for k, v in spec.items() if v is not None}
+        table["learner"] = self.learner.to_config()
+        return table
+
+
+def _type_name(tp) -> str:
+    if typing.get_origin(tp) in (typing.Union, types.UnionType):
+        return " or ".join(_type_name(a) for a in typing.get_args(tp))
+    if typing.get_origin(tp) is list:
+        return f"a list of {_type_name(typing.get_args(tp)[0])}"
+    if isinstance(tp, type) and issubclass(tp, Part):
+        return f"a {tp.__name__.lower()} ({', '.join(sorted(tp.registry))})"
+    return {float: "a number", int: "an integer", bool: "true or false", str: "a string", type(None): "absent"}.get(
+        tp, str(tp)
+    )
+
+
+def _fits(value, tp) -> bool:
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        return any(_fits(value, a) for a in typing.get_args(tp))
+    if origin is list:
+        return isinstance(value, list) and all(_fits(v, typing.get_args(tp)[0]) for v in value)
+    if tp is float:
+        return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    if tp is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, tp)
+
+
+def _unknown(key, where, valid, source):
+    close = difflib.get_close_matches(key, valid, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return ConfigError(f"{source}: unknown key '{where}{key}'{hint}; valid keys: {', '.join(valid)}")
+
+
+def _check_keys(table: dict, valid, where: str, source: str):
+    for key in table:
+        if key not in valid:
+            raise _unknown(key, where, list(valid), source)
+
+
+def _build_part(family: type, value, where: str, source: str):
+    """A part of ``family`` from a table ``{kind = ..., field = ...}`` or a bare kind string."""
+    table = {"kind": value} if isinstance(value, str) else value
+    if not isinstance(table, dict) or "kind" not in table:
+        raise ConfigError(f"{source}: '{where}' must be {_type_name(family)}, given as a kind or a table with 'kind'")
+    kind = table["kind"]
+    cls = family.registry.get(kind)
+    if cls is None:
+        close = difflib.get_close_matches(str(kind), family.registry, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ConfigError(
+            f"{source}: '{where}.kind' = {kind!r} is not a known {family.__name__.lower()}{hint}; "
+            f"known: {', '.join(sorted(family.registry))}"
+        )
+    hints = typing.get_type_hints(cls)
+    fields = {n: f for n, f in fields_of(cls).items() if n not in cls.static_fields}
+    _check_keys(table, ["kind", *fields], f"{where}.", source)
+    if len(fields) < len(fields_of(cls)):
+        raise ConfigError(f"{source}: '{where}.kind' = {kind!r} takes a Python callable and cannot come from a file")
+    kwargs = {}
+    for name in fields:
+        if name not in table:
+            continue
+        tp = hints[name]
+        if isinstance(tp, type) and issubclass(tp, Part):
+            kwargs[name] = _build_part(tp, table[name], f"{where}.{name}", source)
+        elif _fits(table[name], tp):
+            kwargs[name] = float(table[name]) if tp is float else table[name]
+        else:
+            raise ConfigError(f"{source}: '{where}.{name}' must be {_type_name(tp)}, got {table[name]!r}")
+    return cls(**kwargs)
+
+
+def _build_spec(cls, table, where: str, source: str):
+    if not isinstance(table, dict):
+        raise ConfigError(f"{source}: '{where}' must be a table")
+    hints = typing.get_type_hints(cls)
+    _check_keys(table, list(hints), f"{where}.", source)
+    for key, value in table.items():
+        if not _fits(value, hints[key]):
+            raise ConfigError(f"{source}: '{where}.{key}' must be {_type_name(hints[key])}, got {value!r}")
+    return cls(**table)
+
+
+_TOP = ("name", "description", "data", "learner", "run")
+
+
+def from_dict(raw: dict, source: str = "<config>") -> Experiment:
+    """Validate a raw config dict (as read from TOML) into an ``Experiment``."""
+    _check_keys(raw, _TOP, "", source)
+    for key in ("name", "learner"):
+        if key not in raw:
+            raise ConfigError(f"{source}: missing key '{key}'")
+    for key in ("name", "description"):
+        if key in raw and not isinstance(raw[key], str):
+            raise ConfigError(f"{source}: '{key}' must be a string, got {raw[key]!r}")
+    data = _build_spec(DataSpec, raw.get("data", {}), "data", source)
+    if not data.features or not data.target:
+        raise ConfigError(f"{source}: '[data]' needs 'features' (a list of column names) and 'target'")
+    return Experiment(
+        name=raw["name"],
+        description=raw.get("description", ""),
+        learner=_build_part(Learner, raw["learner"], "learner", source),
+        data=data,
+        run=_build_spec(RunSpec, raw.get("run", {}), "run", source),
+        source=source,
+    )
+
+
+def parse_override(text: str, source: str = "--set") -> tuple[list[str], Any]:
+    """``"a.b=value"`` -> ``(["a", "b"], value)``; the value is TOML, or else a plain string."""
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise ConfigError(f"{source}: {text!r} is not of the form key=value (for example learner.schedule.eta=0.1)")
+    try:
+        parsed = tomllib.loads(f"v = {value}")["v"]
+    except tomllib.TOMLDecodeError:
+        parsed = value
+    return key.strip().split("."), parsed
+
+
+def apply_overrides(raw: dict, overrides) -> dict:
+    """A copy of ``raw`` with each ``key=value`` override set (tables are created as needed)."""
+    import copy
+
+    raw = copy.deepcopy(raw)
+    for text in overrides:
+        path, value = parse_override(text)
+        table = raw
+        for i, key in enumerate(path[:-1]):
+            nxt = table.setdefault(key, {})
+            if isinstance(nxt, str):  # a part given by its kind alone
+                nxt = table[key] = {"kind": nxt}
+            if not isinstance(nxt, dict):
+                raise ConfigError(f"--set {text}: '{'.'.join(path[: i + 1])}' is not a table")
+            table = nxt
+        table[path[-1]] = value
+    return raw
+
+
+def load(path, overrides=()) -> Experiment:
+    """Read, override and validate an experiment file."""
+    path = Path(path)
+    try:
+        raw = tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such config file") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: not valid TOML: {e}") from None
+    source = str(path) + (f" (with --set {', '.join(overrides)})" if overrides else "")
+    return from_dict(apply_overrides(raw, overrides), source)

@@ -1,0 +1,125 @@
+"""Data: the bundled iris, CSV tables, R-style scaling, and design matrices.
+
+A table is a dict ``{column name: numpy array}``; numeric columns are float64, others str.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+IRIS_COLUMNS = ("Sepal.Length", "Sepal.Width", "Petal.Length", "Petal.Width")
+
+
+class DataError(ValueError):
+    """Bad input data; the message names the file, line and column."""
+
+
+def _number(text: str):
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def parse_csv(lines, source: str) -> dict[str, np.ndarray]:
+    """A table from CSV lines with a header. Columns whose every value is a number are numeric.
+
+    NaN, infinite values, ragged rows and empty files are errors naming ``source`` and the line.
+    """
+    reader = csv.reader(lines)
+    header = next(reader, None)
+    if not header:
+        raise DataError(f"{source}: empty file; expected a header line of column names")
+    header = [h.strip() for h in header]
+    if len(set(header)) != len(header):
+        raise DataError(f"{source}, line 1: repeated column names in {header}")
+    rows = []
+    for row in reader:
+        if not row or all(not c.strip() for c in row):
+            continue
+        if len(row) != len(header):
+            raise DataError(
+                f"{source}, line {reader.line_num}: {len(row)} fields, expected {len(header)} ({', '.join(header)})"
+            )
+        rows.append((reader.line_num, [c.strip() for c in row]))
+    if not rows:
+        raise DataError(f"{source}: no data rows after the header")
+    table = {}
+    for j, name in enumerate(header):
+        values = [_number(r[j]) for _, r in rows]
+        if any(v is None for v in values):
+            table[name] = np.array([r[j] for _, r in rows])
+            continue
+        for (line, r), v in zip(rows, values, strict=True):
+            if not math.isfinite(v):
+                raise DataError(f"{source}, line {line}, column {name!r}: {r[j]!r} is not a finite number")
+        table[name] = np.array(values, dtype=np.float64)
+    return table
+
+
+def read_csv(path) -> dict[str, np.ndarray]:
+    """A table from a CSV file with a header line (see ``parse_csv``)."""
+    path = Path(path)
+    try:
+        with path.open(newline="") as f:
+            return parse_csv(f, str(path))
+    except FileNotFoundError:
+        raise DataError(f"{path}: no such file; expected a CSV file with a header line") from None
+
+
+def load_iris() -> dict[str, np.ndarray]:
+    """Fisher's iris as R's ``datasets::iris`` (also scikit-learn's copy), rows in stored order.
+
+    Columns Sepal.Length, Sepal.Width, Petal.Length, Petal.Width (cm) and Species. Not UCI's
+    ``iris.data``, whose rows 35 and 38 differ from Fisher's table.
+    """
+    text = resources.files("ocolearn.data").joinpath("iris.csv").read_text()
+    return parse_csv(text.splitlines(), "iris.csv (bundled)")
+
+
+def load_table(source: str) -> dict[str, np.ndarray]:
+    """``"iris"`` for the bundled iris, else a path to a CSV file."""
+    return load_iris() if source == "iris" else read_csv(source)
+
+
+def _columns(table, names, source, what="column"):
+    missing = [n for n in names if n not in table]
+    if missing:
+        raise DataError(f"{source}: unknown {what} {missing[0]!r}; columns: {', '.join(table)}")
+    text = [n for n in names if table[n].dtype.kind not in "fi"]
+    if text:
+        raise DataError(f"{source}: {what} {text[0]!r} is not numeric")
+    return names
+
+
+def scale(table, columns=None, source="table"):
+    """R's ``scale()``: centre each column and divide by its sample standard deviation (n - 1).
+
+    ``columns`` defaults to every numeric column; a constant column is an error.
+    """
+    if columns is None:
+        columns = [n for n, v in table.items() if v.dtype.kind in "fi"]
+    out = dict(table)
+    for name in _columns(table, list(columns), source):
+        v = table[name]
+        sd = v.std(ddof=1)
+        if not sd > 0:
+            raise DataError(f"{source}: column {name!r} is constant and cannot be scaled")
+        out[name] = (v - v.mean()) / sd
+    return out
+
+
+def design(table, features, target, intercept=False, source="table"):
+    """``(X, y)`` in float64: the named feature columns in order (and a column of ones last if
+    ``intercept``), and the target column; R's ``lm(target ~ features - 1)`` design."""
+    _columns(table, list(features), source, "feature")
+    _columns(table, [target], source, "target")
+    columns = [table[n] for n in features]
+    if intercept:
+        columns.append(np.ones_like(table[target]))
+    return np.stack(columns, axis=1), table[target].astype(np.float64)

@@ -1,0 +1,85 @@
+"""Feature vectors, dense or sparse, behind the three operations a linear learner needs.
+
+- dense: an array ``x`` of shape ``(d,)`` (a batch: ``(n, d)``);
+- sparse: ``Sparse(idx, val, dim)``, ``idx`` int32 and ``val`` float32 of shape ``(k,)`` (a
+  batch: ``(n, k)``), padded with value 0. The indices of one example must be distinct apart
+  from padding (the readers merge repeated features); padding may use any valid index.
+
+The operations, written once for both (weights ``w`` are ``(d,)``, or ``(K, d)`` for K classes):
+
+- ``dot(w, x)``: ``w . x`` (a scalar, or ``(K,)`` scores);
+- ``add_scaled(w, a, x)``: ``w + a x`` (``a`` a scalar, or ``(K,)`` for one scale per class);
+- ``sqnorm(x)``: ``||x||^2``.
+
+The three operations of the Clojure MIRA write-up; a sparse step costs O(k), not O(d).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ocolearn.parts import register
+
+
+@dataclasses.dataclass(frozen=True)
+class Sparse:
+    """Padded sparse features: ``x[idx[j]] = val[j]``, in a space of ``dim`` features."""
+
+    idx: jax.Array
+    val: jax.Array
+    dim: int
+
+    @property
+    def shape(self):
+        return (*self.idx.shape[:-1], self.dim)
+
+    def __len__(self):
+        return self.idx.shape[0]
+
+    def todense(self):
+        """The dense array of the same shape (for small problems and tests)."""
+        idx, val = np.asarray(self.idx), np.asarray(self.val, np.float32)
+        out = np.zeros((*idx.shape[:-1], self.dim), np.float32)
+        rows = np.indices(idx.shape[:-1]).reshape(idx.ndim - 1, -1)
+        np.add.at(out, (*[np.repeat(r, idx.shape[-1]) for r in rows], idx.reshape(-1)), val.reshape(-1))
+        return out
+
+
+register(Sparse, data_fields=["idx", "val"], meta_fields=["dim"])
+
+
+def num_features(x) -> int:
+    """d, the dimension of the feature space of ``x`` (dense or sparse, one example or a batch)."""
+    return x.dim if isinstance(x, Sparse) else x.shape[-1]
+
+
+def dot(w, x):
+    """``w . x``: a scalar for ``w`` of shape ``(d,)``, scores ``(K,)`` for ``(K, d)``."""
+    if isinstance(x, Sparse):
+        return jnp.take(w, x.idx, axis=-1) @ x.val
+    return w @ x
+
+
+def add_scaled(w, a, x):
+    """``w + a x``; for ``w`` of shape ``(K, d)``, ``a`` may be a ``(K,)`` vector of scales."""
+    a = jnp.asarray(a, w.dtype)
+    if w.ndim == 2:
+        a = jnp.broadcast_to(a, w.shape[:1])[:, None]
+    if isinstance(x, Sparse):
+        return w.at[..., x.idx].add(a * x.val)
+    return w + a * x
+
+
+def sqnorm(x):
+    """``||x||^2``."""
+    v = x.val if isinstance(x, Sparse) else x
+    return jnp.sum(v * v, axis=-1)
+
+
+def row(batch, i):
+    """Example ``i`` of a dense or sparse batch."""
+    return jax.tree.map(lambda a: a[i], batch)

@@ -1,0 +1,30 @@
+"""The learner interface.
+
+A learner is a pytree of parts (numbers are leaves) with three pure functions:
+
+- ``init(num_features) -> state``, a NamedTuple whose first fields are the round ``t`` (int32,
+  starting at 1) and the weights ``w`` (float32), with exactly the shapes and dtypes that
+  ``update`` returns;
+- ``predict(state, x) -> score`` (``w . x``, or ``(K,)`` scores);
+- ``update(state, (x, y)) -> state``, one round of the algorithm.
+
+``loss`` is the loss the runner charges each round with. A learner never loops: the runner
+(``ocolearn.run``) does.
+"""
+
+from __future__ import annotations
+
+from ocolearn.parts import Part
+
+
+class Learner(Part, family=True):
+    """Base of all learners; see the module docstring for the contract."""
+
+    def init(self, num_features: int):
+        raise NotImplementedError
+
+    def predict(self, state, x):
+        raise NotImplementedError
+
+    def update(self, state, example):
+        raise NotImplementedError

@@ -1,0 +1,118 @@
+"""Losses of a linear prediction ``p = w . x`` against a target ``y``.
+
+A loss gives its value ``value(p, y)`` and its closed-form derivative ``derivative(p, y)``
+with respect to the prediction. The gradient with respect to the weights follows from the
+chain rule, ``grad_w = derivative(w . x, y) * x``, which is how learners use it: one scalar per
+example, then one ``add_scaled`` on dense or sparse features. At a kink the derivative is the
+subgradient named in each docstring. Classification losses take labels ``y`` in {-1, +1}.
+
+``derivative_bound(p_max, y)`` is ``sup_{|p| <= p_max} |derivative(p, y)|``; with the data's
+feature norms it gives the gradient bound G of the OGD regret bound (Zinkevich 2003).
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from ocolearn.parts import Part
+
+
+class Loss(Part, family=True):
+    """A convex loss of the prediction: ``value(p, y)``, ``derivative(p, y)``."""
+
+    def value(self, p, y):
+        raise NotImplementedError
+
+    def derivative(self, p, y):
+        raise NotImplementedError
+
+    def derivative_bound(self, p_max, y):
+        raise NotImplementedError
+
+
+class Squared(Loss, name="squared"):
+    """``1/2 (p - y)^2``; derivative ``p - y``.
+
+    The factor 1/2 makes the OGD step ``w - eta_t (w . x - y) x`` of the OGD post and of
+    scikit-learn's ``SGDRegressor(loss="squared_error")``.
+    """
+
+    def value(self, p, y):
+        return 0.5 * (p - y) ** 2
+
+    def derivative(self, p, y):
+        return p - y
+
+    def derivative_bound(self, p_max, y):
+        return p_max + jnp.abs(y)
+
+
+class Absolute(Loss, name="absolute"):
+    """``|p - y|``; derivative ``sign(p - y)`` (0 at ``p = y``)."""
+
+    def value(self, p, y):
+        return jnp.abs(p - y)
+
+    def derivative(self, p, y):
+        return jnp.sign(p - y)
+
+    def derivative_bound(self, p_max, y):
+        return jnp.ones_like(y)
+
+
+class EpsilonInsensitive(Loss, name="epsilon_insensitive"):
+    """``max(0, |p - y| - epsilon)``; derivative ``sign(p - y)`` outside the tube, 0 inside.
+
+    The regression loss of Passive-Aggressive (Crammer et al. 2006, section 5) and of SVR.
+    """
+
+    epsilon: float = 0.1
+
+    def value(self, p, y):
+        return jnp.maximum(0.0, jnp.abs(p - y) - self.epsilon)
+
+    def derivative(self, p, y):
+        return jnp.where(jnp.abs(p - y) > self.epsilon, jnp.sign(p - y), 0.0)
+
+    def derivative_bound(self, p_max, y):
+        return jnp.ones_like(y)
+
+
+class Hinge(Loss, name="hinge"):
+    """``max(0, 1 - y p)``; derivative ``-y`` where ``y p < 1``, else 0 (0 at the kink)."""
+
+    def value(self, p, y):
+        return jnp.maximum(0.0, 1.0 - y * p)
+
+    def derivative(self, p, y):
+        return jnp.where(y * p < 1.0, -y, 0.0)
+
+    def derivative_bound(self, p_max, y):
+        return jnp.abs(y)
+
+
+class SquaredHinge(Loss, name="squared_hinge"):
+    """``max(0, 1 - y p)^2``; derivative ``-2 y max(0, 1 - y p)`` (smooth)."""
+
+    def value(self, p, y):
+        return jnp.maximum(0.0, 1.0 - y * p) ** 2
+
+    def derivative(self, p, y):
+        return -2.0 * y * jnp.maximum(0.0, 1.0 - y * p)
+
+    def derivative_bound(self, p_max, y):
+        return 2.0 * jnp.abs(y) * jnp.maximum(0.0, 1.0 + jnp.abs(y) * p_max)
+
+
+class Logistic(Loss, name="logistic"):
+    """``log(1 + exp(-y p))``; derivative ``-y sigmoid(-y p)``, both computed stably."""
+
+    def value(self, p, y):
+        return jax.nn.softplus(-y * p)
+
+    def derivative(self, p, y):
+        return -y * jax.nn.sigmoid(-y * p)
+
+    def derivative_bound(self, p_max, y):
+        return jnp.abs(y)

@@ -1,0 +1,125 @@
+"""Euclidean projections ``P(w) = argmin_{u in F} ||u - w||`` onto convex sets F.
+
+Each projection works on weights of any shape (``(d,)`` or ``(K, d)``, taken as one vector)
+and knows two numbers of its set for the OGD regret bound (Zinkevich 2003): ``diameter(size)``,
+``max_{u, v in F} ||u - v||``, and ``max_norm(size)``, ``max_{u in F} ||u||``, where ``size`` is
+the number of weights. Unbounded sets give ``inf``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import jax.numpy as jnp
+
+from ocolearn.parts import Part
+
+
+class Projection(Part, family=True):
+    """A projection onto a closed convex set: ``projection(w) -> w``."""
+
+    def __call__(self, w):
+        raise NotImplementedError
+
+    def diameter(self, size: int) -> float:
+        return math.inf
+
+    def max_norm(self, size: int) -> float:
+        return math.inf
+
+
+class Identity(Projection, name="identity"):
+    """F = R^d: ``P(w) = w``."""
+
+    def __call__(self, w):
+        return w
+
+
+class L2Ball(Projection, name="l2_ball"):
+    """F = {u : ||u||_2 <= radius}: ``P(w) = w min(1, radius / ||w||)``.
+
+    The post's ``l2Projection lambda``; ``radius`` is its lambda.
+    """
+
+    radius: float = 1.0
+
+    def __call__(self, w):
+        norm = jnp.sqrt(jnp.sum(w * w))
+        # Safe at w = 0, where any factor leaves w unchanged.
+        return w * jnp.minimum(1.0, self.radius / jnp.maximum(norm, jnp.finfo(w.dtype).tiny))
+
+    def diameter(self, size):
+        return 2.0 * float(self.radius)
+
+    def max_norm(self, size):
+        return float(self.radius)
+
+
+def _simplex_threshold(v, z):
+    """The theta with ``sum(max(v - theta, 0)) = z`` (Duchi et al. 2008, Figure 1), by sorting."""
+    mu = jnp.sort(v)[::-1]
+    cumsum = jnp.cumsum(mu)
+    j = jnp.arange(1, mu.size + 1, dtype=v.dtype)
+    rho = jnp.sum(mu - (cumsum - z) / j > 0)
+    # rho >= 1 whenever z > 0; the guards keep z = 0 finite (theta = max(v), P(w) = 0).
+    return (jnp.take(cumsum, jnp.maximum(rho - 1, 0)) - z) / jnp.maximum(rho, 1)
+
+
+class L1Ball(Projection, name="l1_ball"):
+    """F = {u : ||u||_1 <= radius}, exactly, by sorting (Duchi, Shalev-Shwartz, Singer and
+    Chandra 2008, Figure 1 on |w|): ``P(w) = sign(w) max(|w| - theta, 0)``, theta = 0 inside."""
+
+    radius: float = 1.0
+
+    def __call__(self, w):
+        flat = w.reshape(-1)
+        a = jnp.abs(flat)
+        theta = jnp.where(jnp.sum(a) <= self.radius, 0.0, _simplex_threshold(a, self.radius))
+        return (jnp.sign(flat) * jnp.maximum(a - theta, 0.0)).reshape(w.shape)
+
+    def diameter(self, size):
+        return 2.0 * float(self.radius)
+
+    def max_norm(self, size):
+        return float(self.radius)
+
+
+class Simplex(Projection, name="simplex"):
+    """F = {u : u >= 0, sum(u) = radius} (Duchi et al. 2008, Figure 1):
+    ``P(w) = max(w - theta, 0)``."""
+
+    radius: float = 1.0
+
+    def __call__(self, w):
+        flat = w.reshape(-1)
+        theta = _simplex_threshold(flat, self.radius)
+        return jnp.maximum(flat - theta, 0.0).reshape(w.shape)
+
+    def diameter(self, size):
+        return math.sqrt(2.0) * float(self.radius) if size > 1 else 0.0
+
+    def max_norm(self, size):
+        return float(self.radius)
+
+
+class Box(Projection, name="box"):
+    """F = [lower, upper]^d: ``P(w) = clip(w, lower, upper)``."""
+
+    lower: float = -1.0
+    upper: float = 1.0
+
+    def __call__(self, w):
+        return jnp.clip(w, self.lower, self.upper)
+
+    def diameter(self, size):
+        return math.sqrt(size) * (float(self.upper) - float(self.lower))
+
+    def max_norm(self, size):
+        return math.sqrt(size) * max(abs(float(self.lower)), abs(float(self.upper)))
+
+
+class NonNegative(Projection, name="non_negative"):
+    """F = the non-negative orthant: ``P(w) = max(w, 0)``."""
+
+    def __call__(self, w):
+        return jnp.maximum(w, 0.0)

@@ -1,0 +1,112 @@
+"""Regret against the best fixed weights in hindsight, and the OGD regret bound.
+
+``R_t = sum_{s<=t} loss_s(w_s) - sum_{s<=t} loss_s(u*)``, with ``w_s`` the weights played in
+round s (``Trace.loss``) and ``u*`` the best fixed weights over all T rounds in the feasible set.
+Comparators are solved in float64, exactly where a closed form exists.
+"""
+
+from __future__ import annotations
+
+import math
+
+import jax
+import numpy as np
+
+from ocolearn.projections import Identity, L2Ball, Projection
+from ocolearn.schedules import InvSqrt, Schedule
+
+
+def least_squares(X, y):
+    """The minimum-norm ``argmin_u ||X u - y||^2`` (R's ``lm(y ~ X - 1)``), by ``lstsq``."""
+    X, y = np.asarray(X, np.float64), np.asarray(y, np.float64)
+    return np.linalg.lstsq(X, y, rcond=None)[0]
+
+
+def least_squares_in_ball(X, y, radius):
+    """``argmin_{||u|| <= radius} ||X u - y||^2``, exactly.
+
+    With ``X^T X = V diag(s) V^T`` and ``c = V^T X^T y``: if the minimum-norm least-squares
+    solution lies in the ball it is the answer; otherwise the solution is on the sphere,
+    ``u(mu) = V diag(1 / (s + mu)) c`` with the unique ``mu > 0`` where ``||u(mu)|| = radius``
+    (the KKT conditions of the trust-region problem; ``||u(mu)||`` decreases in mu). That 1-D
+    root is found by bisection to the last bit of float64. As ``c`` lies in the range of
+    ``X^T X``, the "hard case" of trust-region problems cannot occur.
+    """
+    X, y = np.asarray(X, np.float64), np.asarray(y, np.float64)
+    s, V = np.linalg.eigh(X.T @ X)
+    c = V.T @ (X.T @ y)
+    keep = s > s.max(initial=0.0) * len(s) * np.finfo(np.float64).eps
+    u0 = V[:, keep] @ (c[keep] / s[keep])
+    if np.linalg.norm(u0) <= radius:
+        return u0
+
+    def norm(mu):
+        return np.linalg.norm(c / (s + mu))
+
+    lo, hi = 0.0, np.linalg.norm(c) / radius  # ||u(hi)|| <= ||c|| / hi = radius
+    while True:
+        mid = 0.5 * (lo + hi)
+        if mid in (lo, hi):
+            break
+        lo, hi = (mid, hi) if norm(mid) > radius else (lo, mid)
+    return V @ (c / (s + hi))
+
+
+def best_fixed_weights(loss, projection: Projection, X, y):
+    """The best fixed weights in hindsight over the projection's set, where an exact solver
+    exists (squared loss, unconstrained or in an L2 ball); None otherwise."""
+    if loss.name != "squared":
+        return None
+    if isinstance(projection, Identity):
+        return least_squares(X, y)
+    if isinstance(projection, L2Ball):
+        return least_squares_in_ball(X, y, float(projection.radius))
+    return None
+
+
+def in_float64(fn, *args):
+    """``fn(*args)`` evaluated by JAX in float64 on the host (for comparators and bounds)."""
+    with jax.enable_x64(True):
+        return np.asarray(fn(*[np.asarray(a, np.float64) for a in args]), np.float64)
+
+
+def round_losses(loss, u, X, y, index):
+    """``loss(u . x_t, y_t)`` for the rows seen in each round, in float64."""
+    X, y = np.asarray(X, np.float64), np.asarray(y, np.float64)
+    index = np.asarray(index)
+    return in_float64(loss.value, X[index] @ np.asarray(u, np.float64), y[index])
+
+
+def regret_curve(learner_losses, comparator_losses):
+    """``R_t`` for t = 1..T, in float64."""
+    return np.cumsum(np.asarray(learner_losses, np.float64)) - np.cumsum(comparator_losses)
+
+
+def gradient_bound(loss, projection: Projection, X, y) -> float:
+    """G = max_t sup_{w in F} ||grad loss_t(w)|| on the data: ``|loss'| ||x_t||`` with
+    ``|w . x_t| <= max_{w in F} ||w|| * ||x_t||``."""
+    X, y = np.asarray(X, np.float64), np.asarray(y, np.float64)
+    norms = np.linalg.norm(X, axis=1)
+    p_max = projection.max_norm(X.shape[1]) * norms
+    return float(np.max(norms * in_float64(loss.derivative_bound, p_max, y)))
+
+
+def ogd_regret_bound(schedule: Schedule, diameter: float, G: float, T: int):
+    """The bound on ``R_t`` of OGD for t = 1..T (Zinkevich 2003), or None if none applies.
+
+    For ``eta_t = eta / sqrt(t)``, Theorem 1 (scaled by eta):
+    ``R_t <= D^2 sqrt(t) / (2 eta) + (sqrt(t) - 1/2) eta G^2``. For any other non-increasing
+    schedule, the inequality the theorem's proof rests on:
+    ``R_t <= D^2 / (2 eta_t) + (G^2 / 2) sum_{s<=t} eta_s``.
+    D is the diameter of the feasible set, G the gradient bound; an unbounded set has none.
+    """
+    if not math.isfinite(diameter) or not math.isfinite(G):
+        return None
+    t = np.arange(1, T + 1, dtype=np.float64)
+    if isinstance(schedule, InvSqrt):
+        eta = float(schedule.eta)
+        return diameter**2 * np.sqrt(t) / (2 * eta) + (np.sqrt(t) - 0.5) * eta * G**2
+    eta = np.asarray(schedule(np.arange(1, T + 1, dtype=np.int32)), np.float64)
+    if np.any(np.diff(eta) > 0) or np.any(eta <= 0):
+        return None
+    return diameter**2 / (2 * eta) + 0.5 * G**2 * np.cumsum(eta)

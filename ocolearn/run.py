@@ -1,0 +1,112 @@
+"""The one runner: a ``jax.lax.scan`` over rounds of the online protocol.
+
+Each round t the learner sees example ``x_t``, predicts with its current state, is charged
+``loss_t = learner.loss(w_t . x_t, y_t)`` (progressive validation: the prediction is made
+before the label is used), then updates. With ``predict_after_update=True`` the *recorded*
+prediction is the one made after the update (as the OGD post plots it); the charged loss is
+still that of the weights played, so regret keeps its meaning.
+
+Everything else (cumulative loss, regret, mistakes per pass) is derived from the trace.
+The learner is a jit argument, so new hyperparameter values never recompile and
+``jax.vmap(run, in_axes=(0, None, None))`` sweeps a stack of learners in one program.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from ocolearn.features import num_features, row
+
+
+class Trace(NamedTuple):
+    """What each round recorded, in round order (T = passes * n rounds)."""
+
+    prediction: jax.Array  # (T,) or (T, K): the recorded prediction of each round
+    target: jax.Array  # (T,)
+    loss: jax.Array  # (T,): learner.loss of the weights played, before the round's update
+    index: jax.Array  # (T,): the row of the data set seen in each round
+    snapshots: Any = None  # (T // k, ...): the weights after rounds k, 2k, ... if asked for
+
+
+class Result(NamedTuple):
+    state: Any  # the learner's state after the last round
+    trace: Trace
+
+
+def round_order(n: int, passes: int, key=None):
+    """Row indices of all rounds: ``passes`` times ``0..n-1``, each pass permuted if ``key``."""
+    if key is None:
+        return jnp.tile(jnp.arange(n, dtype=jnp.int32), passes)
+    perms = [jax.random.permutation(jax.random.fold_in(key, p), n) for p in range(passes)]
+    return jnp.concatenate(perms).astype(jnp.int32)
+
+
+def as_key(seed):
+    """A PRNG key from an int seed; keys and None pass through."""
+    return jax.random.key(seed) if isinstance(seed, int) else seed
+
+
+def run(learner, X, y, seed=None, *, state=None, passes=1, predict_after_update=False, snapshot_every=0):
+    """Run ``learner`` online over the rows of ``(X, y)``; returns ``Result(state, trace)``.
+
+    Args:
+      learner: any learner (a pytree; its numbers are traced, so sweeps never recompile).
+      X: features, dense ``(n, d)`` or ``Sparse`` with ``(n, k)`` fields.
+      y: targets ``(n,)``.
+      seed: None for the stored order, or an int seed / PRNG key: each pass is then a fresh
+        permutation (``fold_in(key, pass)``).
+      state: a state to continue from (default ``learner.init(d)``).
+      passes: how many times to go over the data.
+      predict_after_update: record the prediction made after each update.
+      snapshot_every: k > 0 records the weights after every k rounds.
+
+    >>> import jax.numpy as jnp
+    >>> from ocolearn import OGD, Constant
+    >>> X, y = jnp.eye(2), jnp.array([1.0, -1.0])
+    >>> result = run(OGD(schedule=Constant(0.5)), X, y, passes=2)
+    >>> result.state.w.tolist(), result.trace.loss.tolist()
+    ([0.75, -0.75], [0.5, 0.5, 0.125, 0.125])
+    """
+    if state is None:
+        state = learner.init(num_features(X))
+    return _run(learner, X, y, as_key(seed), state, passes, predict_after_update, snapshot_every)
+
+
+@partial(jax.jit, static_argnums=(5, 6, 7))
+def _run(learner, X, y, key, state, passes, predict_after_update, snapshot_every):
+    y = jnp.asarray(y)
+    order = round_order(y.shape[0], passes, key)
+
+    def one_round(state, i):
+        x, target = row(X, i), y[i]
+        prediction = learner.predict(state, x)
+        loss = learner.loss.value(prediction, target)
+        state = learner.update(state, (x, target))
+        if predict_after_update:
+            prediction = learner.predict(state, x)
+        return state, (prediction, target, loss)
+
+    def rounds(state, indices):
+        return jax.lax.scan(one_round, state, indices)
+
+    if snapshot_every <= 0:
+        state, recorded = rounds(state, order)
+        return Result(state, Trace(*recorded, index=order))
+
+    k = snapshot_every
+    blocks = order.shape[0] // k
+
+    def block(state, indices):
+        state, recorded = rounds(state, indices)
+        return state, (recorded, state.w)
+
+    state, (recorded, snapshots) = jax.lax.scan(block, state, order[: blocks * k].reshape(blocks, k))
+    recorded = jax.tree.map(lambda a: a.reshape(blocks * k, *a.shape[2:]), recorded)
+    if blocks * k < order.shape[0]:
+        state, rest = rounds(state, order[blocks * k :])
+        recorded = jax.tree.map(lambda a, b: jnp.concatenate([a, b]), recorded, rest)
+    return Result(state, Trace(*recorded, index=order, snapshots=snapshots))

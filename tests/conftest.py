@@ -1,0 +1,11 @@
+import os
+
+from hypothesis import HealthCheck, settings
+
+import ocolearn  # noqa: F401  (first: sets XLA's CPU flags before JAX starts)
+
+# Deterministic example generation: the same examples on every run and machine.
+settings.register_profile(
+    "ocolearn", deadline=None, derandomize=True, max_examples=60, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ocolearn"))

@@ -1,0 +1,151 @@
+"""The contract every learner keeps (DESIGN.md section 8), over every learner configuration."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from ocolearn import (
+    OGD,
+    Absolute,
+    Box,
+    Constant,
+    EpsilonInsensitive,
+    Hinge,
+    Identity,
+    InverseTime,
+    InvSqrt,
+    L1Ball,
+    L2Ball,
+    Logistic,
+    NonNegative,
+    Simplex,
+    Sparse,
+    Squared,
+    SquaredHinge,
+    ridge,
+    run,
+)
+
+D = 6
+# (learner, a copy with other hyperparameter values and the same structure, task)
+LEARNERS = {
+    "ridge": (ridge(InvSqrt(0.1), 1.0), ridge(InvSqrt(0.3), 0.5), "regression"),
+    "ogd_absolute_l1": (
+        OGD(Absolute(), Constant(0.05), L1Ball(2.0)),
+        OGD(Absolute(), Constant(0.2), L1Ball(0.5)),
+        "regression",
+    ),
+    "ogd_eps_box": (
+        OGD(EpsilonInsensitive(0.1), InvSqrt(0.5), Box(-1.0, 1.0)),
+        OGD(EpsilonInsensitive(0.3), InvSqrt(0.1), Box(-0.2, 0.4)),
+        "regression",
+    ),
+    "ogd_hinge_l2": (
+        OGD(Hinge(), InverseTime(0.1), L2Ball(3.0)),
+        OGD(Hinge(), InverseTime(1.0), L2Ball(1.0)),
+        "binary",
+    ),
+    "ogd_squared_hinge_nonneg": (
+        OGD(SquaredHinge(), InvSqrt(0.1), NonNegative()),
+        OGD(SquaredHinge(), InvSqrt(0.5), NonNegative()),
+        "binary",
+    ),
+    "ogd_logistic_simplex": (
+        OGD(Logistic(), InvSqrt(1.0), Simplex(1.0)),
+        OGD(Logistic(), InvSqrt(2.0), Simplex(3.0)),
+        "binary",
+    ),
+    "ogd_squared_identity": (
+        OGD(Squared(), Constant(0.01), Identity()),
+        OGD(Squared(), Constant(0.05), Identity()),
+        "regression",
+    ),
+}
+ids = list(LEARNERS)
+
+
+def stream(task, n=40, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, D)).astype(np.float32)
+    y = X @ rng.normal(size=D).astype(np.float32)
+    if task == "binary":
+        y = np.where(y >= 0, 1.0, -1.0).astype(np.float32)
+    return jnp.asarray(X), jnp.asarray(y)
+
+
+@pytest.fixture(params=ids)
+def case(request):
+    return LEARNERS[request.param]
+
+
+def test_init_matches_update_shapes_and_dtypes(case):
+    learner, _, task = case
+    X, y = stream(task)
+    state = learner.init(D)
+    after = jax.eval_shape(learner.update, state, (X[0], y[0]))
+    assert jax.tree.structure(after) == jax.tree.structure(state)
+    for a, b in zip(jax.tree.leaves(after), jax.tree.leaves(state), strict=True):
+        assert (a.shape, a.dtype) == (b.shape, b.dtype)
+    assert state.t.dtype == jnp.int32 and int(state.t) == 1 and state.w.dtype == jnp.float32
+
+
+def test_scan_equals_a_python_loop_of_update(case):
+    learner, _, task = case
+    X, y = stream(task)
+    result = run(learner, X, y)
+    state, losses = learner.init(D), []
+    for i in range(len(y)):
+        losses.append(learner.loss.value(learner.predict(state, X[i]), y[i]))
+        state = learner.update(state, (X[i], y[i]))
+    np.testing.assert_allclose(result.state.w, state.w, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(result.trace.loss, losses, rtol=1e-5, atol=1e-6)
+    assert int(result.state.t) == len(y) + 1
+
+
+def test_vmapped_sweep_equals_separate_runs(case):
+    learner, other, task = case
+    X, y = stream(task)
+    stacked = jax.tree.map(lambda a, b: jnp.stack([jnp.asarray(a), jnp.asarray(b)]), learner, other)
+    swept = jax.vmap(lambda lrn: run(lrn, X, y))(stacked)
+    for j, single in enumerate([learner, other]):
+        alone = run(single, X, y)
+        np.testing.assert_allclose(swept.state.w[j], alone.state.w, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(swept.trace.loss[j], alone.trace.loss, rtol=1e-5, atol=1e-6)
+
+
+def test_new_hyperparameter_values_compile_nothing(case):
+    learner, other, task = case
+    X, y = stream(task)
+    run(learner, X, y)  # compiles
+    compiles = []
+    jax.monitoring.register_event_duration_secs_listener(
+        lambda event, *_, **__: (
+            compiles.append(event) if event == "/jax/core/compile/backend_compile_duration" else None
+        )
+    )
+    try:
+        run(other, X, y).state.w.block_until_ready()
+    finally:
+        jax.monitoring.clear_event_listeners()
+    assert compiles == []
+
+
+def test_zero_and_huge_examples_give_finite_weights(case):
+    learner, _, task = case
+    X, y = stream(task, n=4)
+    X = X.at[1].set(0.0).at[2].multiply(1e15)
+    result = run(learner, X, y)
+    assert np.all(np.isfinite(result.state.w)) and np.all(np.isfinite(result.trace.loss[:3]))
+    # An all-zero example leaves the weights unchanged.
+    before = run(learner, X[:1], y[:1]).state
+    after = learner.update(before, (X[1], y[1]))
+    np.testing.assert_allclose(after.w, before.w, rtol=1e-6, atol=1e-7)
+
+
+def test_sparse_features_give_the_dense_result(case):
+    learner, _, task = case
+    X, y = stream(task)
+    idx = jnp.tile(jnp.arange(D, dtype=jnp.int32)[::-1], (len(y), 1))
+    sparse = Sparse(idx, X[:, ::-1], D)
+    np.testing.assert_allclose(run(learner, sparse, y).state.w, run(learner, X, y).state.w, rtol=1e-5, atol=1e-6)

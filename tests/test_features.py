@@ -1,0 +1,35 @@
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from ocolearn.features import Sparse, add_scaled, dot, num_features, row, sqnorm
+
+
+def random_sparse(rng, n, k, d):
+    """n examples with k distinct indices each, some padding (value 0) at the end."""
+    idx = np.stack([rng.choice(d, size=k, replace=False) for _ in range(n)]).astype(np.int32)
+    val = rng.normal(size=(n, k)).astype(np.float32)
+    val[:, k - 2 :] = 0.0  # padding
+    return Sparse(jnp.asarray(idx), jnp.asarray(val), d)
+
+
+@pytest.mark.parametrize("w_shape", [(20,), (3, 20)])
+def test_sparse_and_dense_agree(w_shape):
+    rng = np.random.default_rng(0)
+    batch = random_sparse(rng, 5, 6, 20)
+    dense = batch.todense()
+    w = jnp.asarray(rng.normal(size=w_shape).astype(np.float32))
+    scale = 0.7 if len(w_shape) == 1 else jnp.array([0.5, -1.0, 2.0])
+    for i in range(5):
+        x, xd = row(batch, i), jnp.asarray(dense[i])
+        np.testing.assert_allclose(dot(w, x), dot(w, xd), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(add_scaled(w, scale, x), add_scaled(w, scale, xd), rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(sqnorm(x), sqnorm(xd), rtol=1e-6)
+        np.testing.assert_allclose(dot(w, xd), np.asarray(w) @ dense[i], rtol=1e-5, atol=1e-6)
+
+
+def test_todense_and_dimensions():
+    x = Sparse(jnp.array([[2, 0]], jnp.int32), jnp.array([[1.5, 0.0]]), 4)
+    np.testing.assert_array_equal(x.todense(), [[0, 0, 1.5, 0]])
+    assert num_features(x) == 4 and x.shape == (1, 4) and len(x) == 1
+    assert num_features(jnp.zeros((3, 7))) == 7

@@ -1,0 +1,71 @@
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from ocolearn.losses import Absolute, EpsilonInsensitive, Hinge, Logistic, Loss, Squared, SquaredHinge
+
+REGRESSION = [Squared(), Absolute(), EpsilonInsensitive(0.25)]
+CLASSIFICATION = [Hinge(), SquaredHinge(), Logistic()]
+finite = st.floats(-50, 50, allow_nan=False, width=32)
+
+
+def kinks(loss, y):
+    """Points where the loss is not differentiable (its derivative there is a convention)."""
+    if isinstance(loss, Absolute):
+        return [y]
+    if isinstance(loss, EpsilonInsensitive):
+        return [y - loss.epsilon, y + loss.epsilon]
+    if isinstance(loss, Hinge):
+        return [1.0 / y]
+    return []
+
+
+def test_every_registered_loss_is_tested():
+    assert {type(loss) for loss in REGRESSION + CLASSIFICATION} == set(Loss.registry.values())
+
+
+@pytest.mark.parametrize("loss", REGRESSION + CLASSIFICATION, ids=lambda loss: loss.name)
+@given(p=finite, y=finite, label=st.sampled_from([-1.0, 1.0]))
+def test_derivative_is_jax_grad_of_value(loss, p, y, label):
+    y = label if loss in CLASSIFICATION else y
+    assume(all(abs(p - k) > 1e-3 for k in kinks(loss, y)))
+    expected = jax.grad(loss.value)(jnp.float32(p), jnp.float32(y))
+    np.testing.assert_allclose(loss.derivative(jnp.float32(p), jnp.float32(y)), expected, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("loss", REGRESSION + CLASSIFICATION, ids=lambda loss: loss.name)
+def test_derivative_bound_holds_on_the_interval(loss):
+    for y in (-1.0, 1.0, 2.5):
+        p_max = 3.0
+        p = np.linspace(-p_max, p_max, 2001, dtype=np.float32)
+        bound = float(loss.derivative_bound(p_max, jnp.float32(y)))
+        assert np.max(np.abs(loss.derivative(p, np.float32(y)))) <= bound * (1 + 1e-6)
+
+
+def test_closed_forms():
+    assert Squared().value(3.0, 1.0) == 2.0 and Squared().derivative(3.0, 1.0) == 2.0
+    assert Absolute().value(-1.0, 1.0) == 2.0 and Absolute().derivative(-1.0, 1.0) == -1.0
+    assert EpsilonInsensitive(0.5).value(2.0, 1.0) == 0.5
+    assert EpsilonInsensitive(0.5).derivative(1.2, 1.0) == 0.0
+    assert Hinge().value(0.5, 1.0) == 0.5 and Hinge().derivative(0.5, -1.0) == 1.0
+    assert SquaredHinge().value(-1.0, 1.0) == 4.0 and SquaredHinge().derivative(-1.0, 1.0) == -4.0
+    np.testing.assert_allclose(Logistic().value(0.0, 1.0), np.log(2.0), rtol=1e-6)
+    np.testing.assert_allclose(Logistic().derivative(0.0, 1.0), -0.5)
+
+
+def test_kink_conventions_are_subgradients():
+    # At a kink the derivative must lie between the left and right derivatives.
+    for loss, p, y in [(Absolute(), 1.0, 1.0), (Hinge(), 1.0, 1.0), (EpsilonInsensitive(0.5), 1.5, 1.0)]:
+        d = float(loss.derivative(jnp.float32(p), jnp.float32(y)))
+        left = float(loss.derivative(jnp.float32(p - 1e-3), jnp.float32(y)))
+        right = float(loss.derivative(jnp.float32(p + 1e-3), jnp.float32(y)))
+        assert min(left, right) <= d <= max(left, right)
+
+
+def test_logistic_is_stable_for_large_margins():
+    assert np.isfinite(Logistic().value(1e4, -1.0)) and float(Logistic().value(1e4, -1.0)) == pytest.approx(1e4)
+    assert float(Logistic().derivative(1e4, -1.0)) == 1.0
+    assert float(Logistic().value(1e4, 1.0)) == 0.0

@@ -1,0 +1,107 @@
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from ocolearn.projections import Box, Identity, L1Ball, L2Ball, NonNegative, Projection, Simplex
+
+SETS = [Identity(), L2Ball(1.5), L1Ball(2.0), Simplex(1.0), Box(-0.5, 0.25), NonNegative()]
+vectors = hnp.arrays(np.float32, st.integers(1, 12), elements=st.floats(-10, 10, width=32))
+
+
+def inside(projection, u, tol=1e-5):
+    """Membership in the set, by its definition (independent of the projection code)."""
+    name = projection.name
+    if name == "l2_ball":
+        return np.linalg.norm(u) <= projection.radius * (1 + tol)
+    if name == "l1_ball":
+        return np.abs(u).sum() <= projection.radius * (1 + tol)
+    if name == "simplex":
+        return np.all(u >= -tol) and abs(u.sum() - projection.radius) <= tol * max(1, len(u))
+    if name == "box":
+        return np.all(u >= projection.lower - tol) and np.all(u <= projection.upper + tol)
+    if name == "non_negative":
+        return np.all(u >= 0)
+    return True
+
+
+def reference_simplex(v, z):
+    """Projection onto {u >= 0, sum u = z} by bisection on theta in float64 (no sorting)."""
+    v = np.asarray(v, np.float64)
+    lo, hi = v.min() - z, v.max()
+    for _ in range(200):
+        theta = 0.5 * (lo + hi)
+        lo, hi = (theta, hi) if np.maximum(v - theta, 0).sum() > z else (lo, theta)
+    return np.maximum(v - 0.5 * (lo + hi), 0)
+
+
+def test_every_registered_projection_is_tested():
+    assert {type(p) for p in SETS} == set(Projection.registry.values())
+
+
+@pytest.mark.parametrize("projection", SETS, ids=lambda p: p.name)
+@given(v=vectors)
+def test_lands_in_the_set_and_is_idempotent(projection, v):
+    p = np.asarray(projection(jnp.asarray(v)))
+    assert inside(projection, p)
+    np.testing.assert_allclose(projection(jnp.asarray(p)), p, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("projection", SETS, ids=lambda p: p.name)
+@given(
+    pair=st.integers(1, 8).flatmap(
+        lambda d: st.tuples(*[hnp.arrays(np.float32, d, elements=st.floats(-10, 10, width=32))] * 2)
+    )
+)
+def test_non_expansive(projection, pair):
+    a, b = pair
+    pa, pb = np.asarray(projection(jnp.asarray(a))), np.asarray(projection(jnp.asarray(b)))
+    assert np.linalg.norm(pa - pb) <= np.linalg.norm(a - b) * (1 + 1e-5) + 1e-5
+
+
+@pytest.mark.parametrize("projection", SETS, ids=lambda p: p.name)
+@given(v=vectors, seed=st.integers(0, 2**16))
+def test_is_the_nearest_point(projection, v, seed):
+    # Variational inequality of the projection: <v - P(v), u - P(v)> <= 0 for u in the set.
+    p = np.asarray(projection(jnp.asarray(v)), np.float64)
+    points = np.random.default_rng(seed).normal(0, 5, (16, len(v))).astype(np.float32)
+    for u in (np.asarray(projection(jnp.asarray(point)), np.float64) for point in points):
+        assert np.dot(v - p, u - p) <= 1e-3 * (1 + np.abs(v).sum())
+
+
+@given(v=vectors)
+def test_l1_ball_is_exact(v):
+    z = 2.0
+    p = np.asarray(L1Ball(z)(jnp.asarray(v)), np.float64)
+    if np.abs(v).sum() <= z:
+        np.testing.assert_array_equal(p, v)
+    else:
+        np.testing.assert_allclose(p, np.sign(v) * reference_simplex(np.abs(v), z), atol=1e-5)
+        assert np.abs(p).sum() == pytest.approx(z, rel=1e-5)
+
+
+@given(v=vectors)
+def test_simplex_is_exact(v):
+    np.testing.assert_allclose(Simplex(1.0)(jnp.asarray(v)), reference_simplex(v, 1.0), atol=1e-5)
+
+
+def test_l2_ball_on_the_boundary_and_at_zero():
+    np.testing.assert_allclose(L2Ball(1.0)(jnp.array([3.0, 4.0])), [0.6, 0.8], rtol=1e-6)
+    np.testing.assert_array_equal(L2Ball(1.0)(jnp.array([0.6, 0.8])), np.float32([0.6, 0.8]))
+    np.testing.assert_array_equal(L2Ball(1.0)(jnp.zeros(3)), np.zeros(3))
+    np.testing.assert_array_equal(L1Ball(1.0)(jnp.zeros(3)), np.zeros(3))
+
+
+def test_works_on_matrices_as_one_vector():
+    w = jnp.arange(6.0).reshape(2, 3)
+    np.testing.assert_allclose(L2Ball(1.0)(w), w / np.linalg.norm(np.arange(6.0)), rtol=1e-6)
+    assert L1Ball(1.0)(w).shape == (2, 3)
+
+
+def test_diameters():
+    assert L2Ball(2.0).diameter(5) == 4.0
+    assert Box(-1.0, 1.0).diameter(4) == 4.0
+    assert Simplex(1.0).diameter(3) == pytest.approx(np.sqrt(2))
+    assert Identity().diameter(3) == float("inf")

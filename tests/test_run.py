@@ -1,0 +1,84 @@
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from ocolearn import OGD, Constant, InvSqrt, L2Ball, Squared, ridge, run
+
+
+def ones_stream(n, c):
+    return jnp.ones((n, 1), jnp.float32), jnp.full((n,), c, jnp.float32)
+
+
+def test_one_dimensional_recurrence_constant_rate():
+    # x_t = 1, y_t = c: w_{t+1} = w_t - eta (w_t - c), so w_t = c (1 - (1 - eta)^(t - 1)).
+    eta, c, n = 0.3, 2.0, 12
+    result = run(OGD(Squared(), Constant(eta)), *ones_stream(n, c), snapshot_every=1)
+    t = np.arange(1, n + 1)
+    np.testing.assert_allclose(result.trace.snapshots[:, 0], c * (1 - (1 - eta) ** t), rtol=1e-6)
+    np.testing.assert_allclose(result.trace.prediction, c * (1 - (1 - eta) ** (t - 1)), rtol=1e-6, atol=1e-7)
+
+
+def test_one_dimensional_recurrence_with_projection_and_root_rate():
+    # w_{t+1} = min(r, (1 - eta/sqrt(t)) w_t + eta/sqrt(t) c): the product form, clipped at r.
+    eta, c, r, n = 0.5, 3.0, 2.5, 20
+    result = run(ridge(InvSqrt(eta), r), *ones_stream(n, c), snapshot_every=1)
+    expected, w = [], 0.0
+    for t in range(1, n + 1):
+        w = min(r, c * (1 - np.prod(1 - eta / np.sqrt(np.arange(1, t + 1)))))
+        expected.append(w)
+    np.testing.assert_allclose(result.trace.snapshots[:, 0], expected, rtol=1e-6)
+    assert result.trace.snapshots[-1, 0] == pytest.approx(r)
+
+
+def test_prediction_after_update_is_recorded_on_request():
+    X, y = ones_stream(5, 1.0)
+    before = run(OGD(Squared(), Constant(0.5)), X, y)
+    after = run(OGD(Squared(), Constant(0.5)), X, y, predict_after_update=True, snapshot_every=1)
+    np.testing.assert_allclose(after.trace.prediction, after.trace.snapshots[:, 0])
+    np.testing.assert_allclose(after.trace.prediction[:-1], before.trace.prediction[1:])
+    np.testing.assert_array_equal(after.trace.loss, before.trace.loss)  # charged on the played weights
+
+
+def test_passes_and_shuffling():
+    rng = np.random.default_rng(1)
+    X = jnp.asarray(rng.normal(size=(10, 3)).astype(np.float32))
+    y = jnp.asarray(rng.normal(size=10).astype(np.float32))
+    learner = ridge(InvSqrt(0.2), 5.0)
+    stored = run(learner, X, y, passes=3)
+    np.testing.assert_array_equal(stored.trace.index, np.tile(np.arange(10), 3))
+    shuffled = run(learner, X, y, seed=7, passes=3)
+    order = np.asarray(shuffled.trace.index).reshape(3, 10)
+    for p in range(3):
+        assert sorted(order[p]) == list(range(10))
+    assert len({tuple(o) for o in order}) == 3  # each pass draws a fresh permutation
+    np.testing.assert_array_equal(shuffled.trace.target, np.asarray(y)[np.asarray(shuffled.trace.index)])
+    # Same seed, same numbers, bit for bit; a seed or a key give the same run.
+    again = run(learner, X, y, seed=jax.random.key(7), passes=3)
+    np.testing.assert_array_equal(again.state.w, shuffled.state.w)
+    np.testing.assert_array_equal(again.trace.loss, shuffled.trace.loss)
+
+
+def test_continuing_from_a_state_equals_one_run():
+    rng = np.random.default_rng(2)
+    X = jnp.asarray(rng.normal(size=(30, 4)).astype(np.float32))
+    y = jnp.asarray(rng.normal(size=30).astype(np.float32))
+    learner = ridge(InvSqrt(0.1), 1.0)
+    whole = run(learner, X, y)
+    first = run(learner, X[:13], y[:13])
+    second = run(learner, X[13:], y[13:], state=first.state)
+    np.testing.assert_array_equal(second.state.w, whole.state.w)
+    np.testing.assert_array_equal(np.concatenate([first.trace.loss, second.trace.loss]), whole.trace.loss)
+
+
+@pytest.mark.parametrize("k", [1, 4, 7, 30])
+def test_snapshots_every_k_rounds(k):
+    rng = np.random.default_rng(3)
+    X = jnp.asarray(rng.normal(size=(25, 2)).astype(np.float32))
+    y = jnp.asarray(rng.normal(size=25).astype(np.float32))
+    learner = ridge(InvSqrt(0.3), L2Ball(0.8).radius)
+    result = run(learner, X, y, snapshot_every=k)
+    expected = [run(learner, X[:m], y[:m]).state.w for m in range(k, 26, k)]
+    assert result.trace.snapshots.shape == (25 // k, 2)
+    np.testing.assert_allclose(result.trace.snapshots, np.reshape(expected, (-1, 2)), rtol=1e-6)
+    np.testing.assert_array_equal(result.trace.loss, run(learner, X, y).trace.loss)
