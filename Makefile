@@ -28,6 +28,8 @@ format: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python benchmarks/bench_ogd.py
+	$(BIN)/python benchmarks/bench_sweep.py
+	$(BIN)/python benchmarks/tables.py
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache

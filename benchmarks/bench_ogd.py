@@ -18,11 +18,10 @@ import os
 import subprocess
 import sys
 import time
-import warnings
 
 import jax
 import numpy as np
-from common import best_time, regression_data, report, vw_cache, vw_from_cache
+from common import best_time, regression_data, report, sklearn_sgd_epoch, vw_cache, vw_from_cache
 
 import ocolearn  # noqa: F401  (first: XLA's CPU flags)
 from ocolearn import InvSqrt, ridge, run
@@ -56,27 +55,8 @@ def bench_numpy(X, y):
 
 
 def bench_sklearn(X, y):
-    from sklearn.linear_model import SGDRegressor
-
     X64, y64 = X.astype(np.float64), y.astype(np.float64)
-
-    def fit():
-        model = SGDRegressor(
-            loss="squared_error",
-            penalty=None,
-            learning_rate="invscaling",
-            eta0=ETA,
-            power_t=0.5,
-            max_iter=1,
-            tol=None,
-            shuffle=False,
-            fit_intercept=False,
-        )
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # one epoch does not "converge"
-            return model.fit(X64, y64)
-
-    return len(y) / best_time(fit)[0]
+    return len(y) / best_time(lambda: sklearn_sgd_epoch(X64, y64, ETA))[0]
 
 
 def bench_river(X, y):

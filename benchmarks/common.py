@@ -31,6 +31,29 @@ def regression_data(n, d, seed=0):
     return X, y
 
 
+def sklearn_sgd_epoch(X64, y64, eta):
+    """One epoch of scikit-learn's ``SGDRegressor`` with eta0 / t^0.5, no penalty, no intercept,
+    no shuffling: the same update as OGD without a projection."""
+    import warnings
+
+    from sklearn.linear_model import SGDRegressor
+
+    model = SGDRegressor(
+        loss="squared_error",
+        penalty=None,
+        learning_rate="invscaling",
+        eta0=eta,
+        power_t=0.5,
+        max_iter=1,
+        tol=None,
+        shuffle=False,
+        fit_intercept=False,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # one epoch does not "converge"
+        return model.fit(X64, y64)
+
+
 def vw_cache(X, y, name):
     """A VW cache file of dense rows ``y | 0:x0 1:x1 ...`` (made once, reused)."""
     import vowpalwabbit

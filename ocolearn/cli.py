@@ -1,9 +1,11 @@
 """The ``ocolearn`` command.
 
     ocolearn run CONFIG [--out DIR] [--set key=value ...]
+    ocolearn sweep CONFIG [--out DIR] [--set key=value ...] [--chunk-size C]
 
-writes the run's metrics, trace, resolved config and figures into DIR (default
-``runs/NAME``) and prints the metrics. Errors in the config or the data are printed as one
+``run`` writes the run's metrics, trace, resolved config and figures into DIR (default
+``runs/NAME``) and prints the metrics; ``sweep`` runs the config's ``[sweep]`` as one compiled
+program and writes its table, best configuration and figures. Errors in the config or the data are printed as one
 line naming the file and key, with exit status 2.
 """
 
@@ -30,6 +32,19 @@ def _run(args) -> int:
     return 0
 
 
+def _sweep(args) -> int:
+    experiment = load(args.config, args.set)
+    if experiment.sweep is None:
+        raise ConfigError(f"{experiment.source}: no [sweep] table to sweep")
+    out = args.out or f"runs/{experiment.name}_sweep"
+    from ocolearn.experiment import run_sweep
+
+    _, best = run_sweep(experiment, out, chunk_size=args.chunk_size)
+    print(json.dumps(best, indent=2))
+    print(f"wrote {out}/", file=sys.stderr)
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="ocolearn", description="Online convex optimization experiments on JAX.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -38,6 +53,12 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--out", help="output folder (default: runs/NAME)")
     r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a config key")
     r.set_defaults(func=_run)
+    s = sub.add_parser("sweep", help="run a config's [sweep] in one compiled program; write the table and the best")
+    s.add_argument("config", help="experiment file (TOML) with a [sweep] table, e.g. configs/iris_sweep.toml")
+    s.add_argument("--out", help="output folder (default: runs/NAME_sweep)")
+    s.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a config key")
+    s.add_argument("--chunk-size", type=int, help="configurations per compiled chunk (default: by memory)")
+    s.set_defaults(func=_sweep)
     return p
 
 

@@ -1,6 +1,7 @@
 """TOML experiment files -> validated, fully resolved experiment specs.
 
-An experiment file has the tables ``[data]``, ``[learner]`` and ``[run]`` (see ``configs/``).
+An experiment file has the tables ``[data]``, ``[learner]``, ``[run]`` and optionally
+``[sweep]`` (see ``configs/``).
 ``[learner]`` and its nested parts name a registered part with ``kind`` and give its numeric
 fields; a nested part may also be just its kind (``loss = "squared"``). Every key is checked:
 an unknown key is an error that names the file, the key and the valid keys, and a value of the
@@ -16,6 +17,8 @@ import types
 import typing
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from ocolearn.learners import Learner
 from ocolearn.parts import Part, fields_of
@@ -42,21 +45,50 @@ class RunSpec:
     snapshot_every: int = 0
 
 
+RANGES = {"linspace": np.linspace, "logspace": np.logspace, "geomspace": np.geomspace}
+
+
+@dataclasses.dataclass(frozen=True)
+class SweepSpec:
+    """``[sweep]``: ``values`` maps learner keys (``"learner.schedule.eta"``) to a list of
+    numbers or a range ``{linspace|logspace|geomspace = [start, stop, num]}`` (numpy's
+    meaning); ``seeds`` shuffled orders (seeds 0..seeds-1; 0: the run's own order);
+    ``validation`` a fraction of rows held out (chosen by ``validation_seed``) to score the
+    final weights on."""
+
+    values: dict = dataclasses.field(default_factory=dict)
+    seeds: int = 0
+    validation: float = 0.0
+    validation_seed: int = 0
+
+    def axes(self) -> dict[str, np.ndarray]:
+        """The swept values of each key, as arrays."""
+        out = {}
+        for key, value in self.values.items():
+            if isinstance(value, dict):
+                ((kind, (start, stop, num)),) = value.items()
+                value = RANGES[kind](start, stop, int(num))
+            out[key] = np.asarray(value, np.float64)
+        return out
+
+
 @dataclasses.dataclass(frozen=True)
 class Experiment:
     name: str
     learner: Learner
     data: DataSpec = DataSpec()
     run: RunSpec = RunSpec()
+    sweep: SweepSpec | None = None
     description: str = ""
     source: str = "<config>"  # the file it was read from
 
     def to_config(self) -> dict[str, Any]:
         """The resolved experiment as a TOML-ready dict (absent keys are left out)."""
         table = {"name": self.name, "description": self.description}
-        for key in ("data", "run"):
-            spec = dataclasses.asdict(getattr(self, key))
-            table[key] = {k: v for k, v in spec.items() if v is not None}
+        for key in ("data", "run", "sweep"):
+            if getattr(self, key) is not None:
+                spec = dataclasses.asdict(getattr(self, key))
+                table[key] = {k: v for k, v in spec.items() if v is not None}
         table["learner"] = self.learner.to_config()
         return table
 
@@ -142,7 +174,37 @@ def _build_spec(cls, table, where: str, source: str):
     return cls(**table)
 
 
-_TOP = ("name", "description", "data", "learner", "run")
+_TOP = ("name", "description", "data", "learner", "run", "sweep")
+
+
+def _build_sweep(table, learner, source: str) -> SweepSpec:
+    from ocolearn.sweep import leaf_paths
+
+    if not isinstance(table, dict):
+        raise ConfigError(f"{source}: 'sweep' must be a table")
+    values = table.get("values", {})
+    spec = _build_spec(SweepSpec, {**table, "values": {}}, "sweep", source)
+    if not isinstance(values, dict) or not values:
+        raise ConfigError(f"{source}: '[sweep.values]' must name at least one learner key and its values")
+    valid = ["learner." + p for p in leaf_paths(learner)]
+    for key, value in values.items():
+        where = f"sweep.values.{key}"
+        if key not in valid:
+            raise _unknown(key, "sweep.values.", valid, source)
+        if isinstance(value, dict):
+            ok = len(value) == 1 and next(iter(value)) in RANGES
+            args = next(iter(value.values())) if ok else None
+            ok = ok and isinstance(args, list) and len(args) == 3 and all(_fits(a, float) for a in args[:2])
+            if not (ok and _fits(args[2], int) and args[2] >= 1):
+                raise ConfigError(
+                    f"{source}: '{where}' must be a list of numbers or one of "
+                    f"{{{' | '.join(RANGES)} = [start, stop, num]}}, got {value!r}"
+                )
+        elif not (isinstance(value, list) and value and all(_fits(v, float) for v in value)):
+            raise ConfigError(f"{source}: '{where}' must be a non-empty list of numbers, got {value!r}")
+    if not 0.0 <= spec.validation < 1.0 or spec.seeds < 0:
+        raise ConfigError(f"{source}: 'sweep.validation' must be in [0, 1) and 'sweep.seeds' >= 0")
+    return dataclasses.replace(spec, values=values)
 
 
 def from_dict(raw: dict, source: str = "<config>") -> Experiment:
@@ -157,14 +219,32 @@ def from_dict(raw: dict, source: str = "<config>") -> Experiment:
     data = _build_spec(DataSpec, raw.get("data", {}), "data", source)
     if not data.features or not data.target:
         raise ConfigError(f"{source}: '[data]' needs 'features' (a list of column names) and 'target'")
+    learner = _build_part(Learner, raw["learner"], "learner", source)
     return Experiment(
         name=raw["name"],
         description=raw.get("description", ""),
-        learner=_build_part(Learner, raw["learner"], "learner", source),
+        learner=learner,
         data=data,
         run=_build_spec(RunSpec, raw.get("run", {}), "run", source),
+        sweep=_build_sweep(raw["sweep"], learner, source) if "sweep" in raw else None,
         source=source,
     )
+
+
+def _key_path(key: str, text: str, source: str) -> list[str]:
+    """A dotted key as TOML reads it (quoted parts may hold dots); under ``sweep.values`` the
+    rest is one learner key, so ``sweep.values.learner.schedule.eta`` needs no quotes."""
+    try:
+        table = tomllib.loads(f"{key} = 0")
+    except tomllib.TOMLDecodeError:
+        raise ConfigError(f"{source}: {text!r}: {key!r} is not a key (for example learner.schedule.eta)") from None
+    path = []
+    while isinstance(table, dict):
+        ((name, table),) = table.items()
+        path.append(name)
+    if path[:2] == ["sweep", "values"] and len(path) > 3:
+        path = [*path[:2], ".".join(path[2:])]
+    return path
 
 
 def parse_override(text: str, source: str = "--set") -> tuple[list[str], Any]:
@@ -176,7 +256,7 @@ def parse_override(text: str, source: str = "--set") -> tuple[list[str], Any]:
         parsed = tomllib.loads(f"v = {value}")["v"]
     except tomllib.TOMLDecodeError:
         parsed = value
-    return key.strip().split("."), parsed
+    return _key_path(key.strip(), text, source), parsed
 
 
 def apply_overrides(raw: dict, overrides) -> dict:

@@ -13,9 +13,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 from pathlib import Path
 
+import jax
 import numpy as np
 import tomli_w
 
@@ -138,3 +140,134 @@ def run_experiment(experiment: Experiment, out_dir):
     plots.run_figures(curves, experiment.name, out)
     write_json(out / "metrics.json", metrics)
     return metrics, curves
+
+
+def split_validation(X, y, fraction: float, seed: int):
+    """``(train rows, held-out rows)`` index arrays: a ``fraction`` of rows chosen by ``seed``;
+    both keep the stored order."""
+    n = len(y)
+    held = np.sort(np.random.default_rng(seed).permutation(n)[: int(round(fraction * n))])
+    return np.setdiff1d(np.arange(n), held), held
+
+
+def _config_learner(learners, c):
+    return jax.tree.map(lambda a: a[c], learners)
+
+
+def run_sweep(experiment: Experiment, out_dir, *, chunk_size=None):
+    """Run the experiment's ``[sweep]`` as one compiled program and write into ``out_dir``:
+
+    - ``sweep.csv``: a row per configuration and seed: the swept values, ``average_loss``
+      (mean (yhat - y)^2 of the recorded predictions), ``learner_loss``, ``regret`` against
+      that configuration's feasible comparator (where one is solved exactly), ``mistakes``
+      (for +-1 targets) and ``validation_loss`` (mean squared error of the final weights on
+      the held-out rows, if ``validation`` is set);
+    - ``best.json`` and ``best.toml``: the configuration with the lowest mean score over
+      seeds (``validation_loss`` if set, else ``average_loss``) and its resolved experiment;
+    - ``sweep.png`` (a heatmap for two swept keys, curves with bands over seeds for one) and
+      ``best_regret.png`` (regret curves of the best configurations, bands over seeds).
+
+    Returns ``(table, best)``.
+    """
+    from ocolearn import plots
+    from ocolearn.sweep import product, stack_values, sweep
+
+    spec, opts = experiment.sweep, experiment.run
+    X, y = load_data(experiment)
+    train, held = (np.arange(len(y)), np.arange(0))
+    if spec.validation > 0:
+        train, held = split_validation(X, y, spec.validation, spec.validation_seed)
+    Xt, yt = X[train], y[train]
+    axes = spec.axes()
+    columns = product(axes)
+    learners = stack_values(experiment.learner, {k.removeprefix("learner."): v for k, v in columns.items()})
+    if spec.seeds:
+        seeds = list(range(spec.seeds))
+    else:
+        seeds = None if opts.shuffle_seed is None else [opts.shuffle_seed]
+    run_opts = dict(passes=opts.passes, predict_after_update=opts.predict_after_update)
+    X32, y32 = np.asarray(Xt, np.float32), np.asarray(yt, np.float32)
+    result = sweep(learners, X32, y32, seeds, chunk_size=chunk_size, **run_opts)
+    T = len(yt) * opts.passes
+    num, num_seeds = result.trace.loss.shape
+    table = {k: np.repeat(v, num_seeds) for k, v in columns.items()}
+    table["seed"] = np.tile([-1] if seeds is None else seeds, num)  # -1: the stored order
+    table["average_loss"] = (np.asarray(result.trace.squared_error, np.float64) / T).ravel()
+    table["learner_loss"] = (np.asarray(result.trace.loss, np.float64) / T).ravel()
+    comparator_sums = {}
+    regret = []
+    for c in range(num):
+        learner = _config_learner(learners, c)
+        key = tuple(np.asarray(leaf).item() for leaf in jax.tree.leaves(getattr(learner, "projection", None)))
+        if key not in comparator_sums:
+            u = best_fixed_weights(learner.loss, learner.projection, Xt, yt) if hasattr(learner, "projection") else None
+            rows = np.arange(len(yt))
+            comparator_sums[key] = (
+                None if u is None else opts.passes * round_losses(learner.loss, u, Xt, yt, rows).sum()
+            )
+        comparator = np.nan if comparator_sums[key] is None else comparator_sums[key]
+        regret.append(np.asarray(result.trace.loss[c], np.float64) - comparator)
+    table["regret"] = np.ravel(regret)
+    if set(np.unique(y)) <= {-1.0, 1.0}:
+        table["mistakes"] = np.asarray(result.trace.mistakes).ravel()
+    if len(held):
+        w = np.asarray(result.state.w, np.float64)  # (C, S, d)
+        table["validation_loss"] = np.mean((w @ X[held].T - y[held]) ** 2, axis=-1).ravel()
+    score = "validation_loss" if len(held) else "average_loss"
+    mean = table[score].reshape(num, num_seeds).mean(axis=1)
+    best_c = int(np.nanargmin(mean))
+    best_values = {k: float(v[best_c]) for k, v in columns.items()}
+    best_experiment = apply_values(experiment, best_values)
+    best = {
+        "score": score,
+        "mean_score": float(mean[best_c]),
+        "std_score": float(table[score].reshape(num, num_seeds)[best_c].std()),
+        "values": best_values,
+        "configurations": num,
+        "seeds": num_seeds,
+    }
+    out = Path(out_dir)
+    buffer = io.StringIO()
+    names = list(table)
+    np.savetxt(
+        buffer,
+        np.column_stack([table[n] for n in names]),
+        fmt="%.10g",
+        delimiter=",",
+        header=",".join(names),
+        comments="",
+    )
+    atomic_write(out / "sweep.csv", buffer.getvalue())
+    atomic_write(out / "best.toml", tomli_w.dumps(best_experiment.to_config()))
+    write_json(out / "best.json", best)
+    plots.sweep_figure(axes, mean.reshape([len(v) for v in axes.values()]), score, out / "sweep.png")
+    top = np.argsort(mean)[:3]
+    top_learners = jax.tree.map(lambda a: a[top], learners)
+    traced = sweep(top_learners, X32, y32, seeds, trace=True, **run_opts)
+    bands = []
+    for j, c in enumerate(top):
+        learner = _config_learner(learners, c)
+        u = best_fixed_weights(learner.loss, learner.projection, Xt, yt) if hasattr(learner, "projection") else None
+        if u is None:
+            continue
+        curves = [
+            regret_curve(traced.trace.loss[j, s], round_losses(learner.loss, u, Xt, yt, traced.trace.index[j, s]))
+            for s in range(num_seeds)
+        ]
+        label = ", ".join(f"{k.split('.')[-1]}={columns[k][c]:.3g}" for k in columns)
+        bands.append((label, np.array(curves)))
+    if bands:
+        plots.regret_bands(bands, out / "best_regret.png")
+    return table, best
+
+
+def apply_values(experiment: Experiment, values: dict) -> Experiment:
+    """The experiment with learner numbers set by dotted key (``"learner.schedule.eta"``),
+    without its sweep."""
+    from ocolearn.sweep import leaf_paths
+
+    paths = leaf_paths(experiment.learner)
+    leaves, tree = jax.tree.flatten(experiment.learner)
+    changed = {k.removeprefix("learner."): v for k, v in values.items()}
+    leaves = [changed.get(p, leaf) for p, leaf in zip(paths, leaves, strict=True)]
+    return dataclasses.replace(experiment, learner=jax.tree.unflatten(tree, leaves), sweep=None)

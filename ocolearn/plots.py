@@ -77,3 +77,57 @@ def grid(runs: list[tuple[str, dict]], path) -> None:
             regret(axes[1, j], curves, title)
     fig.tight_layout()
     save(fig, path)
+
+
+def _log_scale(values) -> bool:
+    values = np.asarray(values)
+    return bool(np.all(values > 0) and values.max() / values.min() > 20)
+
+
+def sweep_figure(axes: dict, mean, score: str, path, marks=()) -> None:
+    """Mean score over seeds: a heatmap for two swept keys, a curve for one (else nothing).
+
+    ``marks`` are ``(label, value of key 1, value of key 2)`` points drawn on the heatmap.
+    """
+    names = list(axes)
+    if len(names) not in (1, 2):
+        return
+    fig, ax = plt.subplots(figsize=(6.5, 5))
+    if len(names) == 1:
+        ax.plot(axes[names[0]], mean, marker="o", color="black")
+        ax.set_xlabel(names[0])
+        ax.set_ylabel(f"{score} (mean over seeds)")
+        if _log_scale(axes[names[0]]):
+            ax.set_xscale("log")
+    else:
+        x, y = axes[names[0]], axes[names[1]]
+        shown = np.log10(np.clip(mean.T, 1e-12, None))
+        mesh = ax.pcolormesh(x, y, shown, shading="nearest", cmap="viridis_r", vmax=np.nanpercentile(shown, 95))
+        fig.colorbar(mesh, ax=ax, label=f"log10 {score} (mean over seeds)")
+        i, j = np.unravel_index(np.nanargmin(mean), mean.shape)
+        ax.plot(x[i], y[j], marker="*", color="red", ms=14, ls="none", label=f"best: {mean[i, j]:.4g}")
+        for label, mx, my in marks:
+            ax.plot(mx, my, marker="o", mfc="none", mec="white", ms=10, mew=2, ls="none")
+            ax.annotate(label, (mx, my), textcoords="offset points", xytext=(6, 6), color="white", fontsize=8)
+        ax.set_xlabel(names[0])
+        ax.set_ylabel(names[1])
+        if _log_scale(x):
+            ax.set_xscale("log")
+        if _log_scale(y):
+            ax.set_yscale("log")
+        ax.legend(fontsize=8, loc="lower right")
+    save(fig, path)
+
+
+def regret_bands(bands: list, path) -> None:
+    """Regret curves (median over seeds) with a min-max band, one colour per configuration."""
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    for label, curves in bands:
+        t = np.arange(1, curves.shape[1] + 1)
+        (line,) = ax.plot(t, np.median(curves, axis=0), lw=1.2, label=label)
+        ax.fill_between(t, curves.min(axis=0), curves.max(axis=0), color=line.get_color(), alpha=0.25)
+    ax.set_xlabel("t")
+    ax.set_ylabel(r"regret $R_t$")
+    ax.set_title("best configurations (band: min-max over seeds)", fontsize=10)
+    ax.legend(fontsize=8)
+    save(fig, path)

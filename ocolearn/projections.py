@@ -12,6 +12,7 @@ import math
 
 import jax.numpy as jnp
 
+from ocolearn.features import add_scaled, sqnorm
 from ocolearn.parts import Part
 
 
@@ -20,6 +21,14 @@ class Projection(Part, family=True):
 
     def __call__(self, w):
         raise NotImplementedError
+
+    def update(self, w, a, x, wx, ww):
+        """``(P(w + a x), ||P(w + a x)||^2)`` given ``wx = w . x`` and ``ww = ||w||^2``.
+
+        The step of a projected learner in one call, so that a set can avoid extra passes over
+        the weights. By default the second value is 0: only sets that use the norm keep it.
+        """
+        return self(add_scaled(w, a, x)), jnp.zeros_like(ww)
 
     def diameter(self, size: int) -> float:
         return math.inf
@@ -47,6 +56,21 @@ class L2Ball(Projection, name="l2_ball"):
         norm = jnp.sqrt(jnp.sum(w * w))
         # Safe at w = 0, where any factor leaves w unchanged.
         return w * jnp.minimum(1.0, self.radius / jnp.maximum(norm, jnp.finfo(w.dtype).tiny))
+
+    def update(self, w, a, x, wx, ww):
+        """``P(w + a x) = f (w + a x)`` with ``f = min(1, radius / ||w + a x||)`` and
+        ``||w + a x||^2 = ww + 2 a wx + a^2 ||x||^2``: one pass over the weights instead of
+        three. The norm is computed relative to ``m = max(1, ||w||, |a| ||x||)`` so a huge step
+        cannot overflow (and small ones are not scaled into underflow); after a projection the
+        squared norm is ``radius^2`` exactly, so the carried value cannot drift while the ball
+        is active."""
+        tiny = jnp.finfo(w.dtype).tiny
+        xx = sqnorm(x)
+        m = jnp.maximum(jnp.maximum(jnp.sqrt(ww), jnp.abs(a) * jnp.sqrt(xx)), 1.0)
+        s = a / m
+        norm = m * jnp.sqrt(jnp.maximum(ww / m / m + 2 * s * (wx / m) + s * s * xx, 0.0))
+        f = jnp.minimum(1.0, self.radius / jnp.maximum(norm, tiny))
+        return add_scaled(f * w, f * a, x), jnp.where(f < 1, self.radius**2, norm * norm)
 
     def diameter(self, size):
         return 2.0 * float(self.radius)

@@ -32,9 +32,21 @@ class Trace(NamedTuple):
     snapshots: Any = None  # (T // k, ...): the weights after rounds k, 2k, ... if asked for
 
 
+class Summary(NamedTuple):
+    """Sums over all rounds, kept in the scan's carry instead of a per-round trace."""
+
+    loss: jax.Array  # sum of the charged losses
+    squared_error: jax.Array  # sum of (prediction - target)^2 of the recorded predictions
+    mistakes: jax.Array  # rounds whose recorded prediction has the wrong sign (for +-1 targets)
+
+
+def _zero_summary():
+    return Summary(jnp.zeros((), jnp.float32), jnp.zeros((), jnp.float32), jnp.zeros((), jnp.int32))
+
+
 class Result(NamedTuple):
     state: Any  # the learner's state after the last round
-    trace: Trace
+    trace: Trace | Summary
 
 
 def round_order(n: int, passes: int, key=None):
@@ -50,7 +62,7 @@ def as_key(seed):
     return jax.random.key(seed) if isinstance(seed, int) else seed
 
 
-def run(learner, X, y, seed=None, *, state=None, passes=1, predict_after_update=False, snapshot_every=0):
+def run(learner, X, y, seed=None, *, state=None, passes=1, predict_after_update=False, snapshot_every=0, trace=True):
     """Run ``learner`` online over the rows of ``(X, y)``; returns ``Result(state, trace)``.
 
     Args:
@@ -63,6 +75,7 @@ def run(learner, X, y, seed=None, *, state=None, passes=1, predict_after_update=
       passes: how many times to go over the data.
       predict_after_update: record the prediction made after each update.
       snapshot_every: k > 0 records the weights after every k rounds.
+      trace: False keeps only a ``Summary`` of sums over the rounds (constant memory in T).
 
     >>> import jax.numpy as jnp
     >>> from ocolearn import OGD, Constant
@@ -73,13 +86,13 @@ def run(learner, X, y, seed=None, *, state=None, passes=1, predict_after_update=
     """
     if state is None:
         state = learner.init(num_features(X))
-    return _run(learner, X, y, as_key(seed), state, passes, predict_after_update, snapshot_every)
+    if not trace and snapshot_every:
+        raise ValueError("snapshots need trace=True")
+    return _run(learner, X, y, as_key(seed), state, passes, predict_after_update, snapshot_every, trace)
 
 
-@partial(jax.jit, static_argnums=(5, 6, 7))
-def _run(learner, X, y, key, state, passes, predict_after_update, snapshot_every):
-    y = jnp.asarray(y)
-    order = round_order(y.shape[0], passes, key)
+def round_step(learner, X, y, predict_after_update=False):
+    """One round of the protocol for row ``i``: ``(state, i) -> (state, (prediction, target, loss))``."""
 
     def one_round(state, i):
         x, target = row(X, i), y[i]
@@ -90,8 +103,31 @@ def _run(learner, X, y, key, state, passes, predict_after_update, snapshot_every
             prediction = learner.predict(state, x)
         return state, (prediction, target, loss)
 
+    return one_round
+
+
+@partial(jax.jit, static_argnums=(5, 6, 7, 8))
+def _run(learner, X, y, key, state, passes, predict_after_update, snapshot_every, trace):
+    y = jnp.asarray(y)
+    order = round_order(y.shape[0], passes, key)
+    one_round = round_step(learner, X, y, predict_after_update)
+
     def rounds(state, indices):
         return jax.lax.scan(one_round, state, indices)
+
+    if not trace:
+
+        def summed_round(carry, i):
+            state, sums = carry
+            state, (prediction, target, loss) = one_round(state, i)
+            error = prediction - target
+            sums = Summary(
+                sums.loss + loss, sums.squared_error + error * error, sums.mistakes + (prediction * target <= 0)
+            )
+            return (state, sums), None
+
+        (state, sums), _ = jax.lax.scan(summed_round, (state, _zero_summary()), order)
+        return Result(state, sums)
 
     if snapshot_every <= 0:
         state, recorded = rounds(state, order)

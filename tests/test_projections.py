@@ -105,3 +105,21 @@ def test_diameters():
     assert Box(-1.0, 1.0).diameter(4) == 4.0
     assert Simplex(1.0).diameter(3) == pytest.approx(np.sqrt(2))
     assert Identity().diameter(3) == float("inf")
+
+
+@pytest.mark.parametrize("projection", SETS, ids=lambda p: p.name)
+@given(
+    pair=st.integers(1, 8).flatmap(
+        lambda d: st.tuples(*[hnp.arrays(np.float32, d, elements=st.floats(-10, 10, width=32))] * 2)
+    ),
+    a=st.one_of(st.floats(-10, 10, width=32), st.sampled_from([0.0, 1e15, -1e18])),
+)
+def test_update_is_the_projection_of_the_step(projection, pair, a):
+    x, v = pair
+    w = np.asarray(projection(jnp.asarray(v)))  # a point of the set, as learners hold
+    ww = jnp.float32(np.sum(w.astype(np.float64) ** 2))
+    new, sqnorm = projection.update(jnp.asarray(w), jnp.float32(a), jnp.asarray(x), jnp.dot(w, x), ww)
+    expected = np.asarray(projection(jnp.asarray(w.astype(np.float64) + np.float64(a) * x, jnp.float32)))
+    np.testing.assert_allclose(new, expected, rtol=2e-5, atol=1e-5 * (1 + np.abs(expected).max()))
+    if projection.name == "l2_ball":
+        assert float(sqnorm) == pytest.approx(float(np.sum(np.asarray(new, np.float64) ** 2)), rel=1e-4, abs=1e-6)

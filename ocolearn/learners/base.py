@@ -6,7 +6,8 @@ A learner is a pytree of parts (numbers are leaves) with three pure functions:
   starting at 1) and the weights ``w`` (float32), with exactly the shapes and dtypes that
   ``update`` returns;
 - ``predict(state, x) -> score`` (``w . x``, or ``(K,)`` scores);
-- ``update(state, (x, y)) -> state``, one round of the algorithm.
+- ``update(state, (x, y)) -> state``, one round of the algorithm;
+- ``mix(state) -> state``, after averaging states over shards (``ocolearn.parallel``).
 
 ``loss`` is the loss the runner charges each round with. A learner never loops: the runner
 (``ocolearn.run``) does.
@@ -28,3 +29,8 @@ class Learner(Part, family=True):
 
     def update(self, state, example):
         raise NotImplementedError
+
+    def mix(self, state):
+        """A state whose floating leaves were averaged over shards (parallel SGD), made
+        consistent again (quantities derived from ``w`` recomputed). Default: as it is."""
+        return state

@@ -7,7 +7,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from ocolearn.features import add_scaled, dot
+from ocolearn.features import dot
 from ocolearn.learners.base import Learner
 from ocolearn.losses import Loss, Squared
 from ocolearn.projections import Identity, L2Ball, Projection
@@ -17,6 +17,7 @@ from ocolearn.schedules import InvSqrt, Schedule, as_schedule
 class OGDState(NamedTuple):
     t: jax.Array
     w: jax.Array
+    sqnorm: jax.Array  # ||w||^2 where the projection keeps it (the L2 ball), else 0
 
 
 class OGD(Learner, name="ogd"):
@@ -41,16 +42,20 @@ class OGD(Learner, name="ogd"):
     projection: Projection = Identity()
 
     def init(self, num_features):
-        return OGDState(t=jnp.ones((), jnp.int32), w=jnp.zeros((num_features,), jnp.float32))
+        return OGDState(jnp.ones((), jnp.int32), jnp.zeros((num_features,), jnp.float32), jnp.zeros((), jnp.float32))
 
     def predict(self, state, x):
         return dot(state.w, x)
 
     def update(self, state, example):
         x, y = example
-        slope = self.loss.derivative(dot(state.w, x), y)
-        w = add_scaled(state.w, -self.schedule(state.t) * slope, x)
-        return OGDState(state.t + 1, self.projection(w).astype(state.w.dtype))
+        wx = dot(state.w, x)
+        step = -self.schedule(state.t) * self.loss.derivative(wx, y)
+        w, sqnorm = self.projection.update(state.w, step, x, wx, state.sqnorm)
+        return OGDState(state.t + 1, w.astype(state.w.dtype), sqnorm.astype(state.sqnorm.dtype))
+
+    def mix(self, state):
+        return state._replace(sqnorm=jnp.where(state.sqnorm > 0, jnp.sum(state.w * state.w), 0.0))
 
 
 def ridge(rate, radius) -> OGD:

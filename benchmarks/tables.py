@@ -1,0 +1,74 @@
+"""Rewrite the README's benchmark tables from benchmarks/results/*.json (run after the benchmarks).
+
+python benchmarks/tables.py
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from common import RESULTS
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def ogd_table() -> str:
+    dims = [10, 100, 1000]
+    data = {d: json.loads((RESULTS / f"ogd_d{d}.json").read_text()) for d in dims}
+    lines = [
+        "### Projected OGD, one pass (squared loss, eta/sqrt(t), L2 ball)",
+        "",
+        "`python benchmarks/bench_ogd.py` on the 2-core x86-64 machine CI runs on. n = 1,000,000 for",
+        "d = 10 and 100, 100,000 for d = 1000 (the NumPy loop and river run on prefixes). Examples per",
+        "second, and in brackets how many times faster ocolearn is.",
+        "",
+        "| implementation | d = 10 | d = 100 | d = 1000 |",
+        "|---|---:|---:|---:|",
+    ]
+    for row in data[100]:
+        cells = []
+        for d in dims:
+            base = data[d][0]["examples_per_s"]
+            rate = next(r for r in data[d] if r["name"] == row["name"])["examples_per_s"]
+            cells.append(f"{rate / 1e6:.2f} M/s" + ("" if rate == base else f" ({base / rate:.1f}x)"))
+        lines.append(f"| {row['name']} | " + " | ".join(cells) + " |")
+    compile_s = ", ".join(f"{data[d][0]['compile_s']:.2f} s (d = {d})" for d in dims)
+    lines += ["", f"Compile time of ocolearn's run: {compile_s}."]
+    return "\n".join(lines)
+
+
+def sweep_table() -> str:
+    rows = json.loads((RESULTS / "sweep.json").read_text())
+    title = (RESULTS / "sweep.md").read_text().splitlines()[0].removeprefix("### ")
+    base = rows[0]["examples_per_s"]
+    lines = [
+        "### Sweep: 256 configurations (16 rates x 16 radii) of projected OGD, n = 100,000, d = 100",
+        "",
+        f"`python benchmarks/bench_sweep.py`, same machine. {title.split(': ', 1)[1]}.",
+        "Configuration-examples per second, and in brackets how many times faster the sweep is.",
+        "",
+        "| implementation | configuration-examples/s | seconds |",
+        "|---|---:|---:|",
+    ]
+    for r in rows:
+        ratio = "" if r is rows[0] else f" ({base / r['examples_per_s']:.1f}x)"
+        lines.append(f"| {r['name']} | {r['examples_per_s'] / 1e6:.1f} M/s{ratio} | {r['seconds']:.2f} |")
+    return "\n".join(lines)
+
+
+def main():
+    text = README.read_text()
+    for name, table in (("ogd", ogd_table()), ("sweep", sweep_table())):
+        pattern = re.compile(rf"<!-- bench:{name} -->.*?<!-- /bench:{name} -->", re.S)
+        block = f"<!-- bench:{name} -->\n{table}\n<!-- /bench:{name} -->"
+        if not pattern.search(text):
+            raise SystemExit(f"README.md has no <!-- bench:{name} --> ... <!-- /bench:{name} --> block")
+        text = pattern.sub(lambda _, block=block: block, text)
+    README.write_text(text)
+    print("README.md tables updated")
+
+
+if __name__ == "__main__":
+    main()

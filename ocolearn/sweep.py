@@ -1,0 +1,175 @@
+"""Hyperparameter and seed sweeps as one compiled program, sharded over devices.
+
+A sweep stacks C learners of one structure (their numbers along a leading axis) and runs
+``vmap`` over them, and inside over S shuffle seeds, of the runner: one ``jit`` program whose
+values are data, so a second sweep with other values compiles nothing. The configurations are
+run in chunks sized to the memory budget (every chunk has the same shape: one compile), and
+each chunk's configuration axis is sharded over all local devices (``jax.sharding``), the data
+replicated.
+
+>>> import jax.numpy as jnp
+>>> from ocolearn import InvSqrt, ridge
+>>> grid = product({"schedule.eta": [0.01, 0.1], "projection.radius": [1.0, 2.0, 3.0]})
+>>> learners = stack_values(ridge(InvSqrt(1.0), 1.0), grid)
+>>> X, y = jnp.ones((8, 2)), jnp.ones(8)
+>>> out = sweep(learners, X, y, seeds=3)
+>>> out.state.w.shape, out.trace.loss.shape    # (configurations, seeds, ...)
+((6, 3, 2), (6, 3))
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+from functools import partial
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import Mesh, NamedSharding
+from jax.sharding import PartitionSpec as P
+
+from ocolearn.features import num_features
+from ocolearn.run import Result, run
+
+
+def leaf_paths(tree) -> list[str]:
+    """The dotted paths of a pytree's leaves, e.g. ``["schedule.eta", "projection.radius"]``."""
+    flat, _ = jax.tree_util.tree_flatten_with_path(tree)
+    return [jax.tree_util.keystr(path).lstrip(".") for path, _ in flat]
+
+
+def product(axes: dict) -> dict[str, np.ndarray]:
+    """The Cartesian product of named value lists, as one column per name (first name slowest)."""
+    names = list(axes)
+    rows = list(itertools.product(*[np.asarray(axes[n], np.float64).tolist() for n in names]))
+    return {n: np.array([r[i] for r in rows]) for i, n in enumerate(names)}
+
+
+def stack_values(template, columns: dict[str, np.ndarray]):
+    """``template`` with the named leaves replaced by columns of values: C stacked learners.
+
+    Leaves not named keep the template's value. Names are leaf paths (``leaf_paths``).
+    """
+    paths = leaf_paths(template)
+    unknown = [n for n in columns if n not in paths]
+    if unknown:
+        raise KeyError(f"{unknown[0]!r} is not a number of this learner; its numbers: {', '.join(paths)}")
+    size = len(next(iter(columns.values())))
+    leaves, tree = jax.tree.flatten(template)
+    stacked = [
+        jnp.asarray(columns[p] if p in columns else np.full(size, leaf), jnp.float32)
+        for p, leaf in zip(paths, leaves, strict=True)
+    ]
+    return jax.tree.unflatten(tree, stacked)
+
+
+def stack(learners):
+    """Stack learners of one structure along a new leading axis."""
+    structures = {jax.tree.structure(learner) for learner in learners}
+    if len(structures) != 1:
+        raise ValueError("a sweep stacks learners of one structure: only their numbers may differ")
+    return jax.tree.map(lambda *v: jnp.stack([jnp.asarray(x, jnp.float32) for x in v]), *learners)
+
+
+def seed_values(seeds):
+    """The seeds as uint32 (a count S means seeds 0..S-1, or give a sequence); None stays None
+    (the stored order). Seed s shuffles as ``run(..., seed=s)`` does."""
+    if seeds is None:
+        return None
+    return np.asarray(list(range(seeds) if isinstance(seeds, int) else seeds), np.uint32)
+
+
+def _place(tree, sharding):
+    """Put host arrays on ``sharding``'s devices; in a multi-process run each process places
+    its own shards (every process holds the same host values)."""
+    if sharding is None:
+        return tree
+
+    def place(a):
+        a = np.asarray(a)
+        return jax.make_array_from_callback(a.shape, sharding, lambda index: a[index])
+
+    return jax.tree.map(place, tree)
+
+
+def memory_budget(device=None) -> int:
+    """Bytes a sweep may use on ``device``: half of what it can hold (of the host's RAM on CPU)."""
+    device = device or jax.devices()[0]
+    stats = device.memory_stats() if device.platform != "cpu" else None
+    if stats and "bytes_limit" in stats:
+        return int(stats["bytes_limit"] - stats.get("bytes_in_use", 0)) // 2
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
+
+
+def bytes_per_config(learner_one, X, y, num_seeds: int, passes: int, trace: bool) -> int:
+    """Memory of one configuration (all its seeds): its state and its trace or summary, with
+    room for the step's temporaries."""
+    state = jax.eval_shape(lambda: learner_one.init(num_features(X)))
+    state_bytes = sum(a.size * a.dtype.itemsize for a in jax.tree.leaves(state))
+    rounds = len(y) * passes
+    per_run = 4 * state_bytes + (16 * rounds if trace else 16)
+    return max(1, num_seeds) * per_run
+
+
+def _to_host(a):
+    """A result as a NumPy array; gathered from all processes in a multi-process run."""
+    if getattr(a, "is_fully_addressable", True):
+        return np.asarray(a)
+    from jax.experimental import multihost_utils
+
+    return np.asarray(multihost_utils.process_allgather(a, tiled=True))
+
+
+def _one(tree):
+    return jax.tree.map(lambda a: a[0], tree)
+
+
+def _mesh():
+    return Mesh(np.array(jax.devices()), ("configs",))
+
+
+@partial(jax.jit, static_argnames=("passes", "predict_after_update", "trace"))
+def _sweep_chunk(learners, seeds, X, y, *, passes, predict_after_update, trace):
+    def one_config(learner):
+        def one_seed(key):
+            return run(learner, X, y, key, passes=passes, predict_after_update=predict_after_update, trace=trace)
+
+        if seeds is None:
+            return jax.tree.map(lambda a: a[None], one_seed(None))
+        return jax.vmap(lambda s: one_seed(jax.random.key(s)))(seeds)
+
+    return jax.vmap(one_config)(learners)
+
+
+def sweep(
+    learners, X, y, seeds=None, *, passes=1, predict_after_update=False, trace=False, chunk_size=None, shard=True
+) -> Result:
+    """Run C stacked learners (``stack``/``stack_values``) over S seeds in one compiled program.
+
+    Returns a ``Result`` whose leaves have leading axes ``(C, S)`` (S = 1 without seeds): the
+    final states, and per-round ``Trace`` arrays if ``trace`` else a ``Summary`` of sums.
+    ``chunk_size`` (default: what ``memory_budget`` allows) bounds the configurations run at
+    once; ``shard`` spreads each chunk's configurations over all local devices.
+    """
+    num = jax.tree.leaves(learners)[0].shape[0]
+    seeds = seed_values(seeds)
+    num_seeds = 1 if seeds is None else len(seeds)
+    devices = len(jax.devices()) if shard else 1
+    if chunk_size is None:
+        need = bytes_per_config(_one(learners), X, y, num_seeds, passes, trace)
+        chunk_size = max(1, min(num, memory_budget() // need))
+    chunk_size = devices * math.ceil(min(chunk_size, num) / devices)
+    sharding = NamedSharding(_mesh(), P("configs")) if devices > 1 else None
+    replicated = NamedSharding(_mesh(), P()) if devices > 1 else None
+    X, y, seeds = _place((X, y, seeds), replicated)
+    outputs = []
+    for start in range(0, num, chunk_size):
+        index = np.minimum(np.arange(start, start + chunk_size), num - 1)  # pad with the last one
+        chunk = jax.tree.map(lambda a, index=index: a[index], learners)
+        chunk = _place(chunk, sharding)
+        out = _sweep_chunk(chunk, seeds, X, y, passes=passes, predict_after_update=predict_after_update, trace=trace)
+        kept = min(chunk_size, num - start)
+        outputs.append(jax.tree.map(lambda a, kept=kept: _to_host(a)[:kept], out))
+    return jax.tree.map(lambda *parts: np.concatenate(parts), *outputs)

@@ -1,0 +1,188 @@
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import jax
+import numpy as np
+import pytest
+
+from ocolearn import OGD, Constant, Hinge, InvSqrt, L2Ball, ridge, run
+from ocolearn.config import ConfigError, load
+from ocolearn.sweep import product, stack, stack_values, sweep
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def data(n=30, d=4, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)).astype(np.float32)
+    return X, (X @ rng.normal(size=d) + 0.1 * rng.normal(size=n)).astype(np.float32)
+
+
+GRID = product({"schedule.eta": [0.01, 0.1, 0.5], "projection.radius": [0.5, 2.0]})
+
+
+def test_product_order_and_stacking():
+    assert list(GRID["schedule.eta"]) == [0.01, 0.01, 0.1, 0.1, 0.5, 0.5]
+    assert list(GRID["projection.radius"]) == [0.5, 2.0] * 3
+    learners = stack_values(ridge(InvSqrt(1.0), 1.0), GRID)
+    assert learners.schedule.eta.shape == (6,)
+    with pytest.raises(KeyError, match="not a number of this learner; its numbers: schedule.eta"):
+        stack_values(ridge(InvSqrt(1.0), 1.0), {"schedule.rate": [1.0]})
+    with pytest.raises(ValueError, match="one structure"):
+        stack([ridge(InvSqrt(1.0), 1.0), ridge(Constant(1.0), 1.0)])
+
+
+def test_sweep_equals_separate_runs():
+    X, y = data()
+    template = ridge(InvSqrt(1.0), 1.0)
+    out = sweep(stack_values(template, GRID), X, y, seeds=3, passes=2)
+    for c in range(6):
+        learner = template.replace(
+            schedule=InvSqrt(GRID["schedule.eta"][c]), projection=L2Ball(GRID["projection.radius"][c])
+        )
+        for s in range(3):
+            alone = run(learner, X, y, seed=s, passes=2)
+            np.testing.assert_allclose(out.state.w[c, s], alone.state.w, rtol=1e-5, atol=1e-6)
+            np.testing.assert_allclose(out.trace.loss[c, s], alone.trace.loss.sum(), rtol=1e-4)
+            error = np.asarray(alone.trace.prediction - alone.trace.target, np.float64)
+            np.testing.assert_allclose(out.trace.squared_error[c, s], np.sum(error**2), rtol=1e-4)
+
+
+def test_chunks_and_traces_give_the_same_numbers():
+    X, y = data()
+    learners = stack_values(OGD(Hinge(), InvSqrt(1.0), L2Ball(1.0)), GRID)
+    y = np.sign(y)
+    whole = sweep(learners, X, y, seeds=2)
+    chunked = sweep(learners, X, y, seeds=2, chunk_size=4)  # 6 configurations: a full and a padded chunk
+    for a, b in zip(jax.tree.leaves(whole), jax.tree.leaves(chunked), strict=True):
+        np.testing.assert_array_equal(a, b)
+    traced = sweep(learners, X, y, seeds=2, trace=True)
+    np.testing.assert_allclose(traced.trace.loss.sum(axis=-1), whole.trace.loss, rtol=1e-5)
+    mistakes = (traced.trace.prediction * traced.trace.target <= 0).sum(axis=-1)
+    np.testing.assert_array_equal(mistakes, whole.trace.mistakes)
+
+
+def test_a_second_sweep_with_other_values_compiles_nothing():
+    X, y = data()
+    template = ridge(InvSqrt(1.0), 1.0)
+    sweep(stack_values(template, GRID), X, y, seeds=2)
+    compiles = []
+    jax.monitoring.register_event_duration_secs_listener(
+        lambda event, *_, **__: (
+            compiles.append(event) if event == "/jax/core/compile/backend_compile_duration" else None
+        )
+    )
+    try:
+        other = product({"schedule.eta": [3.0, 0.2, 0.7], "projection.radius": [9.0, 0.1]})
+        out = sweep(stack_values(template, other), X, y, seeds=[5, 6])
+    finally:
+        jax.monitoring.clear_event_listeners()
+    assert compiles == []
+    assert np.isfinite(out.trace.loss).all()
+
+
+SHARDED = """
+import json, numpy as np, jax
+from ocolearn import ridge, InvSqrt
+from ocolearn.sweep import product, stack_values, sweep
+assert len(jax.devices()) == 4
+rng = np.random.default_rng(0)
+X = rng.normal(size=(40, 3)).astype(np.float32); y = (X @ [1.0, -2.0, 0.5]).astype(np.float32)
+grid = product({"schedule.eta": np.geomspace(0.01, 1, 5), "projection.radius": [0.5, 1.0, 4.0]})
+learners = stack_values(ridge(InvSqrt(1.0), 1.0), grid)
+a = sweep(learners, X, y, seeds=3, shard=True)
+b = sweep(learners, X, y, seeds=3, shard=False)
+print(json.dumps({"max_diff": max(float(np.abs(u - v).max()) for u, v in zip(jax.tree.leaves(a), jax.tree.leaves(b))),
+                  "sharded_over": len(jax.devices())}))
+"""
+
+
+def test_sharded_over_four_cpu_devices_equals_unsharded():
+    env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=4"}
+    done = subprocess.run([sys.executable, "-c", SHARDED], capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result == {"max_diff": 0.0, "sharded_over": 4}
+
+
+def test_sweep_config_errors(tmp_path):
+    base = (ROOT / "configs/iris_sweep.toml").read_text()
+    bad = tmp_path / "bad.toml"
+    bad.write_text(base.replace('"learner.schedule.eta"', '"learner.schedule.etta"'))
+    with pytest.raises(ConfigError, match="unknown key 'sweep.values.learner.schedule.etta'.*did you mean"):
+        load(bad)
+    bad.write_text(base.replace("geomspace = [0.001, 10.0, 32]", "range = [1, 2, 3]"))
+    with pytest.raises(ConfigError, match="linspace | logspace | geomspace"):
+        load(bad)
+    bad.write_text(base.replace("seeds = 8", "seed = 8"))
+    with pytest.raises(ConfigError, match="'sweep.seed'.*did you mean 'seeds'"):
+        load(bad)
+
+
+def test_cli_sweep_writes_table_best_and_figures(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "ocolearn.cli", "sweep", str(ROOT / "configs/iris_sweep.toml"), "--out", str(tmp_path)]
+        + ["--set", "sweep.seeds=2", "--set", "sweep.validation=0.2"]
+        + ["--set", "sweep.values.learner.schedule.eta=[0.01, 0.1, 1.0]"]
+        + ["--set", "sweep.values.learner.projection.radius=[0.3, 1.0]"],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert {"sweep.csv", "best.json", "best.toml", "sweep.png", "best_regret.png"} <= {
+        p.name for p in tmp_path.iterdir()
+    }
+    table = np.genfromtxt(tmp_path / "sweep.csv", delimiter=",", names=True)
+    assert len(table) == 3 * 2 * 2 and set(table["seed"]) == {0, 1}
+    best = json.loads((tmp_path / "best.json").read_text())
+    means = table["validation_loss"].reshape(6, 2).mean(axis=1)
+    assert best["score"] == "validation_loss" and best["mean_score"] == pytest.approx(means.min(), rel=1e-9)
+    # The best configuration's resolved experiment reproduces its first seed's run.
+    chosen = load(tmp_path / "best.toml")
+    assert chosen.learner.schedule.eta == best["values"]["learner.schedule.eta"] and chosen.sweep is None
+    assert np.all(np.isfinite(table["regret"]))
+
+
+TWO_PROCESSES = """
+import sys, json
+process, port = int(sys.argv[1]), sys.argv[2]
+import ocolearn, jax
+if process >= 0:
+    jax.config.update("jax_cpu_collectives_implementation", "gloo")
+    jax.distributed.initialize(coordinator_address=f"127.0.0.1:{port}", num_processes=2, process_id=process)
+import numpy as np
+from ocolearn import ridge, InvSqrt
+from ocolearn.sweep import product, stack_values, sweep
+rng = np.random.default_rng(0)
+X = rng.normal(size=(40, 3)).astype(np.float32); y = (X @ [1.0, -2.0, 0.5]).astype(np.float32)
+grid = product({"schedule.eta": np.geomspace(0.01, 1, 5), "projection.radius": [0.5, 1.0, 4.0]})
+out = sweep(stack_values(ridge(InvSqrt(1.0), 1.0), grid), X, y, seeds=2)
+print(json.dumps({"devices": len(jax.devices()), "w": np.asarray(out.state.w).tolist(),
+                  "loss": np.asarray(out.trace.loss).tolist()}))
+"""
+
+
+def test_two_processes_on_localhost_give_the_single_process_numbers():
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    command = [sys.executable, "-c", TWO_PROCESSES]
+    workers = [
+        subprocess.Popen([*command, str(i), str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for i in (0, 1)
+    ]
+    single = subprocess.run([*command, "-1", "0"], capture_output=True, text=True)
+    results = []
+    for worker in workers:
+        out, err = worker.communicate(timeout=120)
+        assert worker.returncode == 0, err
+        results.append(json.loads(out.strip().splitlines()[-1]))
+    alone = json.loads(single.stdout.strip().splitlines()[-1])
+    assert [r["devices"] for r in results] == [2, 2] and alone["devices"] == 1
+    for r in results:
+        assert r["w"] == alone["w"] and r["loss"] == alone["loss"]
