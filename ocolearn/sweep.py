@@ -143,23 +143,40 @@ def _sweep_chunk(learners, seeds, X, y, *, passes, predict_after_update, trace):
     return jax.vmap(one_config)(learners)
 
 
+def chunk_for(learners, X, y, num_seeds, passes, trace, budget) -> int:
+    """How many configurations fit in ``budget`` bytes next to the data."""
+    data = sum(np.asarray(a).nbytes for a in jax.tree.leaves((X, y)))
+    need = bytes_per_config(_one(learners), X, y, num_seeds, passes, trace)
+    return max(1, (budget - data) // need)
+
+
 def sweep(
-    learners, X, y, seeds=None, *, passes=1, predict_after_update=False, trace=False, chunk_size=None, shard=True
+    learners,
+    X,
+    y,
+    seeds=None,
+    *,
+    passes=1,
+    predict_after_update=False,
+    trace=False,
+    chunk_size=None,
+    memory=None,
+    shard=True,
 ) -> Result:
     """Run C stacked learners (``stack``/``stack_values``) over S seeds in one compiled program.
 
     Returns a ``Result`` whose leaves have leading axes ``(C, S)`` (S = 1 without seeds): the
     final states, and per-round ``Trace`` arrays if ``trace`` else a ``Summary`` of sums.
-    ``chunk_size`` (default: what ``memory_budget`` allows) bounds the configurations run at
-    once; ``shard`` spreads each chunk's configurations over all local devices.
+    ``chunk_size`` bounds the configurations run at once; by default it is what fits in
+    ``memory`` bytes (default ``memory_budget()``) next to the data. ``shard`` spreads each
+    chunk's configurations over all devices.
     """
     num = jax.tree.leaves(learners)[0].shape[0]
     seeds = seed_values(seeds)
     num_seeds = 1 if seeds is None else len(seeds)
     devices = len(jax.devices()) if shard else 1
     if chunk_size is None:
-        need = bytes_per_config(_one(learners), X, y, num_seeds, passes, trace)
-        chunk_size = max(1, min(num, memory_budget() // need))
+        chunk_size = chunk_for(learners, X, y, num_seeds, passes, trace, memory or memory_budget())
     chunk_size = devices * math.ceil(min(chunk_size, num) / devices)
     sharding = NamedSharding(_mesh(), P("configs")) if devices > 1 else None
     replicated = NamedSharding(_mesh(), P()) if devices > 1 else None

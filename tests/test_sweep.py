@@ -65,6 +65,20 @@ def test_chunks_and_traces_give_the_same_numbers():
     np.testing.assert_array_equal(mistakes, whole.trace.mistakes)
 
 
+def test_memory_budget_picks_the_chunks():
+    from ocolearn.sweep import chunk_for
+
+    X, y = data(n=50)
+    learners = stack_values(ridge(InvSqrt(1.0), 1.0), GRID)
+    data_bytes = X.nbytes + y.nbytes
+    per_config = 3 * (4 * (4 * 4 + 4 + 4) + 16 * 50)  # 3 seeds of (state room + trace of 50 rounds)
+    assert chunk_for(learners, X, y, 3, 1, True, data_bytes + 2 * per_config) == 2
+    whole = sweep(learners, X, y, seeds=3, trace=True)
+    small = sweep(learners, X, y, seeds=3, trace=True, memory=data_bytes + 2 * per_config)
+    for a, b in zip(jax.tree.leaves(whole), jax.tree.leaves(small), strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_a_second_sweep_with_other_values_compiles_nothing():
     X, y = data()
     template = ridge(InvSqrt(1.0), 1.0)
