@@ -11,13 +11,23 @@ from ocolearn.fastloops import enable_fast_cpu_loops
 enable_fast_cpu_loops()
 
 from ocolearn.features import Sparse, add_scaled, dot, sqnorm  # noqa: E402
-from ocolearn.learners import OGD, Learner, OGDState, ridge  # noqa: E402
+from ocolearn.learners import (  # noqa: E402
+    OGD,
+    Learner,
+    OGDState,
+    PassiveAggressive,
+    PAState,
+    Perceptron,
+    PerceptronState,
+    ridge,
+)
 from ocolearn.losses import (  # noqa: E402
     Absolute,
     EpsilonInsensitive,
     Hinge,
     Logistic,
     Loss,
+    PerceptronLoss,
     Squared,
     SquaredHinge,
 )
@@ -53,6 +63,11 @@ __all__ = [
     "OGD",
     "OGDState",
     "Optax",
+    "PAState",
+    "PassiveAggressive",
+    "Perceptron",
+    "PerceptronLoss",
+    "PerceptronState",
     "Projection",
     "Result",
     "Schedule",

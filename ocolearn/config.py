@@ -130,6 +130,10 @@ def _check_keys(table: dict, valid, where: str, source: str):
             raise _unknown(key, where, list(valid), source)
 
 
+def _is_part(tp) -> bool:
+    return isinstance(tp, type) and issubclass(tp, Part)
+
+
 def _build_part(family: type, value, where: str, source: str):
     """A part of ``family`` from a table ``{kind = ..., field = ...}`` or a bare kind string."""
     table = {"kind": value} if isinstance(value, str) else value
@@ -145,7 +149,7 @@ def _build_part(family: type, value, where: str, source: str):
             f"known: {', '.join(sorted(family.registry))}"
         )
     hints = typing.get_type_hints(cls)
-    fields = {n: f for n, f in fields_of(cls).items() if n not in cls.static_fields}
+    fields = {n: f for n, f in fields_of(cls).items() if hints[n] in (float, int, str, bool) or _is_part(hints[n])}
     _check_keys(table, ["kind", *fields], f"{where}.", source)
     if len(fields) < len(fields_of(cls)):
         raise ConfigError(f"{source}: '{where}.kind' = {kind!r} takes a Python callable and cannot come from a file")
@@ -154,7 +158,7 @@ def _build_part(family: type, value, where: str, source: str):
         if name not in table:
             continue
         tp = hints[name]
-        if isinstance(tp, type) and issubclass(tp, Part):
+        if _is_part(tp):
             kwargs[name] = _build_part(tp, table[name], f"{where}.{name}", source)
         elif _fits(table[name], tp):
             kwargs[name] = float(table[name]) if tp is float else table[name]

@@ -92,6 +92,19 @@ class Hinge(Loss, name="hinge"):
         return jnp.abs(y)
 
 
+class PerceptronLoss(Loss, name="perceptron"):
+    """``max(0, -y p)``; derivative ``-y`` where ``y p <= 0`` (the Perceptron's update at 0)."""
+
+    def value(self, p, y):
+        return jnp.maximum(0.0, -y * p)
+
+    def derivative(self, p, y):
+        return jnp.where(y * p <= 0.0, -y, 0.0)
+
+    def derivative_bound(self, p_max, y):
+        return jnp.abs(y)
+
+
 class SquaredHinge(Loss, name="squared_hinge"):
     """``max(0, 1 - y p)^2``; derivative ``-2 y max(0, 1 - y p)`` (smooth)."""
 

@@ -93,3 +93,12 @@ def test_resolved_config_round_trips():
     experiment = load(ROOT / "configs/iris_ridge_magic.toml")
     again = from_dict(tomllib.loads(tomli_w.dumps(experiment.to_config())), "resolved")
     assert again.learner == experiment.learner and again.data == experiment.data and again.run == experiment.run
+
+
+def test_classifiers_from_config(tmp_path):
+    from ocolearn import EpsilonInsensitive, PassiveAggressive
+
+    text = BASE.replace('kind = "ogd"\nloss = "squared"', 'kind = "passive_aggressive"\nC = 0.5\nvariant = 2\nloss = "squared"')
+    text = text.split("schedule")[0].replace('loss = "squared"', 'loss = { kind = "epsilon_insensitive", epsilon = 0.2 }')
+    assert load(write(tmp_path, text)).learner == PassiveAggressive(0.5, 2, EpsilonInsensitive(0.2))
+    assert "'learner.variant' must be an integer" in error(tmp_path, text.replace("variant = 2", "variant = 1.5"))

@@ -103,8 +103,14 @@ def test_scan_equals_a_python_loop_of_update(case):
     assert int(result.state.t) == len(y) + 1
 
 
+def needs_numbers(learner):
+    if not jax.tree.leaves(learner):
+        pytest.skip("this learner has no numbers to sweep")
+
+
 def test_vmapped_sweep_equals_separate_runs(case):
     learner, other, task = case
+    needs_numbers(learner)
     X, y = stream(task)
     stacked = jax.tree.map(lambda a, b: jnp.stack([jnp.asarray(a), jnp.asarray(b)]), learner, other)
     swept = jax.vmap(lambda lrn: run(lrn, X, y))(stacked)
@@ -116,6 +122,7 @@ def test_vmapped_sweep_equals_separate_runs(case):
 
 def test_new_hyperparameter_values_compile_nothing(case):
     learner, other, task = case
+    needs_numbers(learner)
     X, y = stream(task)
     run(learner, X, y)  # compiles
     compiles = []

@@ -5,10 +5,10 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from ocolearn.losses import Absolute, EpsilonInsensitive, Hinge, Logistic, Loss, Squared, SquaredHinge
+from ocolearn.losses import Absolute, EpsilonInsensitive, Hinge, Logistic, Loss, PerceptronLoss, Squared, SquaredHinge
 
 REGRESSION = [Squared(), Absolute(), EpsilonInsensitive(0.25)]
-CLASSIFICATION = [Hinge(), SquaredHinge(), Logistic()]
+CLASSIFICATION = [Hinge(), SquaredHinge(), Logistic(), PerceptronLoss()]
 finite = st.floats(-50, 50, allow_nan=False, width=32)
 
 
@@ -20,6 +20,8 @@ def kinks(loss, y):
         return [y - loss.epsilon, y + loss.epsilon]
     if isinstance(loss, Hinge):
         return [1.0 / y]
+    if isinstance(loss, PerceptronLoss):
+        return [0.0]
     return []
 
 
@@ -58,7 +60,13 @@ def test_closed_forms():
 
 def test_kink_conventions_are_subgradients():
     # At a kink the derivative must lie between the left and right derivatives.
-    for loss, p, y in [(Absolute(), 1.0, 1.0), (Hinge(), 1.0, 1.0), (EpsilonInsensitive(0.5), 1.5, 1.0)]:
+    kinks = [
+        (Absolute(), 1.0, 1.0),
+        (Hinge(), 1.0, 1.0),
+        (EpsilonInsensitive(0.5), 1.5, 1.0),
+        (PerceptronLoss(), 0.0, 1.0),
+    ]
+    for loss, p, y in kinks:
         d = float(loss.derivative(jnp.float32(p), jnp.float32(y)))
         left = float(loss.derivative(jnp.float32(p - 1e-3), jnp.float32(y)))
         right = float(loss.derivative(jnp.float32(p + 1e-3), jnp.float32(y)))

@@ -2,5 +2,7 @@
 
 from ocolearn.learners.base import Learner
 from ocolearn.learners.ogd import OGD, OGDState, ridge
+from ocolearn.learners.passive_aggressive import PassiveAggressive, PAState
+from ocolearn.learners.perceptron import Perceptron, PerceptronState
 
-__all__ = ["Learner", "OGD", "OGDState", "ridge"]
+__all__ = ["Learner", "OGD", "OGDState", "PAState", "PassiveAggressive", "Perceptron", "PerceptronState", "ridge"]

@@ -1,0 +1,100 @@
+"""Perceptron and Passive-Aggressive against scikit-learn, the papers' rules and Novikoff's bound."""
+
+import warnings
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ocolearn import EpsilonInsensitive, PassiveAggressive, Perceptron, run
+
+sklearn = pytest.importorskip("sklearn.linear_model")
+
+
+def binary(n=300, d=6, seed=0):
+    """Features on a grid of 1/8 (sums are exact in float32 and float64), labels +-1."""
+    rng = np.random.default_rng(seed)
+    X = (rng.integers(-16, 17, size=(n, d)) / 8).astype(np.float32)
+    y = np.where(X @ rng.normal(size=d) + 0.3 * rng.normal(size=n) > 0, 1.0, -1.0).astype(np.float32)
+    return X, y
+
+
+def one_epoch(model, X, y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # one epoch does not "converge"
+        return model.fit(X.astype(np.float64), y.astype(np.float64)).coef_.ravel()
+
+
+SGD_OPTIONS = dict(penalty=None, fit_intercept=False, shuffle=False, max_iter=1, tol=None)
+
+
+def test_perceptron_equals_scikit_learn_exactly():
+    X, y = binary()
+    expected = one_epoch(sklearn.Perceptron(fit_intercept=False, shuffle=False, max_iter=1, tol=None), X, y)
+    np.testing.assert_array_equal(run(Perceptron(), X, y).state.w, expected.astype(np.float32))
+
+
+def test_averaged_perceptron_equals_scikit_learn_and_the_mean_of_the_weights():
+    X, y = binary()
+    learner = Perceptron()
+    result = run(learner, X, y, snapshot_every=1)
+    averaged = np.asarray(learner.averaged(result.state))
+    np.testing.assert_allclose(
+        averaged, np.asarray(result.trace.snapshots, np.float64).mean(axis=0), rtol=1e-5, atol=1e-5
+    )
+    model = sklearn.SGDClassifier(loss="perceptron", learning_rate="constant", eta0=1.0, average=True, **SGD_OPTIONS)
+    np.testing.assert_allclose(averaged, one_epoch(model, X, y), rtol=1e-5, atol=1e-5)
+    assert not np.allclose(averaged, result.state.w)  # kept apart from the working weights
+
+
+@pytest.mark.parametrize("variant, rate", [(1, "pa1"), (2, "pa2")])
+@pytest.mark.parametrize("C", [0.01, 1.0])
+def test_pa_classifier_equals_scikit_learn(variant, rate, C):
+    X, y = binary()
+    model = sklearn.SGDClassifier(loss="hinge", learning_rate=rate, eta0=C, **SGD_OPTIONS)
+    np.testing.assert_allclose(
+        run(PassiveAggressive(C, variant), X, y).state.w, one_epoch(model, X, y), rtol=1e-5, atol=1e-6
+    )
+
+
+@pytest.mark.parametrize("variant, rate", [(1, "pa1"), (2, "pa2")])
+def test_pa_regression_equals_scikit_learn(variant, rate):
+    rng = np.random.default_rng(1)
+    X = (rng.integers(-16, 17, size=(300, 5)) / 8).astype(np.float32)
+    y = (X @ rng.normal(size=5) + 0.1 * rng.normal(size=300)).astype(np.float32)
+    learner = PassiveAggressive(0.5, variant, EpsilonInsensitive(0.1))
+    model = sklearn.SGDRegressor(loss="epsilon_insensitive", epsilon=0.1, learning_rate=rate, eta0=0.5, **SGD_OPTIONS)
+    np.testing.assert_allclose(run(learner, X, y).state.w, one_epoch(model, X, y), rtol=1e-5, atol=1e-6)
+
+
+def test_pa_variants_follow_figure_1():
+    # One step from w = 0 on x = (3, 4): l = 1, ||x||^2 = 25.
+    x, y = jnp.array([3.0, 4.0]), 1.0
+    for variant, C, tau in [(0, 0.01, 1 / 25), (1, 0.01, 0.01), (1, 1.0, 1 / 25), (2, 0.5, 1 / 26)]:
+        learner = PassiveAggressive(C, variant)
+        state = learner.update(learner.init(2), (x, y))
+        np.testing.assert_allclose(state.w, tau * np.array([3.0, 4.0]), rtol=1e-6)
+    # PA (variant 0) is exactly passive-aggressive: the new margin is 1.
+    learner = PassiveAggressive(variant=0)
+    state = learner.update(learner.init(2), (x, y))
+    assert float(learner.predict(state, x)) == pytest.approx(1.0)
+
+
+@given(seed=st.integers(0, 2**16), gamma=st.floats(0.05, 0.5), d=st.integers(2, 6))
+def test_perceptron_mistakes_within_novikoff_bound(seed, gamma, d):
+    """On data separable by a unit u with margin gamma inside radius R, at most (R/gamma)^2 mistakes."""
+    rng = np.random.default_rng(seed)
+    u = rng.normal(size=d)
+    u /= np.linalg.norm(u)
+    X = rng.uniform(-1, 1, size=(400, d))
+    X = X[np.abs(X @ u) >= gamma][:100].astype(np.float32)
+    y = np.sign(X @ u).astype(np.float32)
+    margin = np.min(y * (X.astype(np.float64) @ u))
+    R = np.linalg.norm(X.astype(np.float64), axis=1).max()
+    trace = run(Perceptron(), X, y, passes=60).trace
+    mistakes = int(np.sum(np.asarray(trace.prediction) * np.asarray(trace.target) <= 0))
+    assert mistakes <= (R / margin) ** 2
+    # and it has converged: the last pass makes none
+    assert np.all(np.asarray(trace.prediction[-len(y) :]) * y > 0)
