@@ -98,7 +98,11 @@ def test_resolved_config_round_trips():
 def test_classifiers_from_config(tmp_path):
     from ocolearn import EpsilonInsensitive, PassiveAggressive
 
-    text = BASE.replace('kind = "ogd"\nloss = "squared"', 'kind = "passive_aggressive"\nC = 0.5\nvariant = 2\nloss = "squared"')
-    text = text.split("schedule")[0].replace('loss = "squared"', 'loss = { kind = "epsilon_insensitive", epsilon = 0.2 }')
+    text = BASE.replace(
+        'kind = "ogd"\nloss = "squared"', 'kind = "passive_aggressive"\nC = 0.5\nvariant = 2\nloss = "squared"'
+    )
+    text = text.split("schedule")[0].replace(
+        'loss = "squared"', 'loss = { kind = "epsilon_insensitive", epsilon = 0.2 }'
+    )
     assert load(write(tmp_path, text)).learner == PassiveAggressive(0.5, 2, EpsilonInsensitive(0.2))
     assert "'learner.variant' must be an integer" in error(tmp_path, text.replace("variant = 2", "variant = 1.5"))

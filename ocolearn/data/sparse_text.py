@@ -1,0 +1,137 @@
+"""Sparse text formats: svmlight/libsvm, the MIRA write-up's format with hashed feature names.
+
+Both give a ``SparseData``: padded ``Sparse`` features (repeated features of a line merged by
+summing their values, padding with value 0), the labels, and where the labels are names the
+sorted list of names (labels are then int32 indices into it). Every malformed line is an
+error that names the file, the line number and the expected form.
+
+svmlight/libsvm: ``label [qid:N] index:value ...  [# comment]``; indices are 1-based unless
+``zero_based`` (``"auto"``: zero-based if any index is 0, as scikit-learn decides); ``qid``
+is ignored; blank and comment-only lines are skipped.
+
+MIRA format (the Clojure MIRA write-up): ``label feature[:value] ...``; a feature without
+``:value`` has value 1; feature names are strings hashed into ``2**bits`` buckets with
+``feature_hash`` (32-bit FNV-1a of the UTF-8 name, modulo the number of buckets: stable across
+runs, machines and Python versions).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+from ocolearn.data import DataError
+from ocolearn.features import Sparse
+
+
+class SparseData(NamedTuple):
+    X: Sparse  # (n, k) padded features
+    y: np.ndarray  # float32 targets, or int32 class indices into ``labels``
+    labels: list[str] | None = None  # class names for named labels
+
+
+def feature_hash(name: str, bits: int) -> int:
+    """32-bit FNV-1a of ``name`` (UTF-8) modulo ``2**bits``."""
+    h = 0x811C9DC5
+    for byte in name.encode():
+        h = ((h ^ byte) * 0x01000193) & 0xFFFFFFFF
+    return h % (1 << bits)
+
+
+def _value(text: str, where: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise DataError(f"{where}: {text!r} is not a number") from None
+    if not math.isfinite(v):
+        raise DataError(f"{where}: {text!r} is not a finite number")
+    return v
+
+
+def _pad(rows: list[dict[int, float]], dim: int) -> Sparse:
+    k = max(1, max((len(r) for r in rows), default=0))
+    idx = np.zeros((len(rows), k), np.int32)
+    val = np.zeros((len(rows), k), np.float32)
+    for i, r in enumerate(rows):
+        idx[i, : len(r)] = list(r)
+        val[i, : len(r)] = list(r.values())
+    return Sparse(idx, val, dim)
+
+
+def _lines(path):
+    path = Path(path)
+    try:
+        with path.open(encoding="utf-8") as f:
+            for number, line in enumerate(f, 1):
+                line = line.split("#", 1)[0].strip()
+                if line:
+                    yield number, line
+    except FileNotFoundError:
+        raise DataError(f"{path}: no such file") from None
+
+
+def read_svmlight(path, *, dim: int | None = None, zero_based="auto") -> SparseData:
+    """An svmlight/libsvm file as ``SparseData`` with float32 labels (see the module docstring).
+
+    ``dim`` fixes the number of features (an index beyond it is an error); by default it is
+    the largest index + 1.
+    """
+    rows, labels, seen_zero = [], [], False
+    for number, line in _lines(path):
+        where = f"{path}, line {number}"
+        label, *tokens = line.split()
+        labels.append(_value(label, f"{where}, label"))
+        row: dict[int, float] = {}
+        for token in tokens:
+            name, sep, value = token.partition(":")
+            if name == "qid":
+                continue
+            if not sep or not name.isdigit():
+                raise DataError(f"{where}: {token!r} is not of the form index:value (index a non-negative integer)")
+            index = int(name)
+            seen_zero |= index == 0
+            row[index] = row.get(index, 0.0) + _value(value, f"{where}, feature {name}")
+        rows.append(row)
+    if not rows:
+        raise DataError(f"{path}: no examples (every line is blank or a comment)")
+    shift = 0 if (zero_based is True or (zero_based == "auto" and seen_zero)) else 1
+    if shift and seen_zero:
+        raise DataError(f"{path}: index 0 in a file read as 1-based (pass zero_based=True)")
+    rows = [{i - shift: v for i, v in r.items()} for r in rows]
+    top = max((max(r) for r in rows if r), default=-1) + 1
+    if dim is not None and top > dim:
+        line = next(n for (n, _), r in zip(_lines(path), rows, strict=True) if r and max(r) >= dim)
+        raise DataError(f"{path}, line {line}: feature index {top - 1 + shift} is beyond the model's {dim} features")
+    return SparseData(_pad(rows, dim or top), np.asarray(labels, np.float32))
+
+
+def read_mira(path, *, bits: int = 18, labels: list[str] | None = None) -> SparseData:
+    """A MIRA-format file: named labels, hashed features (see the module docstring).
+
+    ``labels`` fixes the class names (a label outside them is an error, as at predict time);
+    by default they are the sorted names found in the file.
+    """
+    rows, names = [], []
+    for number, line in _lines(path):
+        where = f"{path}, line {number}"
+        label, *tokens = line.split()
+        names.append(label)
+        row: dict[int, float] = {}
+        for token in tokens:
+            name, sep, value = token.rpartition(":") if ":" in token else (token, "", "")
+            if sep and not name:
+                raise DataError(f"{where}: {token!r} is not of the form feature or feature:value")
+            index = feature_hash(name, bits)
+            row[index] = row.get(index, 0.0) + (_value(value, f"{where}, feature {name!r}") if sep else 1.0)
+        rows.append(row)
+    if not rows:
+        raise DataError(f"{path}: no examples (every line is blank or a comment)")
+    classes = sorted(set(names)) if labels is None else list(labels)
+    position = {c: i for i, c in enumerate(classes)}
+    for (number, _), name in zip(_lines(path), names, strict=True):
+        if name not in position:
+            raise DataError(f"{path}, line {number}: label {name!r} is not one of the model's labels {classes}")
+    return SparseData(_pad(rows, 1 << bits), np.asarray([position[n] for n in names], np.int32), classes)

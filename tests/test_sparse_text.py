@@ -1,0 +1,114 @@
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ocolearn.data import DataError
+from ocolearn.data.sparse_text import feature_hash, read_mira, read_svmlight
+
+datasets = pytest.importorskip("sklearn.datasets")
+
+
+def write(tmp_path, text, name="d.txt"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize("zero_based", [False, True])
+def test_svmlight_equals_scikit_learn(tmp_path, zero_based):
+    rng = np.random.default_rng(0)
+    dense = np.where(rng.random((40, 30)) < 0.2, rng.normal(size=(40, 30)), 0.0).astype(np.float32)
+    dense[:, -1] = 1.0  # the last feature is always present, so the dimension is known
+    y = rng.integers(0, 2, 40) * 2.0 - 1
+    path = tmp_path / "d.svm"
+    datasets.dump_svmlight_file(dense, y, str(path), zero_based=zero_based)
+    data = read_svmlight(path, zero_based=zero_based)
+    X_ref, y_ref = datasets.load_svmlight_file(str(path), zero_based=zero_based, dtype=np.float32)
+    np.testing.assert_array_equal(data.X.todense(), X_ref.toarray())
+    np.testing.assert_array_equal(data.y, y_ref)
+    assert data.X.dim == 30 and data.labels is None
+
+
+def test_svmlight_details(tmp_path):
+    text = "# a comment line\n1 qid:3 1:0.5 4:2 1:0.25  # trailing comment\n\n-1 2:1e-3\n"
+    data = read_svmlight(write(tmp_path, text))
+    np.testing.assert_allclose(data.X.todense(), [[0.75, 0, 0, 2], [0, 1e-3, 0, 0]])  # 1-based, repeats summed
+    assert list(data.y) == [1.0, -1.0]
+    assert read_svmlight(write(tmp_path, "1 0:1 3:2\n")).X.dim == 4  # auto: an index 0 means 0-based
+    assert read_svmlight(write(tmp_path, "1 1:1\n"), dim=10).X.dim == 10
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("1 1:0.5\n-1 3:x\n", "line 2, feature 3: 'x' is not a number"),
+        ("1 1:0.5\nfoo 2:1\n", "line 2, label: 'foo' is not a number"),
+        ("1 1-0.5\n", "line 1: '1-0.5' is not of the form index:value"),
+        ("1 a:0.5\n", "line 1: 'a:0.5' is not of the form index:value"),
+        ("1 2:nan\n", "line 1, feature 2: 'nan' is not a finite number"),
+        ("1 2:inf\n", "is not a finite number"),
+        ("# only a comment\n\n", "no examples"),
+        ("", "no examples"),
+    ],
+)
+def test_svmlight_errors_name_file_and_line(tmp_path, text, message):
+    with pytest.raises(DataError) as info:
+        read_svmlight(write(tmp_path, text))
+    assert message in str(info.value) and "d.txt" in str(info.value)
+
+
+def test_svmlight_index_beyond_the_model(tmp_path):
+    with pytest.raises(DataError, match="line 2: feature index 12 is beyond the model's 5 features"):
+        read_svmlight(write(tmp_path, "1 1:1\n1 12:1\n"), dim=5)
+    with pytest.raises(DataError, match="index 0 in a file read as 1-based"):
+        read_svmlight(write(tmp_path, "1 0:1\n"), zero_based=False)
+
+
+def test_feature_hash_is_fnv1a():
+    # FNV-1a 32-bit test vectors: "" -> 0x811c9dc5, "a" -> 0xe40c292c, "foobar" -> 0xbf9cf968.
+    assert feature_hash("", 32) == 0x811C9DC5
+    assert feature_hash("a", 32) == 0xE40C292C
+    assert feature_hash("foobar", 32) == 0xBF9CF968
+    assert feature_hash("foobar", 18) == 0xBF9CF968 % (1 << 18)
+
+
+def test_mira_format(tmp_path):
+    data = read_mira(write(tmp_path, "pos good bad:2 good\nneg bad\n"), bits=8)
+    assert data.labels == ["neg", "pos"] and list(data.y) == [1, 0]
+    dense = data.X.todense()
+    assert dense[0, feature_hash("good", 8)] == 2.0 and dense[0, feature_hash("bad", 8)] == 2.0
+    assert dense.shape == (2, 256) and dense[1].sum() == 1.0
+    with pytest.raises(DataError, match="line 1: label 'pos' is not one of the model's labels"):
+        read_mira(write(tmp_path, "pos good\n"), labels=["a", "b"])
+    with pytest.raises(DataError, match="line 1, feature 'bad': 'x' is not a number"):
+        read_mira(write(tmp_path, "pos bad:x\n"))
+
+
+@given(
+    rows=st.lists(
+        st.tuples(
+            st.sampled_from([-1, 1]), st.dictionaries(st.integers(1, 50), st.floats(-1e6, 1e6, width=32), max_size=8)
+        ),
+        min_size=1,
+        max_size=20,
+    ),
+    cut=st.integers(0, 400),
+)
+def test_svmlight_round_trips_and_truncation_is_safe(tmp_path_factory, rows, cut):
+    # Written rows read back exactly (no silent change); a file cut anywhere reads or fails with
+    # the documented error, never anything else.
+    text = "".join(f"{label} " + " ".join(f"{i}:{v!r}" for i, v in sorted(f.items())) + "\n" for label, f in rows)
+    path = tmp_path_factory.mktemp("svm") / "r.svm"
+    path.write_text(text)
+    data = read_svmlight(path, dim=51, zero_based=False)
+    expected = np.zeros((len(rows), 51), np.float32)
+    for r, (_, features) in enumerate(rows):
+        for i, v in features.items():
+            expected[r, i - 1] = v
+    np.testing.assert_array_equal(data.X.todense(), expected)
+    path.write_text(text[:cut])
+    try:
+        read_svmlight(path, dim=51, zero_based=False)
+    except DataError:
+        pass
