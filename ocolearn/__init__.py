@@ -12,6 +12,7 @@ enable_fast_cpu_loops()
 
 from ocolearn.features import Sparse, add_scaled, dot, sqnorm  # noqa: E402
 from ocolearn.learners import (  # noqa: E402
+    MIRA,
     OGD,
     Learner,
     OGDState,
@@ -27,6 +28,8 @@ from ocolearn.losses import (  # noqa: E402
     Hinge,
     Logistic,
     Loss,
+    MulticlassHinge,
+    MulticlassPerceptronLoss,
     PerceptronLoss,
     Squared,
     SquaredHinge,
@@ -57,6 +60,9 @@ __all__ = [
     "L1Ball",
     "L2Ball",
     "Learner",
+    "MIRA",
+    "MulticlassHinge",
+    "MulticlassPerceptronLoss",
     "Logistic",
     "Loss",
     "NonNegative",

@@ -149,10 +149,11 @@ def _build_part(family: type, value, where: str, source: str):
             f"known: {', '.join(sorted(family.registry))}"
         )
     hints = typing.get_type_hints(cls)
+    if not getattr(cls, "from_files", True):
+        raise ConfigError(f"{source}: '{where}.kind' = {kind!r} takes a Python callable and cannot come from a file")
+    # Numbers, names, switches and parts come from files; other fields keep their defaults.
     fields = {n: f for n, f in fields_of(cls).items() if hints[n] in (float, int, str, bool) or _is_part(hints[n])}
     _check_keys(table, ["kind", *fields], f"{where}.", source)
-    if len(fields) < len(fields_of(cls)):
-        raise ConfigError(f"{source}: '{where}.kind' = {kind!r} takes a Python callable and cannot come from a file")
     kwargs = {}
     for name in fields:
         if name not in table:

@@ -129,3 +129,40 @@ class Logistic(Loss, name="logistic"):
 
     def derivative_bound(self, p_max, y):
         return jnp.abs(y)
+
+
+def _rival(scores, y):
+    """The highest-scoring class other than ``y``."""
+    return jnp.argmax(jnp.where(jnp.arange(scores.shape[-1]) == y, -jnp.inf, scores))
+
+
+class MulticlassPerceptronLoss(Loss, name="multiclass_perceptron"):
+    """``max(0, s_r - s_y)`` of scores ``s`` (K,) and class ``y``, r the best rival class;
+    derivative ``e_r - e_y`` where ``s_r >= s_y`` (a mistake, ties included), else 0."""
+
+    def value(self, p, y):
+        return jnp.maximum(0.0, p[_rival(p, y)] - p[y])
+
+    def derivative(self, p, y):
+        r = _rival(p, y)
+        k = jnp.arange(p.shape[-1])
+        return jnp.where(p[r] >= p[y], (k == r) * 1.0 - (k == y), 0.0)
+
+    def derivative_bound(self, p_max, y):
+        return jnp.sqrt(2.0) * jnp.ones_like(p_max)
+
+
+class MulticlassHinge(Loss, name="multiclass_hinge"):
+    """``max(0, 1 - (s_y - s_r))`` (Crammer and Singer 2001), r the best rival class;
+    derivative ``e_r - e_y`` where the margin is below 1, else 0."""
+
+    def value(self, p, y):
+        return jnp.maximum(0.0, 1.0 - (p[y] - p[_rival(p, y)]))
+
+    def derivative(self, p, y):
+        r = _rival(p, y)
+        k = jnp.arange(p.shape[-1])
+        return jnp.where(p[y] - p[r] < 1.0, (k == r) * 1.0 - (k == y), 0.0)
+
+    def derivative_bound(self, p_max, y):
+        return jnp.sqrt(2.0) * jnp.ones_like(p_max)

@@ -37,7 +37,14 @@ class Summary(NamedTuple):
 
     loss: jax.Array  # sum of the charged losses
     squared_error: jax.Array  # sum of (prediction - target)^2 of the recorded predictions
-    mistakes: jax.Array  # rounds whose recorded prediction has the wrong sign (for +-1 targets)
+    mistakes: jax.Array  # rounds whose recorded prediction has the wrong sign (+-1 targets) or argmax
+
+
+def is_mistake(prediction, target):
+    """A wrong sign of a score against a +-1 label, or a wrong argmax of (K,) class scores."""
+    if prediction.ndim == 0:
+        return prediction * target <= 0
+    return jnp.argmax(prediction) != target
 
 
 def _zero_summary():
@@ -120,10 +127,9 @@ def _run(learner, X, y, key, state, passes, predict_after_update, snapshot_every
         def summed_round(carry, i):
             state, sums = carry
             state, (prediction, target, loss) = one_round(state, i)
-            error = prediction - target
-            sums = Summary(
-                sums.loss + loss, sums.squared_error + error * error, sums.mistakes + (prediction * target <= 0)
-            )
+            error = prediction - target if prediction.ndim == 0 else jnp.zeros((), prediction.dtype)
+            mistake = is_mistake(prediction, target)
+            sums = Summary(sums.loss + loss, sums.squared_error + error * error, sums.mistakes + mistake)
             return (state, sums), None
 
         (state, sums), _ = jax.lax.scan(summed_round, (state, _zero_summary()), order)

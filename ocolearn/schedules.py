@@ -56,6 +56,7 @@ class InverseTime(Schedule, name="inverse_time"):
 class Optax(Schedule, name="optax", static=("schedule",)):
     """An optax schedule ``count -> value`` used as ``eta_t = schedule(t - 1)``."""
 
+    from_files = False  # a Python callable: built in code, not from a config file
     schedule: Callable = None
 
     def __call__(self, t):

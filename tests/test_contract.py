@@ -71,6 +71,8 @@ def stream(task, n=40, seed=0):
     y = X @ rng.normal(size=D).astype(np.float32)
     if task == "binary":
         y = np.where(y >= 0, 1.0, -1.0).astype(np.float32)
+    if task == "multiclass":
+        y = np.digitize(y, np.quantile(y, [1 / 3, 2 / 3])).astype(np.int32)
     return jnp.asarray(X), jnp.asarray(y)
 
 
@@ -88,6 +90,7 @@ def test_init_matches_update_shapes_and_dtypes(case):
     for a, b in zip(jax.tree.leaves(after), jax.tree.leaves(state), strict=True):
         assert (a.shape, a.dtype) == (b.shape, b.dtype)
     assert state.t.dtype == jnp.int32 and int(state.t) == 1 and state.w.dtype == jnp.float32
+    assert state.w.shape == ((3, D) if task == "multiclass" else (D,))
 
 
 def test_scan_equals_a_python_loop_of_update(case):

@@ -1,8 +1,21 @@
 """Online learners, one module per family, all run by ``ocolearn.run``."""
 
 from ocolearn.learners.base import Learner
+from ocolearn.learners.mira import MIRA, MIRAState, normalized
 from ocolearn.learners.ogd import OGD, OGDState, ridge
 from ocolearn.learners.passive_aggressive import PassiveAggressive, PAState
 from ocolearn.learners.perceptron import Perceptron, PerceptronState
 
-__all__ = ["Learner", "OGD", "OGDState", "PAState", "PassiveAggressive", "Perceptron", "PerceptronState", "ridge"]
+__all__ = [
+    "Learner",
+    "MIRA",
+    "MIRAState",
+    "OGD",
+    "OGDState",
+    "PAState",
+    "PassiveAggressive",
+    "Perceptron",
+    "PerceptronState",
+    "normalized",
+    "ridge",
+]

@@ -15,6 +15,9 @@ A learner is a pytree of parts (numbers are leaves) with three pure functions:
 
 from __future__ import annotations
 
+import jax.numpy as jnp
+
+from ocolearn.features import add_scaled
 from ocolearn.parts import Part
 
 
@@ -34,3 +37,17 @@ class Learner(Part, family=True):
         """A state whose floating leaves were averaged over shards (parallel SGD), made
         consistent again (quantities derived from ``w`` recomputed). Default: as it is."""
         return state
+
+
+def step_with_average(state, step, x):
+    """``(w + step x, u + t step x)``: the working weights after a step, and the sum ``u`` of
+    ``s * (update of round s)`` from which ``average_of_iterates`` follows in O(nnz) per step
+    (Daume's bookkeeping of the averaged perceptron)."""
+    return add_scaled(state.w, step, x), add_scaled(state.u, step * state.t.astype(state.w.dtype), x)
+
+
+def average_of_iterates(state):
+    """``(1/T) sum_{t<=T} w_{t+1} = ((T + 1) w - u) / T`` after T = t - 1 rounds (Freund and
+    Schapire 1999's averaged weights, the online-to-batch average)."""
+    rounds = jnp.maximum(state.t - 1, 1).astype(state.w.dtype)
+    return ((rounds + 1) * state.w - state.u) / rounds

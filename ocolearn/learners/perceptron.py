@@ -1,4 +1,4 @@
-"""The Perceptron (Rosenblatt 1958) with online-to-batch averaged weights."""
+"""The Perceptron (Rosenblatt 1958), binary and multiclass, with averaged weights."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from ocolearn.features import add_scaled, dot
-from ocolearn.learners.base import Learner
-from ocolearn.losses import Loss, PerceptronLoss
+from ocolearn.features import dot
+from ocolearn.learners.base import Learner, average_of_iterates, step_with_average
+from ocolearn.losses import MulticlassPerceptronLoss, PerceptronLoss
 
 
 class PerceptronState(NamedTuple):
@@ -18,12 +18,15 @@ class PerceptronState(NamedTuple):
     u: jax.Array  # sum of s * (update of round s): the averaged weights follow from w and u
 
 
-class Perceptron(Learner, name="perceptron"):
-    """Binary Perceptron, labels in {-1, +1}::
+class Perceptron(Learner, name="perceptron", static=("classes",)):
+    """The Perceptron. Binary (``classes = 0``, labels in {-1, +1})::
 
         if y_t (w_t . x_t) <= 0:  w_{t+1} = w_t + y_t x_t
 
-    (Rosenblatt 1958; the mistake bound (R / gamma)^2 of Novikoff 1962). It also keeps the
+    (Rosenblatt 1958; the mistake bound (R / gamma)^2 of Novikoff 1962). Multiclass
+    (``classes = K``, labels 0..K-1, weights (K, d), prediction ``argmax_k w_k . x``): on a
+    mistake, ``w_y += x`` and ``w_yhat -= x`` (Collins 2002; a tie counts as a mistake, as
+    ``<= 0`` does for two classes). It also keeps the
     average of its weights after each round, ``averaged(state)``, without touching them:
     ``u`` sums ``s y_s x_s`` over the updates, so after T rounds
     ``(1/T) sum_{t<=T} w_{t+1} = ((T + 1) w - u) / T`` costs O(nnz) per update (the
@@ -36,10 +39,14 @@ class Perceptron(Learner, name="perceptron"):
     ([-1.0, 0.0], [-1.0, 0.0])
     """
 
-    loss: Loss = PerceptronLoss()
+    classes: int = 0
+
+    @property
+    def loss(self):
+        return MulticlassPerceptronLoss() if self.classes else PerceptronLoss()
 
     def init(self, num_features):
-        zeros = jnp.zeros((num_features,), jnp.float32)
+        zeros = jnp.zeros((self.classes, num_features) if self.classes else (num_features,), jnp.float32)
         return PerceptronState(jnp.ones((), jnp.int32), zeros, zeros)
 
     def predict(self, state, x):
@@ -47,14 +54,9 @@ class Perceptron(Learner, name="perceptron"):
 
     def update(self, state, example):
         x, y = example
-        step = jnp.where(y * dot(state.w, x) <= 0, y, 0.0).astype(state.w.dtype)
-        return PerceptronState(
-            state.t + 1,
-            add_scaled(state.w, step, x),
-            add_scaled(state.u, step * state.t.astype(state.w.dtype), x),
-        )
+        step = -self.loss.derivative(dot(state.w, x), y).astype(state.w.dtype)  # y, or e_y - e_yhat
+        return PerceptronState(state.t + 1, *step_with_average(state, step, x))
 
     def averaged(self, state):
         """The average of the weights after each of the ``t - 1`` rounds so far."""
-        rounds = jnp.maximum(state.t - 1, 1).astype(state.w.dtype)
-        return ((rounds + 1) * state.w - state.u) / rounds
+        return average_of_iterates(state)
