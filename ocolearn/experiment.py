@@ -99,14 +99,14 @@ def evaluate(experiment: Experiment, X=None, y=None):
         metrics["regret"] = float(curves["regret"][-1])
         metrics["recorded_regret"] = T * (metrics["average_loss"] - metrics["comparator_feasible_loss"])
         G = gradient_bound(learner.loss, projection, X, y)
-        D = projection.diameter(np.asarray(result.state.w).size)
+        D = projection.diameter(np.asarray(learner.weights(result.state)).size)
         bound = ogd_regret_bound(learner.schedule, D, G, T) if hasattr(learner, "schedule") else None
         metrics["gradient_bound"], metrics["diameter"] = G, D
         if bound is not None:
             curves["regret_bound"] = bound
             metrics["regret_bound"] = float(bound[-1])
             metrics["regret_within_bound"] = bool(np.all(curves["regret"] <= bound))
-    metrics["final_w"] = np.asarray(result.state.w).tolist()
+    metrics["final_w"] = np.asarray(learner.weights(result.state)).tolist()
     metrics["definitions"] = DEFINITIONS
     return metrics, curves, trace.snapshots
 
@@ -211,7 +211,7 @@ def run_sweep(experiment: Experiment, out_dir, *, chunk_size=None):
     if set(np.unique(y)) <= {-1.0, 1.0}:
         table["mistakes"] = np.asarray(result.trace.mistakes).ravel()
     if len(held):
-        w = np.asarray(result.state.w, np.float64)  # (C, S, d)
+        w = np.asarray(jax.vmap(jax.vmap(experiment.learner.weights))(result.state), np.float64)  # (C, S, d)
         table["validation_loss"] = np.mean((w @ X[held].T - y[held]) ** 2, axis=-1).ravel()
     score = "validation_loss" if len(held) else "average_loss"
     mean = table[score].reshape(num, num_seeds).mean(axis=1)

@@ -144,7 +144,7 @@ def _run(learner, X, y, key, state, passes, predict_after_update, snapshot_every
 
     def block(state, indices):
         state, recorded = rounds(state, indices)
-        return state, (recorded, state.w)
+        return state, (recorded, learner.weights(state))
 
     state, (recorded, snapshots) = jax.lax.scan(block, state, order[: blocks * k].reshape(blocks, k))
     recorded = jax.tree.map(lambda a: a.reshape(blocks * k, *a.shape[2:]), recorded)

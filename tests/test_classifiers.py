@@ -98,3 +98,61 @@ def test_perceptron_mistakes_within_novikoff_bound(seed, gamma, d):
     assert mistakes <= (R / margin) ** 2
     # and it has converged: the last pass makes none
     assert np.all(np.asarray(trace.prediction[-len(y) :]) * y > 0)
+
+
+def pegasos_by_hand(X, y, lam, project, passes):
+    """Shalev-Shwartz et al. (2007), Figure 1 with k = 1, in float64."""
+    w = np.zeros(X.shape[1])
+    t = 0
+    for _ in range(passes):
+        for x, label in zip(X.astype(np.float64), y, strict=True):
+            t += 1
+            eta = 1 / (lam * t)
+            violated = label * (w @ x) < 1
+            w = (1 - eta * lam) * w + (eta * label * x if violated else 0.0)
+            if project:
+                w = w * min(1.0, (1 / np.sqrt(lam)) / max(np.linalg.norm(w), 1e-300))
+    return w
+
+
+@pytest.mark.parametrize("project", [False, True])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_pegasos_equals_figure_1(project, sparse):
+    from ocolearn import Pegasos, Sparse
+
+    X, y = binary(n=50, d=6)
+    lam, passes = 0.05, 40  # 2,000 rounds (longer runs flip a margin test y w.x < 1 by rounding)
+    data = X
+    if sparse:
+        data = Sparse(np.tile(np.arange(6, dtype=np.int32), (50, 1)), X, 6)
+    learner = Pegasos(lam, project)
+    state = run(learner, data, y, passes=passes, trace=False).state
+    expected = pegasos_by_hand(X, y, lam, project, passes)
+    np.testing.assert_allclose(learner.weights(state), expected, rtol=1e-4, atol=1e-5)
+    assert float(state.sqnorm) == pytest.approx(float(expected @ expected), rel=1e-3)
+
+
+def test_pegasos_folds_the_scale_into_the_weights(monkeypatch):
+    import jax
+
+    from ocolearn import Pegasos
+    from ocolearn.learners import pegasos
+
+    monkeypatch.setattr(pegasos, "FOLD_BELOW", 0.5)  # fold every few rounds instead of after 10,000
+    jax.clear_caches()
+    X, y = binary(n=50, d=6)
+    learner = Pegasos(0.05, True)
+    state = run(learner, X, y, passes=40, trace=False).state
+    np.testing.assert_allclose(learner.weights(state), pegasos_by_hand(X, y, 0.05, True, 40), rtol=1e-4, atol=1e-5)
+    assert 0.5 <= float(state.scale) <= 1.0
+    jax.clear_caches()
+
+
+def test_pegasos_first_step_and_zero_examples():
+    from ocolearn import Pegasos
+
+    learner = Pegasos(0.5)
+    state = learner.update(learner.init(2), (jnp.array([1.0, 2.0]), -1.0))  # 1 - eta_1 lam = 0
+    np.testing.assert_allclose(learner.weights(state), [-2.0, -4.0])  # eta_1 = 1 / lam = 2
+    state = learner.update(state, (jnp.zeros(2), 1.0))  # only the shrinkage (1 - 1/2)
+    np.testing.assert_allclose(learner.weights(state), [-1.0, -2.0])

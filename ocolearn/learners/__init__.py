@@ -4,6 +4,7 @@ from ocolearn.learners.base import Learner
 from ocolearn.learners.mira import MIRA, MIRAState, normalized
 from ocolearn.learners.ogd import OGD, OGDState, ridge
 from ocolearn.learners.passive_aggressive import PassiveAggressive, PAState
+from ocolearn.learners.pegasos import Pegasos, PegasosState
 from ocolearn.learners.perceptron import Perceptron, PerceptronState
 
 __all__ = [
@@ -14,6 +15,8 @@ __all__ = [
     "OGDState",
     "PAState",
     "PassiveAggressive",
+    "Pegasos",
+    "PegasosState",
     "Perceptron",
     "PerceptronState",
     "normalized",

@@ -7,7 +7,8 @@ A learner is a pytree of parts (numbers are leaves) with three pure functions:
   ``update`` returns;
 - ``predict(state, x) -> score`` (``w . x``, or ``(K,)`` scores);
 - ``update(state, (x, y)) -> state``, one round of the algorithm;
-- ``mix(state) -> state``, after averaging states over shards (``ocolearn.parallel``).
+- ``mix(state) -> state``, after averaging states over shards (``ocolearn.parallel``);
+- ``weights(state)``, the weights the state stands for (``state.w`` by default).
 
 ``loss`` is the loss the runner charges each round with. A learner never loops: the runner
 (``ocolearn.run``) does.
@@ -32,6 +33,11 @@ class Learner(Part, family=True):
 
     def update(self, state, example):
         raise NotImplementedError
+
+    def weights(self, state):
+        """The weights ``w`` the state stands for (``state.w`` unless a learner keeps them in
+        another form, as Pegasos keeps ``scale * W``)."""
+        return state.w
 
     def mix(self, state):
         """A state whose floating leaves were averaged over shards (parallel SGD), made
