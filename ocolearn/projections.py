@@ -53,8 +53,10 @@ class L2Ball(Projection, name="l2_ball"):
     radius: float = 1.0
 
     def __call__(self, w):
-        norm = jnp.sqrt(jnp.sum(w * w))
-        # Safe at w = 0, where any factor leaves w unchanged.
+        # ||w|| relative to max |w|, so it cannot overflow for |w| above 1e19 (float32); safe at
+        # w = 0, where any factor leaves w unchanged.
+        m = jnp.maximum(jnp.max(jnp.abs(w)), 1.0)
+        norm = m * jnp.sqrt(jnp.sum((w / m) ** 2))
         return w * jnp.minimum(1.0, self.radius / jnp.maximum(norm, jnp.finfo(w.dtype).tiny))
 
     def update(self, w, a, x, wx, ww):
