@@ -21,6 +21,7 @@ from ocolearn.learners import (  # noqa: E402
     Pegasos,
     Perceptron,
     PerceptronState,
+    Winnow,
     ridge,
 )
 from ocolearn.losses import (  # noqa: E402
@@ -84,6 +85,7 @@ __all__ = [
     "Squared",
     "SquaredHinge",
     "Trace",
+    "Winnow",
     "add_scaled",
     "as_schedule",
     "dot",

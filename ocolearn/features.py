@@ -9,7 +9,9 @@ The operations, written once for both (weights ``w`` are ``(d,)``, or ``(K, d)``
 
 - ``dot(w, x)``: ``w . x`` (a scalar, or ``(K,)`` scores);
 - ``add_scaled(w, a, x)``: ``w + a x`` (``a`` a scalar, or ``(K,)`` for one scale per class);
-- ``sqnorm(x)``: ``||x||^2``.
+- ``sqnorm(x)``: ``||x||^2``;
+
+and, for multiplicative learners (Winnow), ``multiply_scaled(w, base, a, x)``: ``w * base^(a x)``.
 
 The three operations of the Clojure MIRA write-up; a sparse step costs O(k), not O(d).
 """
@@ -72,6 +74,14 @@ def add_scaled(w, a, x):
     if isinstance(x, Sparse):
         return w.at[..., x.idx].add(a * x.val)
     return w + a * x
+
+
+def multiply_scaled(w, base, a, x):
+    """``w_i * base^(a x_i)`` for every feature i: the multiplicative step of Winnow, O(k) on
+    sparse x (features absent from x keep their weight)."""
+    if isinstance(x, Sparse):
+        return w.at[..., x.idx].multiply(base ** (a * x.val))
+    return w * base ** (a * x)
 
 
 def sqnorm(x):

@@ -156,3 +156,48 @@ def test_pegasos_first_step_and_zero_examples():
     np.testing.assert_allclose(learner.weights(state), [-2.0, -4.0])  # eta_1 = 1 / lam = 2
     state = learner.update(state, (jnp.zeros(2), 1.0))  # only the shrinkage (1 - 1/2)
     np.testing.assert_allclose(learner.weights(state), [-1.0, -2.0])
+
+
+def winnow_by_hand(X, y, promotion, threshold, balanced, passes):
+    """Littlestone (1988): Winnow2, and Balanced Winnow with w+ = 2, w- = 1, in float64."""
+    d = X.shape[1]
+    theta = threshold or d / 2
+    pos, neg = (2.0 * np.ones(d), np.ones(d)) if balanced else (np.ones(d), np.zeros(d))
+    for _ in range(passes):
+        for x, label in zip(X.astype(np.float64), y, strict=True):
+            score = (pos - neg) @ x - theta
+            if label * score <= 0:
+                pos = pos * promotion ** (label * x)
+                if balanced:
+                    neg = neg * promotion ** (-label * x)
+    return pos - neg if balanced else pos
+
+
+def disjunction(seed, d=30, k=3, n=300):
+    rng = np.random.default_rng(seed)
+    X = (rng.random((n, d)) < 0.15).astype(np.float32)
+    relevant = rng.choice(d, size=k, replace=False)
+    return X, np.where(X[:, relevant].sum(axis=1) > 0, 1.0, -1.0).astype(np.float32)
+
+
+@pytest.mark.parametrize("balanced", [False, True])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_winnow_rules(balanced, sparse):
+    from ocolearn import Sparse, Winnow
+
+    X, y = disjunction(0)
+    X = X * np.float32(1.5)  # real-valued features exercise promotion ** (y x)
+    learner = Winnow(promotion=1.5, threshold=0.0, balanced=balanced)
+    data = Sparse(np.tile(np.arange(30, dtype=np.int32), (300, 1)), X, 30) if sparse else X
+    state = run(learner, data, y, passes=3).state
+    np.testing.assert_allclose(learner.weights(state), winnow_by_hand(X, y, 1.5, 0.0, balanced, 3), rtol=1e-5)
+
+
+@given(seed=st.integers(0, 2**16), k=st.integers(1, 3))
+def test_winnow_learns_monotone_disjunctions(seed, k):
+    from ocolearn import Winnow
+
+    X, y = disjunction(seed, k=k)
+    trace = run(Winnow(), X, y, passes=60).trace
+    last = np.asarray(trace.prediction[-len(y) :]) * y
+    assert np.all(last > 0) or np.all(y == y[0])

@@ -27,6 +27,7 @@ from ocolearn import (
     Sparse,
     Squared,
     SquaredHinge,
+    Winnow,
     ridge,
     run,
 )
@@ -77,6 +78,8 @@ LEARNERS = {
     ),
     "pegasos": (Pegasos(0.1), Pegasos(0.5), "binary"),
     "pegasos_projected": (Pegasos(0.1, True), Pegasos(1.0, True), "binary"),
+    "winnow": (Winnow(), Winnow(1.5, 3.0), "binary"),
+    "balanced_winnow": (Winnow(balanced=True), Winnow(3.0, 2.0, True), "binary"),
 }
 ids = list(LEARNERS)
 

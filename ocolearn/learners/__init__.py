@@ -6,6 +6,7 @@ from ocolearn.learners.ogd import OGD, OGDState, ridge
 from ocolearn.learners.passive_aggressive import PassiveAggressive, PAState
 from ocolearn.learners.pegasos import Pegasos, PegasosState
 from ocolearn.learners.perceptron import Perceptron, PerceptronState
+from ocolearn.learners.winnow import Winnow, WinnowState
 
 __all__ = [
     "Learner",
@@ -19,6 +20,8 @@ __all__ = [
     "PegasosState",
     "Perceptron",
     "PerceptronState",
+    "Winnow",
+    "WinnowState",
     "normalized",
     "ridge",
 ]
