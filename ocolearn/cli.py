@@ -3,6 +3,10 @@
     ocolearn run CONFIG [--out DIR] [--set key=value ...]
     ocolearn sweep CONFIG [--out DIR] [--set key=value ...] [--chunk-size C]
 
+    ocolearn train --learner NAME [--set key=value ...] DATA --model MODEL [--passes N]
+    ocolearn predict MODEL DATA        (one label per line)
+    ocolearn test MODEL DATA           (prints the error rate)
+
 ``run`` writes the run's metrics, trace, resolved config and figures into DIR (default
 ``runs/NAME``) and prints the metrics; ``sweep`` runs the config's ``[sweep]`` as one compiled
 program and writes its table, best configuration and figures. Errors in the config or the data are printed as one
@@ -45,6 +49,37 @@ def _sweep(args) -> int:
     return 0
 
 
+def _train(args) -> int:
+    from ocolearn import model as models
+
+    models.build_learner(args.learner, args.set)  # a mistyped learner fails before any reading
+    data = models.read_data(args.data, args.format, bits=args.bits)
+    learner = models.build_learner(args.learner, args.set, len(data.labels))
+    settings = {"format": args.format, "bits": args.bits}
+    trained = models.train(learner, data, passes=args.passes, seed=args.seed, averaged=args.average, settings=settings)
+    models.save(trained, args.model)
+    print(
+        f"trained {args.learner} on {len(data.y)} examples x {args.passes} passes; wrote {args.model}", file=sys.stderr
+    )
+    return 0
+
+
+def _predict(args) -> int:
+    from ocolearn import model as models
+
+    trained = models.load(args.model)
+    print("\n".join(models.predict(trained, models.data_for(trained, args.data).X)))
+    return 0
+
+
+def _test(args) -> int:
+    from ocolearn import model as models
+
+    trained = models.load(args.model)
+    print(f"{models.error_rate(trained, models.data_for(trained, args.data)):.6f}")
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="ocolearn", description="Online convex optimization experiments on JAX.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -59,6 +94,27 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a config key")
     s.add_argument("--chunk-size", type=int, help="configurations per compiled chunk (default: by memory)")
     s.set_defaults(func=_sweep)
+    t = sub.add_parser("train", help="train a classifier on an svmlight or MIRA-format file; save the model")
+    t.add_argument(
+        "--learner", required=True, help="a learner's name: perceptron, passive_aggressive, mira, pegasos, ..."
+    )
+    t.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="set a field of the learner")
+    t.add_argument("data", help="training data")
+    t.add_argument("--model", required=True, help="model file to write (.npz)")
+    t.add_argument("--passes", type=int, default=1)
+    t.add_argument("--seed", type=int, help="shuffle each pass with this seed")
+    t.add_argument("--average", action="store_true", help="save the averaged weights (perceptron, mira)")
+    t.add_argument("--format", choices=["svmlight", "mira"], default="svmlight")
+    t.add_argument("--bits", type=int, default=18, help="hash MIRA-format feature names into 2^bits buckets")
+    t.set_defaults(func=_train)
+    for name, func, text in (
+        ("predict", _predict, "print one predicted label per line"),
+        ("test", _test, "print the error rate"),
+    ):
+        q = sub.add_parser(name, help=text)
+        q.add_argument("model")
+        q.add_argument("data")
+        q.set_defaults(func=func)
     return p
 
 

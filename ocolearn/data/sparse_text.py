@@ -79,9 +79,10 @@ def read_svmlight(path, *, dim: int | None = None, zero_based="auto") -> SparseD
     ``dim`` fixes the number of features (an index beyond it is an error); by default it is
     the largest index + 1.
     """
-    rows, labels, seen_zero = [], [], False
+    rows, labels, numbers, seen_zero = [], [], [], False
     for number, line in _lines(path):
         where = f"{path}, line {number}"
+        numbers.append(number)
         label, *tokens = line.split()
         labels.append(_value(label, f"{where}, label"))
         row: dict[int, float] = {}
@@ -103,7 +104,7 @@ def read_svmlight(path, *, dim: int | None = None, zero_based="auto") -> SparseD
     rows = [{i - shift: v for i, v in r.items()} for r in rows]
     top = max((max(r) for r in rows if r), default=-1) + 1
     if dim is not None and top > dim:
-        line = next(n for (n, _), r in zip(_lines(path), rows, strict=True) if r and max(r) >= dim)
+        line = next(n for n, r in zip(numbers, rows, strict=True) if r and max(r) >= dim)
         raise DataError(f"{path}, line {line}: feature index {top - 1 + shift} is beyond the model's {dim} features")
     return SparseData(_pad(rows, dim or top), np.asarray(labels, np.float32))
 
@@ -114,9 +115,10 @@ def read_mira(path, *, bits: int = 18, labels: list[str] | None = None) -> Spars
     ``labels`` fixes the class names (a label outside them is an error, as at predict time);
     by default they are the sorted names found in the file.
     """
-    rows, names = [], []
+    rows, names, numbers = [], [], []
     for number, line in _lines(path):
         where = f"{path}, line {number}"
+        numbers.append(number)
         label, *tokens = line.split()
         names.append(label)
         row: dict[int, float] = {}
@@ -131,7 +133,7 @@ def read_mira(path, *, bits: int = 18, labels: list[str] | None = None) -> Spars
         raise DataError(f"{path}: no examples (every line is blank or a comment)")
     classes = sorted(set(names)) if labels is None else list(labels)
     position = {c: i for i, c in enumerate(classes)}
-    for (number, _), name in zip(_lines(path), names, strict=True):
+    for number, name in zip(numbers, names, strict=True):
         if name not in position:
             raise DataError(f"{path}, line {number}: label {name!r} is not one of the model's labels {classes}")
     return SparseData(_pad(rows, 1 << bits), np.asarray([position[n] for n in names], np.int32), classes)

@@ -1,0 +1,133 @@
+"""Model files and ``ocolearn train / predict / test`` on svmlight and MIRA-format files."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from ocolearn import run
+from ocolearn.data import DataError
+from ocolearn.data.sparse_text import feature_hash
+from ocolearn.model import build_learner, data_for, error_rate, load, predict, read_data, save, train
+
+
+def svmlight_file(tmp_path, labels, n=120, d=8, seed=0):
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.normal(size=(n, d)), 3)
+    scores = X @ rng.normal(size=(d, len(labels)))
+    y = np.asarray(labels)[np.argmax(scores, axis=1)]
+    path = tmp_path / "train.svm"
+    path.write_text(
+        "".join(
+            f"{label} " + " ".join(f"{j + 1}:{v}" for j, v in enumerate(x)) + "\n"
+            for label, x in zip(y, X, strict=True)
+        )
+    )
+    return path
+
+
+@pytest.mark.parametrize(
+    "name, overrides, labels",
+    [
+        ("perceptron", [], ["-1", "1"]),
+        ("passive_aggressive", ["C=0.5"], ["-1", "1"]),
+        ("pegasos", ["lam=0.01"], ["-1", "1"]),
+        ("winnow", ["balanced=true"], ["-1", "1"]),
+        ("perceptron", [], ["1", "2", "3"]),
+        ("mira", [], ["1", "2", "3"]),
+    ],
+)
+def test_model_predictions_are_the_learners(tmp_path, name, overrides, labels):
+    data = read_data(svmlight_file(tmp_path, [int(v) for v in labels]), "svmlight")
+    assert data.labels == labels
+    learner = build_learner(name, overrides, len(labels))
+    model = train(learner, data, passes=3, settings={"format": "svmlight", "bits": 18})
+    save(model, tmp_path / "m.npz")
+    loaded = load(tmp_path / "m.npz")
+    assert loaded.w.shape == ((len(labels), 8) if len(labels) > 2 else (8,))
+    assert loaded.labels == labels and loaded.settings["learner"]["kind"] == name
+    # The model predicts what the learner's own state predicts.
+    targets = data.y if len(labels) > 2 else np.where(data.y == 1, 1.0, -1.0)
+    state = run(learner, data.X, targets, passes=3, trace=False).state
+    import jax
+
+    own = np.asarray(jax.vmap(lambda x: learner.predict(state, x))(data.X))
+    expected = [labels[k] for k in np.argmax(own, axis=1)] if own.ndim == 2 else [labels[int(v > 0)] for v in own]
+    assert predict(loaded, data.X) == expected
+    assert error_rate(loaded, data_for(loaded, tmp_path / "train.svm")) == pytest.approx(
+        np.mean([p != labels[y] for p, y in zip(expected, data.y, strict=True)])
+    )
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "ocolearn.cli", *map(str, args)], capture_output=True, text=True)
+
+
+def test_cli_train_predict_test_on_svmlight_and_mira(tmp_path):
+    path = svmlight_file(tmp_path, [-1, 1])
+    done = cli(
+        "train",
+        "--learner",
+        "passive_aggressive",
+        "--set",
+        "C=0.1",
+        "--set",
+        "variant=2",
+        path,
+        "--model",
+        tmp_path / "pa.npz",
+        "--passes",
+        2,
+    )
+    assert done.returncode == 0, done.stderr
+    predicted = cli("predict", tmp_path / "pa.npz", path).stdout.split()
+    rate = float(cli("test", tmp_path / "pa.npz", path).stdout)
+    truth = [line.split()[0] for line in path.read_text().splitlines()]
+    assert len(predicted) == 120 and rate == pytest.approx(np.mean(np.array(predicted) != np.array(truth)))
+    settings = json.loads(str(np.load(tmp_path / "pa.npz")["settings"]))
+    assert settings["learner"] == {"kind": "passive_aggressive", "C": 0.1, "variant": 2, "loss": {"kind": "hinge"}}
+
+    mira = tmp_path / "train.mira"
+    mira.write_text("sport ball goal goal\npolitics vote law\nsport goal:2 team\npolitics law vote:3\n")
+    done = cli(
+        "train",
+        "--learner",
+        "mira",
+        "--format",
+        "mira",
+        "--bits",
+        10,
+        mira,
+        "--model",
+        tmp_path / "mira.npz",
+        "--passes",
+        5,
+    )
+    assert done.returncode == 0, done.stderr
+    assert cli("predict", tmp_path / "mira.npz", mira).stdout.split() == ["sport", "politics", "sport", "politics"]
+    model = load(tmp_path / "mira.npz")
+    assert model.labels == ["politics", "sport"] and model.w.shape == (2, 1024)
+    # The first example is the only mistake (all scores 0: argmax is "politics"): MIRA moves
+    # its features, goal twice, towards "sport"; "vote" is never in a mistake.
+    goal, vote = feature_hash("goal", 10), feature_hash("vote", 10)
+    assert model.w[1, goal] > 0 > model.w[0, goal] and model.w[0, vote] == model.w[1, vote] == 0
+
+
+def test_cli_errors_name_file_and_line(tmp_path):
+    bad = tmp_path / "bad.svm"
+    bad.write_text("1 1:0.5\n-1 2:oops\n")
+    done = cli("train", "--learner", "perceptron", bad, "--model", tmp_path / "m.npz")
+    assert done.returncode == 2 and "bad.svm, line 2, feature 2: 'oops' is not a number" in done.stderr
+    assert not (tmp_path / "m.npz").exists()
+    done = cli("train", "--learner", "perceptrn", bad, "--model", tmp_path / "m.npz")
+    assert done.returncode == 2 and "did you mean 'perceptron'" in done.stderr
+    path = svmlight_file(tmp_path, [-1, 1])
+    assert cli("train", "--learner", "perceptron", path, "--model", tmp_path / "m.npz").returncode == 0
+    other = tmp_path / "other.svm"
+    other.write_text("3 1:1\n")
+    done = cli("test", tmp_path / "m.npz", other)
+    assert done.returncode == 2 and "label '3' is not one of the model's labels ['-1', '1']" in done.stderr
+    with pytest.raises(DataError, match="not an ocolearn model file"):
+        load(bad)
