@@ -106,7 +106,8 @@ def memory_budget(device=None) -> int:
 def bytes_per_config(learner_one, X, y, num_seeds: int, passes: int, trace: bool) -> int:
     """Memory of one configuration (all its seeds): its state and its trace or summary, with
     room for the step's temporaries."""
-    state = jax.eval_shape(lambda: learner_one.init(num_features(X)))
+    # Built, not traced: eval_shape would trace a new function on every sweep.
+    state = learner_one.init(num_features(X))
     state_bytes = sum(a.size * a.dtype.itemsize for a in jax.tree.leaves(state))
     rounds = len(y) * passes
     per_run = 4 * state_bytes + (16 * rounds if trace else 16)
