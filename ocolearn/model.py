@@ -44,10 +44,10 @@ def read_data(path, fmt: str, *, dim=None, bits=18, labels=None) -> SparseData:
     names = [f"{v:g}" for v in data.y]
     classes = sorted(set(names), key=float) if labels is None else labels
     position = {c: i for i, c in enumerate(classes)}
-    unknown = [n for n in names if n not in position]
-    if unknown:
-        raise DataError(f"{path}: label {unknown[0]!r} is not one of the model's labels {classes}")
-    return SparseData(data.X, np.asarray([position[n] for n in names], np.int32), classes)
+    for line, name in zip(data.lines, names, strict=True):
+        if name not in position:
+            raise DataError(f"{path}, line {line}: label {name!r} is not one of the model's labels {classes}")
+    return SparseData(data.X, np.asarray([position[n] for n in names], np.int32), classes, data.lines)
 
 
 def build_learner(name: str, overrides=(), num_labels: int = 2) -> Learner:

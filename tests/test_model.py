@@ -126,8 +126,11 @@ def test_cli_errors_name_file_and_line(tmp_path):
     path = svmlight_file(tmp_path, [-1, 1])
     assert cli("train", "--learner", "perceptron", path, "--model", tmp_path / "m.npz").returncode == 0
     other = tmp_path / "other.svm"
-    other.write_text("3 1:1\n")
+    other.write_text("1 1:1\n# a comment\n3 1:1\n")
     done = cli("test", tmp_path / "m.npz", other)
-    assert done.returncode == 2 and "label '3' is not one of the model's labels ['-1', '1']" in done.stderr
+    assert (
+        done.returncode == 2
+        and "other.svm, line 3: label '3' is not one of the model's labels ['-1', '1']" in done.stderr
+    )
     with pytest.raises(DataError, match="not an ocolearn model file"):
         load(bad)

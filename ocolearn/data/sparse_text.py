@@ -31,6 +31,7 @@ class SparseData(NamedTuple):
     X: Sparse  # (n, k) padded features
     y: np.ndarray  # float32 targets, or int32 class indices into ``labels``
     labels: list[str] | None = None  # class names for named labels
+    lines: np.ndarray | None = None  # the file's line number of each row, for error messages
 
 
 def feature_hash(name: str, bits: int) -> int:
@@ -106,7 +107,7 @@ def read_svmlight(path, *, dim: int | None = None, zero_based="auto") -> SparseD
     if dim is not None and top > dim:
         line = next(n for n, r in zip(numbers, rows, strict=True) if r and max(r) >= dim)
         raise DataError(f"{path}, line {line}: feature index {top - 1 + shift} is beyond the model's {dim} features")
-    return SparseData(_pad(rows, dim or top), np.asarray(labels, np.float32))
+    return SparseData(_pad(rows, dim or top), np.asarray(labels, np.float32), None, np.asarray(numbers))
 
 
 def read_mira(path, *, bits: int = 18, labels: list[str] | None = None) -> SparseData:
@@ -136,4 +137,5 @@ def read_mira(path, *, bits: int = 18, labels: list[str] | None = None) -> Spars
     for number, name in zip(numbers, names, strict=True):
         if name not in position:
             raise DataError(f"{path}, line {number}: label {name!r} is not one of the model's labels {classes}")
-    return SparseData(_pad(rows, 1 << bits), np.asarray([position[n] for n in names], np.int32), classes)
+    y = np.asarray([position[n] for n in names], np.int32)
+    return SparseData(_pad(rows, 1 << bits), y, classes, np.asarray(numbers))
