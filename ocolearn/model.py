@@ -19,7 +19,7 @@ import numpy as np
 
 from ocolearn.config import _build_part, apply_overrides
 from ocolearn.data import DataError
-from ocolearn.data.sparse_text import SparseData, read_mira, read_svmlight
+from ocolearn.data.sparse_text import SparseData, class_indices, read_mira, read_svmlight
 from ocolearn.features import Sparse
 from ocolearn.io import atomic_write
 from ocolearn.learners import Learner
@@ -41,13 +41,8 @@ def read_data(path, fmt: str, *, dim=None, bits=18, labels=None) -> SparseData:
     if fmt != "svmlight":
         raise DataError(f"{path}: unknown format {fmt!r}; expected 'svmlight' or 'mira'")
     data = read_svmlight(path, dim=dim)
-    names = [f"{v:g}" for v in data.y]
-    classes = sorted(set(names), key=float) if labels is None else labels
-    position = {c: i for i, c in enumerate(classes)}
-    for line, name in zip(data.lines, names, strict=True):
-        if name not in position:
-            raise DataError(f"{path}, line {line}: label {name!r} is not one of the model's labels {classes}")
-    return SparseData(data.X, np.asarray([position[n] for n in names], np.int32), classes, data.lines)
+    y, classes = class_indices(path, [f"{v:g}" for v in data.y], data.lines, labels, order=float)
+    return SparseData(data.X, y, classes, data.lines)
 
 
 def build_learner(name: str, overrides=(), num_labels: int = 2) -> Learner:

@@ -132,10 +132,17 @@ def read_mira(path, *, bits: int = 18, labels: list[str] | None = None) -> Spars
         rows.append(row)
     if not rows:
         raise DataError(f"{path}: no examples (every line is blank or a comment)")
-    classes = sorted(set(names)) if labels is None else list(labels)
-    position = {c: i for i, c in enumerate(classes)}
-    for number, name in zip(numbers, names, strict=True):
-        if name not in position:
-            raise DataError(f"{path}, line {number}: label {name!r} is not one of the model's labels {classes}")
-    y = np.asarray([position[n] for n in names], np.int32)
+    y, classes = class_indices(path, names, numbers, labels)
     return SparseData(_pad(rows, 1 << bits), y, classes, np.asarray(numbers))
+
+
+def class_indices(path, names, lines, labels=None, order=None):
+    """``(int32 class indices, class names)`` for the label ``names`` of the rows read from
+    ``path`` at ``lines``. ``labels`` fixes the classes (an unknown label is an error naming
+    its line, as at predict time); by default they are the distinct names sorted by ``order``."""
+    classes = sorted(set(names), key=order) if labels is None else list(labels)
+    position = {c: i for i, c in enumerate(classes)}
+    for line, name in zip(lines, names, strict=True):
+        if name not in position:
+            raise DataError(f"{path}, line {line}: label {name!r} is not one of the model's labels {classes}")
+    return np.asarray([position[n] for n in names], np.int32), classes
