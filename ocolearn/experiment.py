@@ -194,19 +194,21 @@ def run_sweep(experiment: Experiment, out_dir, *, chunk_size=None):
     table["seed"] = np.tile([-1] if seeds is None else seeds, num)  # -1: the stored order
     table["average_loss"] = (np.asarray(result.trace.squared_error, np.float64) / T).ravel()
     table["learner_loss"] = (np.asarray(result.trace.loss, np.float64) / T).ravel()
-    comparator_sums = {}
-    regret = []
-    for c in range(num):
+    solved = {}  # projection's numbers -> (comparator weights or None, its loss summed over rounds)
+
+    def comparator(c):
+        """The configuration's learner and its feasible comparator, solved once per projection."""
         learner = _config_learner(learners, c)
         key = tuple(np.asarray(leaf).item() for leaf in jax.tree.leaves(getattr(learner, "projection", None)))
-        if key not in comparator_sums:
+        if key not in solved:
             u = best_fixed_weights(learner.loss, learner.projection, Xt, yt) if hasattr(learner, "projection") else None
-            rows = np.arange(len(yt))
-            comparator_sums[key] = (
-                None if u is None else opts.passes * round_losses(learner.loss, u, Xt, yt, rows).sum()
+            total = (
+                np.nan if u is None else opts.passes * round_losses(learner.loss, u, Xt, yt, np.arange(len(yt))).sum()
             )
-        comparator = np.nan if comparator_sums[key] is None else comparator_sums[key]
-        regret.append(np.asarray(result.trace.loss[c], np.float64) - comparator)
+            solved[key] = (u, total)
+        return learner, *solved[key]
+
+    regret = [np.asarray(result.trace.loss[c], np.float64) - comparator(c)[2] for c in range(num)]
     table["regret"] = np.ravel(regret)
     if set(np.unique(y)) <= {-1.0, 1.0}:
         table["mistakes"] = np.asarray(result.trace.mistakes).ravel()
@@ -246,8 +248,7 @@ def run_sweep(experiment: Experiment, out_dir, *, chunk_size=None):
     traced = sweep(top_learners, X32, y32, seeds, trace=True, **run_opts)
     bands = []
     for j, c in enumerate(top):
-        learner = _config_learner(learners, c)
-        u = best_fixed_weights(learner.loss, learner.projection, Xt, yt) if hasattr(learner, "projection") else None
+        learner, u, _ = comparator(c)
         if u is None:
             continue
         curves = [
