@@ -136,6 +136,14 @@ def _rival(scores, y):
     return jnp.argmax(jnp.where(jnp.arange(scores.shape[-1]) == y, -jnp.inf, scores))
 
 
+def _toward_rival(scores, y):
+    """``(s_y - s_r, e_r - e_y)``: the margin over the best rival r, and the derivative of
+    ``s_r - s_y`` with respect to the scores."""
+    r = _rival(scores, y)
+    k = jnp.arange(scores.shape[-1])
+    return scores[y] - scores[r], (k == r) * 1.0 - (k == y)
+
+
 class MulticlassPerceptronLoss(Loss, name="multiclass_perceptron"):
     """``max(0, s_r - s_y)`` of scores ``s`` (K,) and class ``y``, r the best rival class;
     derivative ``e_r - e_y`` where ``s_r >= s_y`` (a mistake, ties included), else 0."""
@@ -144,9 +152,8 @@ class MulticlassPerceptronLoss(Loss, name="multiclass_perceptron"):
         return jnp.maximum(0.0, p[_rival(p, y)] - p[y])
 
     def derivative(self, p, y):
-        r = _rival(p, y)
-        k = jnp.arange(p.shape[-1])
-        return jnp.where(p[r] >= p[y], (k == r) * 1.0 - (k == y), 0.0)
+        margin, direction = _toward_rival(p, y)
+        return jnp.where(margin <= 0.0, direction, 0.0)
 
     def derivative_bound(self, p_max, y):
         return jnp.sqrt(2.0) * jnp.ones_like(p_max)
@@ -160,9 +167,8 @@ class MulticlassHinge(Loss, name="multiclass_hinge"):
         return jnp.maximum(0.0, 1.0 - (p[y] - p[_rival(p, y)]))
 
     def derivative(self, p, y):
-        r = _rival(p, y)
-        k = jnp.arange(p.shape[-1])
-        return jnp.where(p[y] - p[r] < 1.0, (k == r) * 1.0 - (k == y), 0.0)
+        margin, direction = _toward_rival(p, y)
+        return jnp.where(margin < 1.0, direction, 0.0)
 
     def derivative_bound(self, p_max, y):
         return jnp.sqrt(2.0) * jnp.ones_like(p_max)

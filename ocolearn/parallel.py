@@ -28,17 +28,16 @@ from jax.sharding import Mesh
 from jax.sharding import PartitionSpec as P
 
 from ocolearn.features import num_features
-from ocolearn.run import round_order, round_step
+from ocolearn.run import as_key, round_order, round_step
 
 
-def _average(states, axis_name=None):
+def _average(states, axis_name):
     """Mean over the leading (shard) axis of every floating leaf, then over devices."""
 
     def mean(a):
         if not jnp.issubdtype(a.dtype, jnp.floating):
             return a[0]
-        m = jnp.mean(a, axis=0)
-        return jax.lax.pmean(m, axis_name) if axis_name else m
+        return jax.lax.pmean(jnp.mean(a, axis=0), axis_name)
 
     return jax.tree.map(mean, states)
 
@@ -49,14 +48,14 @@ def parallel_sgd(learner, X, y, shards: int, *, average_every: int = 0, passes: 
     Each shard's pass order is its stored order, or with ``seed`` a permutation per pass and
     shard (``fold_in(fold_in(key, shard), pass)``).
     """
-    X, y = jnp.asarray(X) if not hasattr(X, "idx") else X, jnp.asarray(y)
+    X, y = jax.tree.map(jnp.asarray, (X, y))
     m = len(y) // shards
     if m == 0:
         raise ValueError(f"{shards} shards need at least {shards} rows, got {len(y)}")
     blocks = jax.tree.map(lambda a: a[: shards * m].reshape(shards, m, *a.shape[1:]), (X, y))
     devices = math.gcd(shards, len(jax.devices()))
     mesh = Mesh(np.array(jax.devices()[:devices]), ("shards",))
-    key = None if seed is None else (jax.random.key(seed) if isinstance(seed, int) else seed)
+    key = as_key(seed)
     keys = None if key is None else jax.vmap(lambda s: jax.random.fold_in(key, s))(jnp.arange(shards))
     state = learner.init(num_features(X))
     return _parallel(learner, blocks, keys, state, mesh, passes, average_every)

@@ -57,7 +57,7 @@ class Winnow(Learner, name="winnow", static=("balanced",)):
 
     def update(self, state, example):
         x, y = example
-        a = jnp.where(y * self.predict(state, x) <= 0, y, 0.0)  # y on a mistake, else 0
+        a = -self.loss.derivative(self.predict(state, x), y)  # y on a mistake (score * y <= 0), else 0
         w = multiply_scaled(state.w, self.promotion, a, x)
         negative = multiply_scaled(state.negative, self.promotion, -a, x) if self.balanced else state.negative
         return WinnowState(state.t + 1, w, negative)
