@@ -29,6 +29,7 @@ bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python benchmarks/bench_ogd.py
 	$(BIN)/python benchmarks/bench_sweep.py
+	$(BIN)/python benchmarks/bench_classifiers.py
 	$(BIN)/python benchmarks/tables.py
 
 clean:

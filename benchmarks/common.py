@@ -56,13 +56,22 @@ def sklearn_sgd_epoch(X64, y64, eta):
 
 def vw_cache(X, y, name):
     """A VW cache file of dense rows ``y | 0:x0 1:x1 ...`` (made once, reused)."""
+
+    def write(text):
+        fmt = "%.7g |f " + " ".join(f"{j}:%.7g" for j in range(X.shape[1]))
+        np.savetxt(text, np.column_stack([y, X]), fmt=fmt)
+
+    return vw_cache_of(write, name)
+
+
+def vw_cache_of(write, name):
+    """A VW cache file made (once) from the text file that ``write(path)`` writes."""
     import vowpalwabbit
 
     RESULTS.mkdir(parents=True, exist_ok=True)
     text, cache = RESULTS / f"{name}.vw", RESULTS / f"{name}.vw.cache"
     if not cache.exists():
-        fmt = "%.7g |f " + " ".join(f"{j}:%.7g" for j in range(X.shape[1]))
-        np.savetxt(text, np.column_stack([y, X]), fmt=fmt)
+        write(text)
         ws = vowpalwabbit.Workspace(f"-d {text} --cache_file {cache} --noconstant --quiet")
         ws.run_parser()
         ws.finish()

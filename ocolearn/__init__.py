@@ -13,9 +13,11 @@ enable_fast_cpu_loops()
 from ocolearn.features import Sparse, add_scaled, dot, sqnorm  # noqa: E402
 from ocolearn.learners import (  # noqa: E402
     MIRA,
+    OCPSVM,
     OGD,
     Learner,
     OGDState,
+    OneVsRest,
     PassiveAggressive,
     PAState,
     Pegasos,
@@ -45,7 +47,7 @@ from ocolearn.projections import (  # noqa: E402
     Projection,
     Simplex,
 )
-from ocolearn.run import Result, Trace, run  # noqa: E402
+from ocolearn.run import Passes, Result, Trace, run, run_passes  # noqa: E402
 from ocolearn.schedules import Constant, InverseTime, InvSqrt, Optax, Schedule, as_schedule  # noqa: E402
 
 __version__ = "0.1.0"
@@ -68,9 +70,12 @@ __all__ = [
     "Logistic",
     "Loss",
     "NonNegative",
+    "OCPSVM",
     "OGD",
     "OGDState",
+    "OneVsRest",
     "Optax",
+    "Passes",
     "PAState",
     "PassiveAggressive",
     "Pegasos",
@@ -92,5 +97,6 @@ __all__ = [
     "enable_fast_cpu_loops",
     "ridge",
     "run",
+    "run_passes",
     "sqnorm",
 ]

@@ -3,7 +3,7 @@
     ocolearn run CONFIG [--out DIR] [--set key=value ...]
     ocolearn sweep CONFIG [--out DIR] [--set key=value ...] [--chunk-size C]
 
-    ocolearn train --learner NAME [--set key=value ...] DATA --model MODEL [--passes N]
+    ocolearn train --learner NAME [--set key=value ...] DATA --model MODEL [--passes N] [--stop-early]
     ocolearn predict MODEL DATA        (one label per line)
     ocolearn test MODEL DATA           (prints the error rate)
 
@@ -56,10 +56,21 @@ def _train(args) -> int:
     data = models.read_data(args.data, args.format, bits=args.bits)
     learner = models.build_learner(args.learner, args.set, len(data.labels))
     settings = {"format": args.format, "bits": args.bits}
-    trained = models.train(learner, data, passes=args.passes, seed=args.seed, averaged=args.average, settings=settings)
+    trained = models.train(
+        learner,
+        data,
+        passes=args.passes,
+        seed=args.seed,
+        averaged=args.average,
+        stop_early=args.stop_early,
+        settings=settings,
+    )
     models.save(trained, args.model)
+    mistakes = trained.settings["mistakes_per_pass"]
     print(
-        f"trained {args.learner} on {len(data.y)} examples x {args.passes} passes; wrote {args.model}", file=sys.stderr
+        f"trained {args.learner} on {len(data.y)} examples x {len(mistakes)} passes; mistakes per pass: "
+        f"{' '.join(map(str, mistakes))}; wrote {args.model}",
+        file=sys.stderr,
     )
     return 0
 
@@ -94,7 +105,7 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a config key")
     s.add_argument("--chunk-size", type=int, help="configurations per compiled chunk (default: by memory)")
     s.set_defaults(func=_sweep)
-    t = sub.add_parser("train", help="train a classifier on an svmlight or MIRA-format file; save the model")
+    t = sub.add_parser("train", help="train a classifier on an svmlight, MIRA-format or text data set; save the model")
     t.add_argument(
         "--learner", required=True, help="a learner's name: perceptron, passive_aggressive, mira, pegasos, ..."
     )
@@ -103,9 +114,15 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--model", required=True, help="model file to write (.npz)")
     t.add_argument("--passes", type=int, default=1)
     t.add_argument("--seed", type=int, help="shuffle each pass with this seed")
-    t.add_argument("--average", action="store_true", help="save the averaged weights (perceptron, mira)")
-    t.add_argument("--format", choices=["svmlight", "mira"], default="svmlight")
-    t.add_argument("--bits", type=int, default=18, help="hash MIRA-format feature names into 2^bits buckets")
+    t.add_argument("--stop-early", action="store_true", help="stop after a pass without mistakes")
+    t.add_argument("--average", action="store_true", help="save the averaged weights (perceptron, mira, ocp_svm)")
+    t.add_argument(
+        "--format",
+        choices=["svmlight", "mira", "text"],
+        default="svmlight",
+        help="text: DATA is a folder with one folder of text files per label (bag of words)",
+    )
+    t.add_argument("--bits", type=int, default=18, help="hash MIRA-format features and words into 2^bits buckets")
     t.set_defaults(func=_train)
     for name, func, text in (
         ("predict", _predict, "print one predicted label per line"),

@@ -28,13 +28,27 @@ class ConfigError(ValueError):
     """A bad experiment file or override; the message names the file and the key."""
 
 
+FORMATS = ("table", "svmlight", "mira", "text")
+
+
 @dataclasses.dataclass(frozen=True)
 class DataSpec:
-    source: str = "iris"  # "iris" (bundled) or a path to a CSV file with a header line
+    """``[data]``. ``format = "table"``: ``source`` is a bundled table (``iris``, ``wine``) or a
+    CSV file with a header, read as the ``features`` columns and the ``target`` column (a
+    column of names is a class label); ``"svmlight"`` or ``"mira"``: a sparse text file;
+    ``"text"``: a folder with one folder of documents per label, as word counts (words indexed
+    by a vocabulary, or hashed into ``2**bits`` buckets if ``bits`` is set). ``test`` holds
+    out a fraction of the rows (chosen by ``test_seed``) for the test error of classifiers."""
+
+    source: str = "iris"
+    format: str = "table"
     features: list[str] = dataclasses.field(default_factory=list)
     target: str = ""
     scale: bool | list[str] = False  # columns scaled R-style; true scales every numeric column
     intercept: bool = False  # append a constant feature
+    bits: int | None = None  # hash MIRA features (default 18) and words into 2^bits buckets
+    test: float = 0.0
+    test_seed: int = 0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -43,6 +57,7 @@ class RunSpec:
     shuffle_seed: int | None = None  # absent: the stored order
     predict_after_update: bool = False
     snapshot_every: int = 0
+    stop_early: bool = False  # classifiers: stop after a pass without mistakes
 
 
 RANGES = {"linspace": np.linspace, "logspace": np.logspace, "geomspace": np.geomspace}
@@ -222,8 +237,12 @@ def from_dict(raw: dict, source: str = "<config>") -> Experiment:
         if key in raw and not isinstance(raw[key], str):
             raise ConfigError(f"{source}: '{key}' must be a string, got {raw[key]!r}")
     data = _build_spec(DataSpec, raw.get("data", {}), "data", source)
-    if not data.features or not data.target:
+    if data.format not in FORMATS:
+        raise ConfigError(f"{source}: 'data.format' must be one of {', '.join(FORMATS)}, got {data.format!r}")
+    if data.format == "table" and (not data.features or not data.target):
         raise ConfigError(f"{source}: '[data]' needs 'features' (a list of column names) and 'target'")
+    if not 0.0 <= data.test < 1.0:
+        raise ConfigError(f"{source}: 'data.test' must be a fraction in [0, 1), got {data.test}")
     learner = _build_part(Learner, raw["learner"], "learner", source)
     return Experiment(
         name=raw["name"],

@@ -9,6 +9,10 @@
   cumulative_average_loss, regret);
 - ``config.toml``: the resolved experiment, which reruns it exactly;
 - ``normalized_loss.png`` and ``regret.png``; ``snapshots.npy`` if snapshots were asked for.
+
+A classification experiment (class labels: a sparse format, or a table whose target is a
+column of names) writes instead ``metrics.json`` with the mistakes of each pass and the test
+error (``classify``), and ``mistakes.png``.
 """
 
 from __future__ import annotations
@@ -18,15 +22,19 @@ import io
 from pathlib import Path
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import tomli_w
 
 from ocolearn import data as datasets
 from ocolearn.config import Experiment
+from ocolearn.data.sparse_text import SparseData, class_indices
+from ocolearn.features import dot, row
 from ocolearn.io import atomic_write, write_json
+from ocolearn.model import read_data, targets
 from ocolearn.projections import Identity
 from ocolearn.regret import best_fixed_weights, gradient_bound, ogd_regret_bound, regret_curve, round_losses
-from ocolearn.run import run
+from ocolearn.run import is_mistake, run, run_passes
 
 DEFINITIONS = {
     "average_loss": "(1/T) sum_t (yhat_t - y_t)^2 over the recorded predictions",
@@ -46,6 +54,65 @@ def load_data(experiment: Experiment):
     if spec.scale:
         table = datasets.scale(table, None if spec.scale is True else spec.scale, source)
     return datasets.design(table, spec.features, spec.target, spec.intercept, source)
+
+
+def is_classification(experiment: Experiment) -> bool:
+    """Class labels: a sparse or text format, or a table whose target column holds names."""
+    spec = experiment.data
+    if spec.format != "table":
+        return True
+    target = datasets.load_table(spec.source).get(spec.target)
+    return target is not None and target.dtype.kind not in "fi"
+
+
+def load_examples(experiment: Experiment) -> SparseData:
+    """The experiment's ``[data]`` as classification examples: features (dense for tables),
+    class indices and the sorted label names."""
+    spec = experiment.data
+    if spec.format != "table":
+        bits = spec.bits if spec.format == "text" else (spec.bits or 18)
+        return read_data(spec.source, spec.format, bits=bits)
+    table = datasets.load_table(spec.source)
+    if spec.scale:
+        table = datasets.scale(table, None if spec.scale is True else spec.scale, spec.source)
+    X = datasets.feature_matrix(table, spec.features, spec.intercept, spec.source).astype(np.float32)
+    names = [v if isinstance(v, str) else f"{v:g}" for v in table[spec.target].tolist()]
+    y, labels = class_indices(spec.source, names, range(2, len(names) + 2))
+    return SparseData(X, y, labels, np.arange(2, len(names) + 2))
+
+
+def error_rate(scores, y) -> float:
+    """The fraction of wrong signs (+-1 targets) or wrong argmaxes (class indices)."""
+    return float(np.mean(np.asarray(jax.vmap(is_mistake)(jnp.asarray(scores), jnp.asarray(y)))))
+
+
+def classify(experiment: Experiment, data: SparseData | None = None) -> dict:
+    """Train the classifier pass by pass on the rows not held out by ``data.test``; returns
+    the metrics: mistakes and training error rate of each pass (progressive, before each
+    round's update), and the test error of the final and, where kept, averaged weights."""
+    data = load_examples(experiment) if data is None else data
+    learner, opts, spec = experiment.learner, experiment.run, experiment.data
+    y = targets(learner, data)
+    train, test = split_validation(None, y, spec.test, spec.test_seed)
+    passes = run_passes(
+        learner, row(data.X, train), y[train], opts.shuffle_seed, passes=opts.passes, stop_early=opts.stop_early
+    )
+    metrics = {
+        "name": experiment.name,
+        "labels": data.labels,
+        "train_rows": len(train),
+        "test_rows": len(test),
+        "passes_run": len(passes.mistakes),
+        "mistakes_per_pass": passes.mistakes,
+        "training_error_per_pass": [m / len(train) for m in passes.mistakes],
+    }
+    if len(test):
+        X_test = row(data.X, test)
+        metrics["test_error"] = error_rate(jax.vmap(learner.predict, (None, 0))(passes.state, X_test), y[test])
+        if hasattr(learner, "averaged"):
+            w = learner.averaged(passes.state)
+            metrics["test_error_averaged"] = error_rate(jax.vmap(dot, (None, 0))(w, X_test), y[test])
+    return metrics
 
 
 def evaluate(experiment: Experiment, X=None, y=None):
@@ -130,6 +197,12 @@ def run_experiment(experiment: Experiment, out_dir):
     from ocolearn import plots
 
     out = Path(out_dir)
+    if is_classification(experiment):
+        metrics = classify(experiment)
+        atomic_write(out / "config.toml", tomli_w.dumps(experiment.to_config()))
+        plots.mistakes_figure({experiment.name: metrics["mistakes_per_pass"]}, out / "mistakes.png")
+        write_json(out / "metrics.json", metrics)
+        return metrics, {}
     metrics, curves, snapshots = evaluate(experiment)
     atomic_write(out / "config.toml", tomli_w.dumps(experiment.to_config()))
     atomic_write(out / "trace.csv", trace_csv(curves))
@@ -143,8 +216,8 @@ def run_experiment(experiment: Experiment, out_dir):
 
 
 def split_validation(X, y, fraction: float, seed: int):
-    """``(train rows, held-out rows)`` index arrays: a ``fraction`` of rows chosen by ``seed``;
-    both keep the stored order."""
+    """``(train rows, held-out rows)`` index arrays: a ``fraction`` of the rows of ``y``
+    chosen by ``seed``; both keep the stored order."""
     n = len(y)
     held = np.sort(np.random.default_rng(seed).permutation(n)[: int(round(fraction * n))])
     return np.setdiff1d(np.arange(n), held), held

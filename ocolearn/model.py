@@ -19,12 +19,12 @@ import numpy as np
 
 from ocolearn.config import _build_part, apply_overrides
 from ocolearn.data import DataError
-from ocolearn.data.sparse_text import SparseData, class_indices, read_mira, read_svmlight
+from ocolearn.data.sparse_text import SparseData, class_indices, read_mira, read_svmlight, read_text_folders
 from ocolearn.features import Sparse
 from ocolearn.io import atomic_write
 from ocolearn.learners import Learner
 from ocolearn.parts import fields_of
-from ocolearn.run import run
+from ocolearn.run import run_passes
 
 
 class Model(NamedTuple):
@@ -35,11 +35,14 @@ class Model(NamedTuple):
 
 
 def read_data(path, fmt: str, *, dim=None, bits=18, labels=None) -> SparseData:
-    """A svmlight or MIRA-format file (``fmt``) as ``SparseData``; labels are always names."""
+    """A svmlight or MIRA-format file, or a folder of text files per label (``fmt`` "text",
+    words hashed into ``2**bits`` buckets), as ``SparseData``; labels are always names."""
     if fmt == "mira":
         return read_mira(path, bits=bits, labels=labels)
+    if fmt == "text":
+        return read_text_folders(path, bits=bits, labels=labels)[0]
     if fmt != "svmlight":
-        raise DataError(f"{path}: unknown format {fmt!r}; expected 'svmlight' or 'mira'")
+        raise DataError(f"{path}: unknown format {fmt!r}; expected 'svmlight', 'mira' or 'text'")
     data = read_svmlight(path, dim=dim)
     y, classes = class_indices(path, [f"{v:g}" for v in data.y], data.lines, labels, order=float)
     return SparseData(data.X, y, classes, data.lines)
@@ -55,7 +58,7 @@ def build_learner(name: str, overrides=(), num_labels: int = 2) -> Learner:
     return _build_part(Learner, table, "learner", "--learner/--set")
 
 
-def _targets(learner: Learner, data: SparseData):
+def targets(learner: Learner, data: SparseData):
     """Class indices for multiclass learners, -1/+1 for binary ones."""
     if getattr(learner, "classes", 0):
         return data.y
@@ -64,14 +67,22 @@ def _targets(learner: Learner, data: SparseData):
     return np.where(data.y == 1, 1.0, -1.0).astype(np.float32)
 
 
-def train(learner: Learner, data: SparseData, *, passes=1, seed=None, averaged=False, settings=None):
-    """Run ``learner`` over the data; the model holds its final (or averaged) weights and the
-    learner's score for an all-zero example, negated, as ``offset``."""
-    result = run(learner, data.X, _targets(learner, data), seed, passes=passes, trace=False)
+def train(learner: Learner, data: SparseData, *, passes=1, seed=None, averaged=False, stop_early=False, settings=None):
+    """Run ``learner`` over the data for up to ``passes`` passes (``stop_early``: until a pass
+    without mistakes); the model holds its final (or averaged) weights, the learner's score
+    for an all-zero example, negated, as ``offset``, and the mistakes of each pass in its
+    settings."""
+    result = run_passes(learner, data.X, targets(learner, data), seed, passes=passes, stop_early=stop_early)
     w = learner.averaged(result.state) if averaged else learner.weights(result.state)
     zero = Sparse(np.zeros((1,), np.int32), np.zeros((1,), np.float32), data.X.dim)
     offset = -np.asarray(learner.predict(result.state, zero), np.float32)
-    settings = {**(settings or {}), "learner": learner.to_config(), "averaged": averaged, "dim": data.X.dim}
+    settings = {
+        **(settings or {}),
+        "learner": learner.to_config(),
+        "averaged": averaged,
+        "dim": data.X.dim,
+        "mistakes_per_pass": result.mistakes,
+    }
     return Model(np.asarray(w, np.float32), list(data.labels), settings, offset)
 
 
@@ -120,4 +131,15 @@ def error_rate(model: Model, data: SparseData) -> float:
     return float(np.mean([p != data.labels[y] for p, y in zip(predicted, data.y, strict=True)]))
 
 
-__all__ = ["Model", "build_learner", "data_for", "error_rate", "load", "predict", "read_data", "save", "train"]
+__all__ = [
+    "Model",
+    "build_learner",
+    "data_for",
+    "error_rate",
+    "load",
+    "predict",
+    "read_data",
+    "save",
+    "targets",
+    "train",
+]

@@ -76,10 +76,13 @@ class Part:
         return dataclasses.replace(self, **changes)
 
     def to_config(self) -> dict[str, Any]:
-        """The part as a config table: ``{"kind": name, field: value, ...}``, nested for parts."""
+        """The part as a config table: ``{"kind": name, field: value, ...}``, nested for parts;
+        fields that are None (an optional array left at its default) are left out."""
         table: dict[str, Any] = {"kind": self.name}
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
+            if value is None:
+                continue
             if isinstance(value, Part):
                 value = value.to_config()
             elif hasattr(value, "tolist"):

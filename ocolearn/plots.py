@@ -131,3 +131,15 @@ def regret_bands(bands: list, path) -> None:
     ax.set_title("best configurations (band: min-max over seeds)", fontsize=10)
     ax.legend(fontsize=8)
     save(fig, path)
+
+
+def mistakes_figure(runs: dict, path, title: str = "") -> None:
+    """Mistakes per pass, one line per run (``{label: [mistakes of pass 1, 2, ...]}``)."""
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for label, mistakes in runs.items():
+        ax.plot(np.arange(1, len(mistakes) + 1), mistakes, marker="o", label=label)
+    ax.set_xlabel("pass")
+    ax.set_ylabel("mistakes in the pass")
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=8)
+    save(fig, path)

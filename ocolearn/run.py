@@ -56,11 +56,12 @@ class Result(NamedTuple):
     trace: Trace | Summary
 
 
-def round_order(n: int, passes: int, key=None):
-    """Row indices of all rounds: ``passes`` times ``0..n-1``, each pass permuted if ``key``."""
+def round_order(n: int, passes: int, key=None, first_pass=0):
+    """Row indices of all rounds: ``passes`` times ``0..n-1``, pass p permuted by
+    ``fold_in(key, p)`` if ``key`` (passes are numbered from ``first_pass``, which may be traced)."""
     if key is None:
         return jnp.tile(jnp.arange(n, dtype=jnp.int32), passes)
-    perms = [jax.random.permutation(jax.random.fold_in(key, p), n) for p in range(passes)]
+    perms = [jax.random.permutation(jax.random.fold_in(key, first_pass + p), n) for p in range(passes)]
     return jnp.concatenate(perms).astype(jnp.int32)
 
 
@@ -69,7 +70,19 @@ def as_key(seed):
     return jax.random.key(seed) if isinstance(seed, int) else seed
 
 
-def run(learner, X, y, seed=None, *, state=None, passes=1, predict_after_update=False, snapshot_every=0, trace=True):
+def run(
+    learner,
+    X,
+    y,
+    seed=None,
+    *,
+    state=None,
+    passes=1,
+    first_pass=0,
+    predict_after_update=False,
+    snapshot_every=0,
+    trace=True,
+):
     """Run ``learner`` online over the rows of ``(X, y)``; returns ``Result(state, trace)``.
 
     Args:
@@ -80,6 +93,7 @@ def run(learner, X, y, seed=None, *, state=None, passes=1, predict_after_update=
         permutation (``fold_in(key, pass)``).
       state: a state to continue from (default ``learner.init(d)``).
       passes: how many times to go over the data.
+      first_pass: the number of the first pass (its shuffle), to continue a run pass by pass.
       predict_after_update: record the prediction made after each update.
       snapshot_every: k > 0 records the weights after every k rounds.
       trace: False keeps only a ``Summary`` of sums over the rounds (constant memory in T).
@@ -95,7 +109,8 @@ def run(learner, X, y, seed=None, *, state=None, passes=1, predict_after_update=
         state = learner.init(num_features(X))
     if not trace and snapshot_every:
         raise ValueError("snapshots need trace=True")
-    return _run(learner, X, y, as_key(seed), state, passes, predict_after_update, snapshot_every, trace)
+    first_pass = jnp.asarray(first_pass, jnp.int32)
+    return _run(learner, X, y, as_key(seed), state, first_pass, passes, predict_after_update, snapshot_every, trace)
 
 
 def round_step(learner, X, y, predict_after_update=False):
@@ -113,14 +128,49 @@ def round_step(learner, X, y, predict_after_update=False):
     return one_round
 
 
-@partial(jax.jit, static_argnums=(5, 6, 7, 8))
-def _run(learner, X, y, key, state, passes, predict_after_update, snapshot_every, trace):
+def tidy_scan(learner, step, carry, indices):
+    """``lax.scan(step, carry, indices)``, applying ``learner.tidy`` to the carry after every
+    ``learner.tidy_every`` rounds (a learner's occasional O(d) upkeep, such as Pegasos folding
+    its scale into its weights, kept out of the per-round step: control flow inside the step
+    would stop XLA:CPU from compiling the loop into one kernel)."""
+    size = learner.tidy_every
+    blocks = indices.shape[0] // size if size else 0
+    if not blocks:
+        return jax.lax.scan(step, carry, indices)
+
+    def block(carry, chunk):
+        carry, out = jax.lax.scan(step, carry, chunk)
+        return learner.tidy(carry), out
+
+    carry, out = jax.lax.scan(block, carry, indices[: blocks * size].reshape(blocks, size))
+    out = jax.tree.map(lambda a: a.reshape(blocks * size, *a.shape[2:]), out)
+    if blocks * size < indices.shape[0]:
+        carry, rest = jax.lax.scan(step, carry, indices[blocks * size :])
+        out = jax.tree.map(lambda a, b: jnp.concatenate([a, b]), out, rest)
+    return carry, out
+
+
+class _StateTidy(NamedTuple):
+    """The learner's upkeep applied to the state in a ``(state, sums)`` carry."""
+
+    learner: Any
+
+    @property
+    def tidy_every(self):
+        return self.learner.tidy_every
+
+    def tidy(self, carry):
+        return (self.learner.tidy(carry[0]), carry[1])
+
+
+@partial(jax.jit, static_argnums=(6, 7, 8, 9))
+def _run(learner, X, y, key, state, first_pass, passes, predict_after_update, snapshot_every, trace):
     y = jnp.asarray(y)
-    order = round_order(y.shape[0], passes, key)
+    order = round_order(y.shape[0], passes, key, first_pass)
     one_round = round_step(learner, X, y, predict_after_update)
 
     def rounds(state, indices):
-        return jax.lax.scan(one_round, state, indices)
+        return tidy_scan(learner, one_round, state, indices)
 
     if not trace:
 
@@ -132,7 +182,8 @@ def _run(learner, X, y, key, state, passes, predict_after_update, snapshot_every
             sums = Summary(sums.loss + loss, sums.squared_error + error * error, sums.mistakes + mistake)
             return (state, sums), None
 
-        (state, sums), _ = jax.lax.scan(summed_round, (state, _zero_summary()), order)
+        tidy = _StateTidy(learner)
+        (state, sums), _ = tidy_scan(tidy, summed_round, (state, _zero_summary()), order)
         return Result(state, sums)
 
     if snapshot_every <= 0:
@@ -152,3 +203,27 @@ def _run(learner, X, y, key, state, passes, predict_after_update, snapshot_every
         state, rest = rounds(state, order[blocks * k :])
         recorded = jax.tree.map(lambda a, b: jnp.concatenate([a, b]), recorded, rest)
     return Result(state, Trace(*recorded, index=order, snapshots=snapshots))
+
+
+class Passes(NamedTuple):
+    state: Any  # the learner's state after the last pass run
+    mistakes: list[int]  # mistakes of each pass run (progressive: before each round's update)
+    loss: list[float]  # the sum of the charged losses of each pass run
+
+
+def run_passes(learner, X, y, seed=None, *, passes=1, stop_early=False, state=None) -> Passes:
+    """Up to ``passes`` passes over ``(X, y)``, one compiled pass at a time, with the mistakes
+    and the loss of each; ``stop_early`` stops after a pass without mistakes (the data was
+    separated; the Perceptron and MIRA would not change any more). Without stopping, the
+    state equals ``run(..., passes=passes)``'s bit for bit: pass p has the same shuffle."""
+    if state is None:
+        state = learner.init(num_features(X))
+    mistakes, losses = [], []
+    for p in range(passes):
+        result = run(learner, X, y, seed, state=state, first_pass=p, trace=False)
+        state = result.state
+        mistakes.append(int(result.trace.mistakes))
+        losses.append(float(result.trace.loss))
+        if stop_early and mistakes[-1] == 0:
+            break
+    return Passes(state, mistakes, losses)

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ocolearn import EpsilonInsensitive, PassiveAggressive, Perceptron, run
+from ocolearn import OCPSVM, EpsilonInsensitive, PassiveAggressive, Perceptron, run
 
 sklearn = pytest.importorskip("sklearn.linear_model")
 
@@ -138,13 +138,14 @@ def test_pegasos_folds_the_scale_into_the_weights(monkeypatch):
     from ocolearn import Pegasos
     from ocolearn.learners import pegasos
 
-    monkeypatch.setattr(pegasos, "FOLD_BELOW", 0.5)  # fold every few rounds instead of after 10,000
+    monkeypatch.setattr(pegasos, "FOLD_BELOW", 0.5)  # fold often instead of after 10,000 rounds
+    monkeypatch.setattr(Pegasos, "tidy_every", 7)  # and check for it every 7 rounds (1024 by default)
     jax.clear_caches()
     X, y = binary(n=50, d=6)
     learner = Pegasos(0.05, True)
     state = run(learner, X, y, passes=40, trace=False).state
     np.testing.assert_allclose(learner.weights(state), pegasos_by_hand(X, y, 0.05, True, 40), rtol=1e-4, atol=1e-5)
-    assert 0.5 <= float(state.scale) <= 1.0
+    assert 0.5 * 0.5 <= float(state.scale) <= 1.0  # folded at most 7 rounds ago (1/t alone: 1/2000)
     jax.clear_caches()
 
 
@@ -201,3 +202,19 @@ def test_winnow_learns_monotone_disjunctions(seed, k):
     trace = run(Winnow(), X, y, passes=60).trace
     last = np.asarray(trace.prediction[-len(y) :]) * y
     assert np.all(last > 0) or np.all(y == y[0])
+
+
+def test_ocp_svm_is_projected_ogd_on_the_hinge_with_averaged_iterates():
+    X, y = binary(n=200)
+    lam = 0.3
+    w, radius, iterates = np.zeros(X.shape[1]), 1 / np.sqrt(lam), []
+    for t, (x, label) in enumerate(zip(X.astype(np.float64), y, strict=True), start=1):
+        if label * (w @ x) < 1:
+            w = w + label * x / np.sqrt(t)
+        w = w * min(1.0, radius / np.linalg.norm(w)) if np.any(w) else w
+        iterates.append(w)
+    learner = OCPSVM(lam)
+    state = run(learner, X, y).state
+    np.testing.assert_allclose(state.w, w, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(learner.averaged(state), np.mean(iterates, axis=0), rtol=1e-5, atol=1e-5)
+    assert np.linalg.norm(state.w) <= radius * (1 + 1e-6)

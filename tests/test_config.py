@@ -106,3 +106,14 @@ def test_classifiers_from_config(tmp_path):
     )
     assert load(write(tmp_path, text)).learner == PassiveAggressive(0.5, 2, EpsilonInsensitive(0.2))
     assert "'learner.variant' must be an integer" in error(tmp_path, text.replace("variant = 2", "variant = 1.5"))
+
+
+def test_data_format_and_test_fraction_are_checked(tmp_path):
+    message = error(tmp_path, BASE.replace("[data]\n", '[data]\nformat = "svm"\n'))
+    assert "'data.format' must be one of table, svmlight, mira, text, got 'svm'" in message
+    assert "'data.test' must be a fraction in [0, 1)" in error(
+        tmp_path, BASE.replace("[data]\n", "[data]\ntest = 1.5\n")
+    )
+    assert "'data.bits' must be an integer or absent" in error(
+        tmp_path, BASE.replace("[data]\n", "[data]\nbits = 2.5\n")
+    )

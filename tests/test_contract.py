@@ -7,6 +7,7 @@ import pytest
 
 from ocolearn import (
     MIRA,
+    OCPSVM,
     OGD,
     Absolute,
     Box,
@@ -20,6 +21,7 @@ from ocolearn import (
     L2Ball,
     Logistic,
     NonNegative,
+    OneVsRest,
     PassiveAggressive,
     Pegasos,
     Perceptron,
@@ -80,6 +82,10 @@ LEARNERS = {
     "pegasos_projected": (Pegasos(0.1, True), Pegasos(1.0, True), "binary"),
     "winnow": (Winnow(), Winnow(1.5, 3.0), "binary"),
     "balanced_winnow": (Winnow(balanced=True), Winnow(3.0, 2.0, True), "binary"),
+    "ocp_svm": (OCPSVM(0.1), OCPSVM(2.0), "binary"),
+    "pa_multiclass": (PassiveAggressive(0.1, 2, classes=3), PassiveAggressive(1.0, 2, classes=3), "multiclass"),
+    "one_vs_rest_pa": (OneVsRest(PassiveAggressive(0.1), 3), OneVsRest(PassiveAggressive(2.0), 3), "multiclass"),
+    "one_vs_rest_pegasos": (OneVsRest(Pegasos(0.1), 3), OneVsRest(Pegasos(1.0), 3), "multiclass"),
 }
 ids = list(LEARNERS)
 
@@ -165,7 +171,7 @@ def test_zero_and_huge_examples_give_finite_weights(case):
     # An all-zero example leaves the weights unchanged (Pegasos still applies its shrinkage).
     before = run(learner, X[:1], y[:1]).state
     after = learner.update(before, (X[1], y[1]))
-    shrink = 1.0 - 1.0 / float(before.t) if isinstance(learner, Pegasos) else 1.0
+    shrink = 1.0 - 1.0 / float(before.t) if isinstance(getattr(learner, "base", learner), Pegasos) else 1.0
     np.testing.assert_allclose(learner.weights(after), shrink * learner.weights(before), rtol=1e-6, atol=1e-7)
 
 

@@ -87,7 +87,14 @@ def test_cli_train_predict_test_on_svmlight_and_mira(tmp_path):
     truth = [line.split()[0] for line in path.read_text().splitlines()]
     assert len(predicted) == 120 and rate == pytest.approx(np.mean(np.array(predicted) != np.array(truth)))
     settings = json.loads(str(np.load(tmp_path / "pa.npz")["settings"]))
-    assert settings["learner"] == {"kind": "passive_aggressive", "C": 0.1, "variant": 2, "loss": {"kind": "hinge"}}
+    assert settings["learner"] == {
+        "kind": "passive_aggressive",
+        "C": 0.1,
+        "variant": 2,
+        "loss": {"kind": "hinge"},
+        "classes": 0,
+    }
+    assert len(settings["mistakes_per_pass"]) == 2
 
     mira = tmp_path / "train.mira"
     mira.write_text("sport ball goal goal\npolitics vote law\nsport goal:2 team\npolitics law vote:3\n")
@@ -104,11 +111,14 @@ def test_cli_train_predict_test_on_svmlight_and_mira(tmp_path):
         tmp_path / "mira.npz",
         "--passes",
         5,
+        "--stop-early",
     )
     assert done.returncode == 0, done.stderr
+    assert "mistakes per pass: 1 0;" in done.stderr  # only the first example; then separated
     assert cli("predict", tmp_path / "mira.npz", mira).stdout.split() == ["sport", "politics", "sport", "politics"]
     model = load(tmp_path / "mira.npz")
     assert model.labels == ["politics", "sport"] and model.w.shape == (2, 1024)
+    assert model.settings["mistakes_per_pass"] == [1, 0]
     # The first example is the only mistake (all scores 0: argmax is "politics"): MIRA moves
     # its features, goal twice, towards "sport"; "vote" is never in a mistake.
     goal, vote = feature_hash("goal", 10), feature_hash("vote", 10)
@@ -134,3 +144,35 @@ def test_cli_errors_name_file_and_line(tmp_path):
     )
     with pytest.raises(DataError, match="not an ocolearn model file"):
         load(bad)
+
+
+def test_cli_on_folders_of_text(tmp_path):
+    for label, docs in {
+        "neg": ["dull , boring film", "boring plot and dull acting"],
+        "pos": ["a great film", "great acting , GREAT plot"],
+    }.items():
+        (tmp_path / "train" / label).mkdir(parents=True)
+        for i, doc in enumerate(docs):
+            (tmp_path / "train" / label / f"{i}.txt").write_text(doc)
+    done = cli(
+        "train",
+        "--learner",
+        "perceptron",
+        "--format",
+        "text",
+        "--bits",
+        12,
+        tmp_path / "train",
+        "--model",
+        tmp_path / "p.npz",
+        "--passes",
+        10,
+        "--stop-early",
+    )
+    assert done.returncode == 0, done.stderr
+    assert cli("predict", tmp_path / "p.npz", tmp_path / "train").stdout.split() == ["neg", "neg", "pos", "pos"]
+    assert float(cli("test", tmp_path / "p.npz", tmp_path / "train").stdout) == 0.0
+    (tmp_path / "train" / "meh").mkdir()
+    (tmp_path / "train" / "meh" / "0.txt").write_text("so so")
+    done = cli("test", tmp_path / "p.npz", tmp_path / "train")
+    assert done.returncode == 2 and "meh" in done.stderr and "not one of the model's labels" in done.stderr

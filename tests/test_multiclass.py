@@ -1,5 +1,7 @@
 """Multiclass Perceptron and MIRA against direct NumPy transcriptions of their rules."""
 
+import warnings
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -7,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ocolearn import MIRA, MulticlassHinge, MulticlassPerceptronLoss, Perceptron, run
+from ocolearn import MIRA, MulticlassHinge, MulticlassPerceptronLoss, OneVsRest, PassiveAggressive, Perceptron, run
 from ocolearn.learners import normalized
 
 
@@ -92,3 +94,85 @@ def test_multiclass_derivative_is_jax_grad(loss, scores, pick):
     if min(abs(margin), abs(margin - 1.0)) < 1e-3:
         return  # at a kink the derivative is a convention
     np.testing.assert_allclose(loss.derivative(s, y), jax.grad(loss.value)(s, y), atol=1e-6)
+
+
+def pa_multiclass_by_hand(X, y, K, C, variant):
+    """Crammer et al. (2006), section 7, max-loss update with 0/1 cost, in float64."""
+    w = np.zeros((K, X.shape[1]))
+    for x, label in zip(X.astype(np.float64), y, strict=True):
+        s = w @ x
+        rival = max((k for k in range(K) if k != label), key=lambda k: (s[k], -k))
+        loss = max(0.0, 1.0 - (s[label] - s[rival]))
+        q = 2 * (x @ x)
+        if loss == 0 or q == 0:
+            continue
+        tau = [loss / q, min(C, loss / q), loss / (q + 1 / (2 * C))][variant]
+        w[label] += tau * x
+        w[rival] -= tau * x
+    return w
+
+
+@pytest.mark.parametrize("variant", [0, 1, 2])
+def test_multiclass_pa_rule(variant):
+    X, y = stream()
+    learner = PassiveAggressive(0.05, variant, classes=4)
+    assert isinstance(learner.loss, MulticlassHinge)
+    np.testing.assert_allclose(
+        run(learner, X, y).state.w, pa_multiclass_by_hand(X, y, 4, 0.05, variant), rtol=1e-4, atol=1e-5
+    )
+
+
+sklearn = pytest.importorskip("sklearn.linear_model")
+
+
+@pytest.mark.parametrize(
+    "learner, model",
+    [
+        (Perceptron(), lambda: sklearn.Perceptron(fit_intercept=False, shuffle=False, max_iter=1, tol=None)),
+        (
+            PassiveAggressive(0.1, 1),
+            lambda: sklearn.SGDClassifier(
+                loss="hinge",
+                learning_rate="pa1",
+                eta0=0.1,
+                penalty=None,
+                fit_intercept=False,
+                shuffle=False,
+                max_iter=1,
+                tol=None,
+            ),
+        ),
+    ],
+    ids=["perceptron", "pa1"],
+)
+def test_one_vs_rest_equals_scikit_learn(learner, model):
+    X, y = stream()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # one epoch does not "converge"
+        expected = model().fit(X.astype(np.float64), y).coef_
+    ovr = OneVsRest(learner, classes=4)
+    result = run(ovr, X, y)
+    np.testing.assert_allclose(ovr.weights(result.state), expected, rtol=1e-5, atol=1e-5)
+    scores = np.stack([ovr.predict(result.state, x) for x in X])
+    np.testing.assert_array_equal(np.argmax(scores, axis=1), np.argmax(X @ expected.T, axis=1))
+
+
+def test_classification_experiment_reports_what_the_weights_do(tmp_path):
+    from pathlib import Path
+
+    from ocolearn.config import load
+    from ocolearn.experiment import load_examples, run_experiment, split_validation
+    from ocolearn.run import run_passes
+
+    experiment = load(Path(__file__).parent.parent / "configs/iris_species.toml", ["run.passes=4"])
+    metrics, _ = run_experiment(experiment, tmp_path)
+    data = load_examples(experiment)
+    assert data.labels == ["setosa", "versicolor", "virginica"] and data.X.shape == (150, 5)
+    train, test = split_validation(None, data.y, 0.3, 0)
+    passes = run_passes(experiment.learner, data.X[train], data.y[train], 0, passes=4)
+    assert metrics["mistakes_per_pass"] == passes.mistakes and metrics["test_rows"] == 45
+    w, a = np.asarray(passes.state.w, np.float64), np.asarray(experiment.learner.averaged(passes.state), np.float64)
+    X = data.X[test].astype(np.float64)
+    assert metrics["test_error"] == np.mean(np.argmax(X @ w.T, axis=1) != data.y[test])
+    assert metrics["test_error_averaged"] == np.mean(np.argmax(X @ a.T, axis=1) != data.y[test])
+    assert (tmp_path / "mistakes.png").exists() and (tmp_path / "metrics.json").exists()

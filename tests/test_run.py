@@ -3,7 +3,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from ocolearn import OGD, Constant, InvSqrt, L2Ball, Squared, ridge, run
+from ocolearn import OGD, Constant, InvSqrt, L2Ball, Perceptron, Squared, ridge, run, run_passes
 
 
 def ones_stream(n, c):
@@ -82,3 +82,20 @@ def test_snapshots_every_k_rounds(k):
     assert result.trace.snapshots.shape == (25 // k, 2)
     np.testing.assert_allclose(result.trace.snapshots, np.reshape(expected, (-1, 2)), rtol=1e-6)
     np.testing.assert_array_equal(result.trace.loss, run(learner, X, y).trace.loss)
+
+
+def test_pass_by_pass_equals_one_run_and_stops_when_separated():
+    rng = np.random.default_rng(4)
+    X = jnp.asarray(rng.normal(size=(40, 3)).astype(np.float32))
+    y = jnp.sign(X @ jnp.array([1.0, -2.0, 0.5]))
+    learner = Perceptron()
+    whole = run(learner, X, y, 7, passes=6, trace=True)
+    passes = run_passes(learner, X, y, 7, passes=6)
+    np.testing.assert_array_equal(passes.state.w, whole.state.w)
+    per_pass = np.asarray(whole.trace.prediction * whole.trace.target <= 0).reshape(6, 40).sum(axis=1)
+    assert passes.mistakes == per_pass.tolist()
+    np.testing.assert_allclose(passes.loss, np.asarray(whole.trace.loss).reshape(6, 40).sum(axis=1), rtol=1e-6)
+    stopped = run_passes(learner, X, y, 7, passes=50, stop_early=True)
+    assert stopped.mistakes[-1] == 0 and all(m > 0 for m in stopped.mistakes[:-1])
+    # Separable: the weights no longer change, so more passes find no mistake either.
+    assert run_passes(learner, X, y, 99, passes=3, state=stopped.state).mistakes == [0, 0, 0]

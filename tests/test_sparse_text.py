@@ -4,7 +4,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ocolearn.data import DataError
-from ocolearn.data.sparse_text import feature_hash, read_mira, read_svmlight
+from ocolearn.data.sparse_text import feature_hash, read_mira, read_svmlight, read_text_folders, tokens
 
 datasets = pytest.importorskip("sklearn.datasets")
 
@@ -112,3 +112,24 @@ def test_svmlight_round_trips_and_truncation_is_safe(tmp_path_factory, rows, cut
         read_svmlight(path, dim=51, zero_based=False)
     except DataError:
         pass
+
+
+def test_bag_of_words_counts_each_word(tmp_path):
+    (tmp_path / "pos").mkdir()
+    (tmp_path / "neg").mkdir()
+    (tmp_path / "pos" / "a.txt").write_text("Great film, great ACTING; isn't it?")
+    (tmp_path / "neg" / "b.txt").write_text("a dull film")
+    assert tokens("Great film, great ACTING; isn't it?") == ["great", "film", "great", "acting", "isn't", "it"]
+    data, vocabulary = read_text_folders(tmp_path)
+    assert data.labels == ["neg", "pos"] and data.y.tolist() == [0, 1]
+    assert sorted(vocabulary) == list(vocabulary) == ["a", "acting", "dull", "film", "great", "isn't", "it"]
+    dense = data.X.todense()
+    assert dense[1, vocabulary["great"]] == 2 and dense[1, vocabulary["film"]] == 1 and dense[1].sum() == 6
+    assert dense[0].sum() == 3
+    again, _ = read_text_folders(tmp_path, vocabulary={"film": 0, "great": 1})  # unknown words dropped
+    assert again.X.todense().tolist() == [[1, 0], [1, 2]]
+    hashed, none = read_text_folders(tmp_path, bits=8)
+    assert none is None and hashed.X.dim == 256
+    assert hashed.X.todense()[1, feature_hash("great", 8)] >= 2
+    with pytest.raises(DataError, match="no documents"):
+        read_text_folders(tmp_path / "pos")

@@ -82,9 +82,20 @@ def load_iris() -> dict[str, np.ndarray]:
     return parse_csv(text.splitlines(), "iris.csv (bundled)")
 
 
+def load_wine() -> dict[str, np.ndarray]:
+    """The UCI wine recognition data (Forina et al.; Aeberhard, Coomans and de Vel 1992;
+    CC BY 4.0, doi:10.24432/C5PC7J), as scikit-learn bundles it: 178 wines, 13 chemical
+    measurements, and the ``Cultivar`` (cultivar_1, cultivar_2, cultivar_3)."""
+    text = resources.files("ocolearn.data").joinpath("wine.csv").read_text()
+    return parse_csv(text.splitlines(), "wine.csv (bundled)")
+
+
+BUNDLED = {"iris": load_iris, "wine": load_wine}
+
+
 def load_table(source: str) -> dict[str, np.ndarray]:
-    """``"iris"`` for the bundled iris, else a path to a CSV file."""
-    return load_iris() if source == "iris" else read_csv(source)
+    """A bundled table by name (``"iris"``, ``"wine"``), else a path to a CSV file."""
+    return BUNDLED[source]() if source in BUNDLED else read_csv(source)
 
 
 def _columns(table, names, source, what="column"):
@@ -114,12 +125,18 @@ def scale(table, columns=None, source="table"):
     return out
 
 
-def design(table, features, target, intercept=False, source="table"):
-    """``(X, y)`` in float64: the named feature columns in order (and a column of ones last if
-    ``intercept``), and the target column; R's ``lm(target ~ features - 1)`` design."""
+def feature_matrix(table, features, intercept=False, source="table"):
+    """The named numeric columns in order as a float64 matrix (and a column of ones last if
+    ``intercept``)."""
     _columns(table, list(features), source, "feature")
-    _columns(table, [target], source, "target")
     columns = [table[n] for n in features]
     if intercept:
-        columns.append(np.ones_like(table[target]))
-    return np.stack(columns, axis=1), table[target].astype(np.float64)
+        columns.append(np.ones_like(columns[0]))
+    return np.stack(columns, axis=1).astype(np.float64)
+
+
+def design(table, features, target, intercept=False, source="table"):
+    """``(X, y)`` in float64: ``feature_matrix`` and the target column; R's
+    ``lm(target ~ features - 1)`` design."""
+    _columns(table, [target], source, "target")
+    return feature_matrix(table, features, intercept, source), table[target].astype(np.float64)

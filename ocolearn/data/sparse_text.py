@@ -13,11 +13,17 @@ MIRA format (the Clojure MIRA write-up): ``label feature[:value] ...``; a featur
 ``:value`` has value 1; feature names are strings hashed into ``2**bits`` buckets with
 ``feature_hash`` (32-bit FNV-1a of the UTF-8 name, modulo the number of buckets: stable across
 runs, machines and Python versions).
+
+Raw text (the Pegasos write-up's bag of words): one folder per label, one document per
+file; ``tokens`` lowercases and splits a document into words, and each feature is a word's
+count in the document, the word indexed by a vocabulary or hashed like a MIRA feature.
 """
 
 from __future__ import annotations
 
 import math
+import re
+from collections import Counter
 from pathlib import Path
 from typing import NamedTuple
 
@@ -146,3 +152,49 @@ def class_indices(path, names, lines, labels=None, order=None):
         if name not in position:
             raise DataError(f"{path}, line {line}: label {name!r} is not one of the model's labels {classes}")
     return np.asarray([position[n] for n in names], np.int32), classes
+
+
+_WORD = re.compile(r"\w+(?:'\w+)*")
+
+
+def tokens(text: str) -> list[str]:
+    """The words of ``text``, lowercased: runs of letters and digits, with inner apostrophes."""
+    return _WORD.findall(text.lower())
+
+
+def read_text_folders(root, *, vocabulary: dict[str, int] | None = None, bits: int | None = None, labels=None):
+    """``(SparseData, vocabulary)``: every file under ``root/LABEL/`` as a bag of word counts,
+    rows in sorted (label, file name) order, labels the folder names (sorted, or ``labels``).
+
+    Words are indexed by ``vocabulary`` (words outside it are dropped), by hashing into
+    ``2**bits`` buckets when ``bits`` is given, or else by a new vocabulary of every word seen,
+    sorted, which is returned (None when hashing).
+    """
+    root = Path(root)
+    folders = sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+    files = [(f.name, f) for folder in folders for f in sorted(folder.iterdir()) if f.is_file()]
+    if not files:
+        raise DataError(f"{root}: no documents; expected one folder of text files per label")
+    counts = [Counter(tokens(f.read_text(encoding="utf-8", errors="replace"))) for _, f in files]
+    if bits is not None:
+        vocabulary, dim = None, 1 << bits
+        rows = [_hashed(c, bits) for c in counts]
+    else:
+        if vocabulary is None:
+            vocabulary = {w: i for i, w in enumerate(sorted(set().union(*counts)))}
+        dim = len(vocabulary)
+        rows = [{vocabulary[w]: float(n) for w, n in c.items() if w in vocabulary} for c in counts]
+    names = [f.parent.name for _, f in files]
+    unknown = sorted(set(names) - set(labels or names))
+    if unknown:
+        raise DataError(f"{root / unknown[0]}: label {unknown[0]!r} is not one of the model's labels {labels}")
+    y, classes = class_indices(root, names, range(len(names)), labels)
+    return SparseData(_pad(rows, dim), y, classes, np.arange(1, len(rows) + 1)), vocabulary
+
+
+def _hashed(counts: Counter, bits: int) -> dict[int, float]:
+    row: dict[int, float] = {}
+    for word, n in counts.items():
+        index = feature_hash(word, bits)
+        row[index] = row.get(index, 0.0) + n
+    return row

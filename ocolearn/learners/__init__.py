@@ -2,7 +2,8 @@
 
 from ocolearn.learners.base import Learner
 from ocolearn.learners.mira import MIRA, MIRAState, normalized
-from ocolearn.learners.ogd import OGD, OGDState, ridge
+from ocolearn.learners.ogd import OCPSVM, OGD, OCPSVMState, OGDState, ridge
+from ocolearn.learners.one_vs_rest import OneVsRest, OneVsRestState
 from ocolearn.learners.passive_aggressive import PassiveAggressive, PAState
 from ocolearn.learners.pegasos import Pegasos, PegasosState
 from ocolearn.learners.perceptron import Perceptron, PerceptronState
@@ -12,8 +13,12 @@ __all__ = [
     "Learner",
     "MIRA",
     "MIRAState",
+    "OCPSVM",
+    "OCPSVMState",
     "OGD",
     "OGDState",
+    "OneVsRest",
+    "OneVsRestState",
     "PAState",
     "PassiveAggressive",
     "Pegasos",

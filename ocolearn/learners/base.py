@@ -39,6 +39,14 @@ class Learner(Part, family=True):
         another form, as Pegasos keeps ``scale * W``)."""
         return state.w
 
+    tidy_every = 0  # > 0: the runner calls ``tidy(state)`` after every so many rounds
+
+    def tidy(self, state):
+        """Occasional O(d) upkeep that keeps the state's numbers in range without changing the
+        weights it stands for (Pegasos folds its scale); the runner calls it every
+        ``tidy_every`` rounds, outside the per-round step. Default: as it is."""
+        return state
+
     def mix(self, state):
         """A state whose floating leaves were averaged over shards (parallel SGD), made
         consistent again (quantities derived from ``w`` recomputed). Default: as it is."""

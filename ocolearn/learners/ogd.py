@@ -9,7 +9,7 @@ import jax.numpy as jnp
 
 from ocolearn.features import dot
 from ocolearn.learners.base import Learner
-from ocolearn.losses import Loss, Squared
+from ocolearn.losses import Hinge, Loss, Squared
 from ocolearn.projections import Identity, L2Ball, Projection
 from ocolearn.schedules import InvSqrt, Schedule, as_schedule
 
@@ -67,3 +67,51 @@ def ridge(rate, radius) -> OGD:
         w_{t+1} = P(w_t - eta_t (w_t . x_t - y_t) x_t),   P(w) = w min(1, radius / ||w||).
     """
     return OGD(Squared(), as_schedule(rate), L2Ball(radius))
+
+
+class OCPSVMState(NamedTuple):
+    t: jax.Array
+    w: jax.Array
+    sqnorm: jax.Array  # ||w||^2
+    mean: jax.Array  # the average of w_2, ..., w_t, the weights after each round so far
+
+
+class OCPSVM(Learner, name="ocp_svm"):
+    """The online-convex-programming SVM of the lecture notes: OGD on the hinge loss with
+    ``eta_t = 1 / sqrt(t)`` inside the ball of radius ``1 / sqrt(lam)`` (where the SVM's
+    minimizer lies, Shalev-Shwartz et al. 2007, Theorem 1), and the online-to-batch average
+    of its iterates as the classifier (Cesa-Bianchi, Conconi and Gentile 2004)::
+
+        w_{t+1} = P(w_t + eta_t y_t x_t [y_t w_t . x_t < 1]),   P(w) = w min(1, 1 / (sqrt(lam) ||w||))
+        wbar_T = (1/T) sum_{t<=T} w_{t+1}
+
+    ``state.w`` plays each round; ``averaged(state)`` is ``wbar``, updated as a running mean
+    (O(d) a round, as the projection rescales all of ``w``).
+    """
+
+    lam: float = 0.1
+
+    @property
+    def loss(self):
+        return Hinge()
+
+    def _ogd(self) -> OGD:
+        return OGD(Hinge(), InvSqrt(1.0), L2Ball(1.0 / jnp.sqrt(self.lam)))
+
+    def init(self, num_features):
+        return OCPSVMState(*self._ogd().init(num_features), jnp.zeros((num_features,), jnp.float32))
+
+    def predict(self, state, x):
+        return dot(state.w, x)
+
+    def update(self, state, example):
+        t, w, sqnorm = self._ogd().update(OGDState(*state[:3]), example)
+        mean = state.mean + (w - state.mean) / state.t.astype(w.dtype)
+        return OCPSVMState(t, w, sqnorm, mean)
+
+    def averaged(self, state):
+        """``(1/T) sum_{t<=T} w_{t+1}`` after T = t - 1 rounds."""
+        return state.mean
+
+    def mix(self, state):
+        return state._replace(sqnorm=jnp.sum(state.w * state.w))

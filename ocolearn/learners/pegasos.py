@@ -31,10 +31,14 @@ class Pegasos(Learner, name="pegasos", static=("project",)):
 
     The weights are kept as ``scale * W`` so that the shrinkage is one multiplication and a
     step touches only the non-zero features of x; ``||w||^2`` is updated from ``W . x`` in
-    O(nnz). At t = 1 the factor ``1 - eta_1 lam`` is 0: the weights are reset to 0 exactly.
-    When the scale falls below 1e-4 it is folded back into W (O(d), rarely), so it never
-    underflows. ``weights(state)`` gives ``scale * W``.
+    O(nnz). At t = 1 the factor ``1 - eta_1 lam`` is 0: the scale restarts at 1 and
+    ``W . x`` counts as 0 (a state with t = 1 has W = 0, as ``init`` makes it). Every
+    ``tidy_every`` rounds, a scale below 1e-4 is folded back into W (``tidy``, O(d)), so
+    it does not underflow. Without a projection the scale is exactly 1/t, so it could only
+    underflow after 10^38 rounds. ``weights(state)`` gives ``scale * W``.
     """
+
+    tidy_every = 1024
 
     lam: float = 1e-4
     project: bool = False
@@ -59,18 +63,22 @@ class Pegasos(Learner, name="pegasos", static=("project",)):
         shrink = 1.0 - eta * self.lam
         Wx = dot(state.w, x)
         violated = y * state.scale * Wx < 1.0
-        # Shrink: a scalar, unless it is 0 (t = 1), where w becomes 0 exactly.
-        W, scale, ww = jax.lax.cond(
-            shrink > 0,
-            lambda: (state.w, state.scale * shrink, state.sqnorm * shrink * shrink),
-            lambda: (jnp.zeros_like(state.w), jnp.ones_like(state.scale), jnp.zeros_like(state.sqnorm)),
-        )
-        Wx = jnp.where(shrink > 0, Wx, 0.0)
+        # Shrink: a scalar, unless it is 0 (t = 1, where W = 0): then the scale restarts at 1.
+        first = shrink <= 0
+        scale = jnp.where(first, 1.0, state.scale * shrink)
+        ww = jnp.where(first, 0.0, state.sqnorm * shrink * shrink)
+        Wx = jnp.where(first, 0.0, Wx)
         a = jnp.where(violated, eta * y / scale, 0.0)  # W += a x  <=>  w += eta y x
         ww = ww + scale * scale * (2 * a * Wx + a * a * sqnorm(x))
-        W = add_scaled(W, a, x)
+        W = add_scaled(state.w, a, x)
         if self.project:
             factor = jnp.minimum(1.0, 1.0 / jnp.sqrt(self.lam * jnp.maximum(ww, jnp.finfo(jnp.float32).tiny)))
             scale, ww = scale * factor, ww * factor * factor
-        W, scale = jax.lax.cond(scale < FOLD_BELOW, lambda: (W * scale, jnp.ones_like(scale)), lambda: (W, scale))
         return PegasosState(state.t + 1, W, scale, jnp.maximum(ww, 0.0))
+
+    def tidy(self, state):
+        """``W <- scale W``, ``scale <- 1`` where the scale is below ``FOLD_BELOW``."""
+        fold = state.scale < FOLD_BELOW
+        return state._replace(
+            w=jnp.where(fold, state.w * state.scale, state.w), scale=jnp.where(fold, 1.0, state.scale)
+        )

@@ -1,0 +1,62 @@
+"""Multiclass online classifiers on bundled data: mistakes per pass and test error.
+
+    python experiments/multiclass.py [--out runs/multiclass]
+
+Runs configs/iris_species.toml and configs/wine.toml (each: 30% of the rows held out, up to
+20 shuffled passes, stopping after a pass without mistakes) with each learner of LEARNERS,
+writes OUT/<config>_<learner>/ (metrics, mistakes per pass), OUT/multiclass.json and
+OUT/multiclass.png (mistakes per pass, a panel per data set), and prints the table.
+"""
+
+import argparse
+import json
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+
+import ocolearn  # noqa: F401  (first: XLA's CPU flags)
+from ocolearn import plots
+from ocolearn.config import load
+from ocolearn.experiment import run_experiment
+from ocolearn.io import write_json
+
+CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+DATA = ("iris_species", "wine")
+LEARNERS = {
+    "mira": [],
+    "perceptron": ["learner.kind=perceptron"],
+    "pa1": ["learner.kind=passive_aggressive", "learner.C=1.0", "learner.variant=1"],
+}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default="runs/multiclass")
+    args = parser.parse_args()
+    out = Path(args.out)
+    results = {}
+    fig, axes = plt.subplots(1, len(DATA), figsize=(6 * len(DATA), 4))
+    for ax, data in zip(axes, DATA, strict=True):
+        for learner, overrides in LEARNERS.items():
+            metrics, _ = run_experiment(load(CONFIGS / f"{data}.toml", overrides), out / f"{data}_{learner}")
+            results[f"{data}/{learner}"] = {
+                k: metrics.get(k) for k in ("mistakes_per_pass", "test_error", "test_error_averaged")
+            }
+            mistakes = metrics["mistakes_per_pass"]
+            ax.plot(range(1, len(mistakes) + 1), mistakes, marker="o", ms=3, label=learner)
+        ax.set(title=f"{data}: {metrics['train_rows']} training rows", xlabel="pass", ylabel="mistakes in the pass")
+        ax.legend(fontsize=8)
+    plots.save(fig, out / "multiclass.png")
+    write_json(out / "multiclass.json", results)
+    print("| data / learner | passes | mistakes in pass 1 | in the last pass | test error | averaged |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for key, r in results.items():
+        m, avg = r["mistakes_per_pass"], r["test_error_averaged"]
+        print(
+            f"| {key} | {len(m)} | {m[0]} | {m[-1]} | {r['test_error']:.3f} | {'' if avg is None else f'{avg:.3f}'} |"
+        )
+    print(json.dumps({"wrote": str(out)}))
+
+
+if __name__ == "__main__":
+    main()
