@@ -1,5 +1,8 @@
 """Multiclass online classifiers on bundled data: mistakes per pass and test error.
 
+MIRA, the Perceptron, PA-I, and the confidence-weighted family (CW, AROW, SCW-I, diagonal,
+multiclass by the top-1 constraint), each with its default hyperparameters.
+
     python experiments/multiclass.py [--out runs/multiclass]
 
 Runs configs/iris_species.toml and configs/wine.toml (each: 30% of the rows held out, up to
@@ -26,6 +29,9 @@ LEARNERS = {
     "mira": [],
     "perceptron": ["learner.kind=perceptron"],
     "pa1": ["learner.kind=passive_aggressive", "learner.C=1.0", "learner.variant=1"],
+    "cw": ["learner.kind=cw"],
+    "arow": ["learner.kind=arow"],
+    "scw1": ["learner.kind=scw"],
 }
 
 

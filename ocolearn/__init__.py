@@ -12,9 +12,17 @@ enable_fast_cpu_loops()
 
 from ocolearn.features import Sparse, add_scaled, dot, sqnorm  # noqa: E402
 from ocolearn.learners import (  # noqa: E402
+    AROW,
+    CW,
     MIRA,
+    NAG,
     OCPSVM,
     OGD,
+    ONS,
+    SCW,
+    AdaGrad,
+    CoinBetting,
+    FromOptax,
     Learner,
     OGDState,
     OneVsRest,
@@ -23,7 +31,9 @@ from ocolearn.learners import (  # noqa: E402
     Pegasos,
     Perceptron,
     PerceptronState,
+    SketchedONS,
     Winnow,
+    from_optax,
     ridge,
 )
 from ocolearn.losses import (  # noqa: E402
@@ -53,6 +63,16 @@ from ocolearn.schedules import Constant, InverseTime, InvSqrt, Optax, Schedule, 
 __version__ = "0.1.0"
 
 __all__ = [
+    "AROW",
+    "AdaGrad",
+    "CW",
+    "CoinBetting",
+    "FromOptax",
+    "NAG",
+    "ONS",
+    "SCW",
+    "SketchedONS",
+    "from_optax",
     "Absolute",
     "Box",
     "Constant",

@@ -1,7 +1,8 @@
 """TOML experiment files -> validated, fully resolved experiment specs.
 
 An experiment file has the tables ``[data]``, ``[learner]``, ``[run]`` and optionally
-``[sweep]`` (see ``configs/``).
+``[sweep]`` and ``[compare.NAME]`` (other learners to run on the same data, for comparison
+scripts; see ``configs/``).
 ``[learner]`` and its nested parts name a registered part with ``kind`` and give its numeric
 fields; a nested part may also be just its kind (``loss = "squared"``). Every key is checked:
 an unknown key is an error that names the file, the key and the valid keys, and a value of the
@@ -96,6 +97,7 @@ class Experiment:
     sweep: SweepSpec | None = None
     description: str = ""
     source: str = "<config>"  # the file it was read from
+    compare: dict = dataclasses.field(default_factory=dict)  # name -> Learner
 
     def to_config(self) -> dict[str, Any]:
         """The resolved experiment as a TOML-ready dict (absent keys are left out)."""
@@ -105,6 +107,8 @@ class Experiment:
                 spec = dataclasses.asdict(getattr(self, key))
                 table[key] = {k: v for k, v in spec.items() if v is not None}
         table["learner"] = self.learner.to_config()
+        if self.compare:
+            table["compare"] = {name: learner.to_config() for name, learner in self.compare.items()}
         return table
 
 
@@ -130,6 +134,8 @@ def _fits(value, tp) -> bool:
         return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
     if tp is int:
         return isinstance(value, int) and not isinstance(value, bool)
+    if tp is dict:
+        return isinstance(value, dict) and all(_fits(v, float) for v in value.values())
     return isinstance(value, tp)
 
 
@@ -147,6 +153,14 @@ def _check_keys(table: dict, valid, where: str, source: str):
 
 def _is_part(tp) -> bool:
     return isinstance(tp, type) and issubclass(tp, Part)
+
+
+def _from_file(tp) -> bool:
+    """Fields a file can set: numbers, names, switches, parts, tables of numbers, and unions
+    with one of these (``float | None``, the name of an optax transformation)."""
+    if typing.get_origin(tp) in (typing.Union, types.UnionType):
+        return any(a is not type(None) and _from_file(a) for a in typing.get_args(tp))
+    return tp in (float, int, str, bool, dict) or _is_part(tp)
 
 
 def _build_part(family: type, value, where: str, source: str):
@@ -167,7 +181,7 @@ def _build_part(family: type, value, where: str, source: str):
     if not getattr(cls, "from_files", True):
         raise ConfigError(f"{source}: '{where}.kind' = {kind!r} takes a Python callable and cannot come from a file")
     # Numbers, names, switches and parts come from files; other fields keep their defaults.
-    fields = {n: f for n, f in fields_of(cls).items() if hints[n] in (float, int, str, bool) or _is_part(hints[n])}
+    fields = {n: f for n, f in fields_of(cls).items() if _from_file(hints[n])}
     _check_keys(table, ["kind", *fields], f"{where}.", source)
     kwargs = {}
     for name in fields:
@@ -177,7 +191,9 @@ def _build_part(family: type, value, where: str, source: str):
         if _is_part(tp):
             kwargs[name] = _build_part(tp, table[name], f"{where}.{name}", source)
         elif _fits(table[name], tp):
-            kwargs[name] = float(table[name]) if tp is float else table[name]
+            number = tp is float or (_fits(table[name], float) and float in typing.get_args(tp))
+            value = {k: float(v) for k, v in table[name].items()} if isinstance(table[name], dict) else table[name]
+            kwargs[name] = float(value) if number else value
         else:
             raise ConfigError(f"{source}: '{where}.{name}' must be {_type_name(tp)}, got {table[name]!r}")
     return cls(**kwargs)
@@ -194,7 +210,7 @@ def _build_spec(cls, table, where: str, source: str):
     return cls(**table)
 
 
-_TOP = ("name", "description", "data", "learner", "run", "sweep")
+_TOP = ("name", "description", "data", "learner", "run", "sweep", "compare")
 
 
 def _build_sweep(table, learner, source: str) -> SweepSpec:
@@ -244,7 +260,12 @@ def from_dict(raw: dict, source: str = "<config>") -> Experiment:
     if not 0.0 <= data.test < 1.0:
         raise ConfigError(f"{source}: 'data.test' must be a fraction in [0, 1), got {data.test}")
     learner = _build_part(Learner, raw["learner"], "learner", source)
+    compare = raw.get("compare", {})
+    if not isinstance(compare, dict):
+        raise ConfigError(f"{source}: 'compare' must be a table of learner tables, [compare.NAME]")
+    compare = {name: _build_part(Learner, table, f"compare.{name}", source) for name, table in compare.items()}
     return Experiment(
+        compare=compare,
         name=raw["name"],
         description=raw.get("description", ""),
         learner=learner,

@@ -12,6 +12,9 @@ The operations, written once for both (weights ``w`` are ``(d,)``, or ``(K, d)``
 - ``sqnorm(x)``: ``||x||^2``;
 
 and, for multiplicative learners (Winnow), ``multiply_scaled(w, base, a, x)``: ``w * base^(a x)``.
+Learners with per-feature state (AdaGrad, NAG, the confidence-weighted family) work on the
+features present in x: ``local(v, x)`` reads a per-feature array there, ``values(x)`` gives
+x's values there, and ``put(v, x, new)`` writes it back (for dense x, "there" is everywhere).
 
 The three operations of the Clojure MIRA write-up; a sparse step costs O(k), not O(d).
 """
@@ -84,10 +87,34 @@ def multiply_scaled(w, base, a, x):
     return w * base ** (a * x)
 
 
+def values(x):
+    """x's values at the features it holds: ``x`` itself (dense) or its stored values (sparse)."""
+    return x.val if isinstance(x, Sparse) else x
+
+
+def local(v, x):
+    """A per-feature array ``v`` (``(d,)`` or ``(K, d)``) at the features of x (``values(x)``'s
+    positions)."""
+    return jnp.take(v, x.idx, axis=-1) if isinstance(x, Sparse) else v
+
+
+def put(v, x, new):
+    """``v`` with ``new`` (as ``local(v, x)`` is laid out) written at the features of x. Sparse
+    entries with value 0 (padding) write nothing, so padding never overwrites a real feature."""
+    if not isinstance(x, Sparse):
+        return new.astype(v.dtype)
+    new = jnp.moveaxis(jnp.asarray(new, v.dtype), -1, 0)  # (k, ...)
+
+    def write(column, value, j):
+        return jnp.where(value != 0, new[j][..., None], column)
+
+    return _update_columns(v, x, write, with_index=True)
+
+
 UNROLL_UP_TO = 64  # non-zeros per example written as straight-line code (more: a loop)
 
 
-def _update_columns(w, x: Sparse, change):
+def _update_columns(w, x: Sparse, change, with_index=False):
     """``w[..., i] = change(w[..., i], v)`` for each stored ``(i, v)`` of ``x``, in order.
 
     One ``dynamic_update_slice`` per non-zero rather than a scatter: inside a ``scan`` on
@@ -101,9 +128,18 @@ def _update_columns(w, x: Sparse, change):
     def one(j, w):
         start = (*([zero] * len(lead)), x.idx[j])
         column = jax.lax.dynamic_slice(w, start, (*lead, 1))
-        return jax.lax.dynamic_update_slice(w, change(column, x.val[j]).astype(w.dtype), start)
+        changed = change(column, x.val[j], j) if with_index else change(column, x.val[j])
+        return jax.lax.dynamic_update_slice(w, changed.astype(w.dtype), start)
 
     return jax.lax.fori_loop(0, k, one, w, unroll=True if k <= UNROLL_UP_TO else 8)
+
+
+def norm(v):
+    """``||v||_2`` computed relative to ``max |v|``, so that it cannot overflow (or underflow)
+    where ``v . v`` would (float32: entries beyond about 1e19)."""
+    m = jnp.max(jnp.abs(v))
+    safe = jnp.where(m > 0, m, 1.0)
+    return m * jnp.sqrt(jnp.sum((v / safe) ** 2))
 
 
 def sqnorm(x):

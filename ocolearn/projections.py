@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import math
 
+import jax
 import jax.numpy as jnp
 
-from ocolearn.features import add_scaled, sqnorm
+from ocolearn.features import add_scaled, norm, sqnorm
 from ocolearn.parts import Part
 
 
@@ -30,6 +31,18 @@ class Projection(Part, family=True):
         """
         return self(add_scaled(w, a, x)), jnp.zeros_like(ww)
 
+    separable = False  # the set is a product of intervals: any diagonal norm projects by clipping
+
+    def in_norm(self, v, h):
+        """``argmin_{u in F} sum_i h_i (u_i - v_i)^2`` for ``h >= 0``: the projection in the
+        diagonal norm of AdaGrad (Duchi et al. 2011, section 1); the Euclidean one for a
+        separable set."""
+        if self.separable:
+            return self(v)
+        raise NotImplementedError(
+            f"the {self.name} projection has no diagonal-norm form here; use identity, box, non_negative or l2_ball"
+        )
+
     def diameter(self, size: int) -> float:
         return math.inf
 
@@ -39,6 +52,8 @@ class Projection(Part, family=True):
 
 class Identity(Projection, name="identity"):
     """F = R^d: ``P(w) = w``."""
+
+    separable = True
 
     def __call__(self, w):
         return w
@@ -53,11 +68,8 @@ class L2Ball(Projection, name="l2_ball"):
     radius: float = 1.0
 
     def __call__(self, w):
-        # ||w|| relative to max |w|, so it cannot overflow for |w| above 1e19 (float32); safe at
-        # w = 0, where any factor leaves w unchanged.
-        m = jnp.maximum(jnp.max(jnp.abs(w)), 1.0)
-        norm = m * jnp.sqrt(jnp.sum((w / m) ** 2))
-        return w * jnp.minimum(1.0, self.radius / jnp.maximum(norm, jnp.finfo(w.dtype).tiny))
+        # Safe at w = 0, where any factor leaves w unchanged.
+        return w * jnp.minimum(1.0, self.radius / jnp.maximum(norm(w), jnp.finfo(w.dtype).tiny))
 
     def update(self, w, a, x, wx, ww):
         """``P(w + a x) = f (w + a x)`` with ``f = min(1, radius / ||w + a x||)`` and
@@ -73,6 +85,28 @@ class L2Ball(Projection, name="l2_ball"):
         norm = m * jnp.sqrt(jnp.maximum(ww / m / m + 2 * s * (wx / m) + s * s * xx, 0.0))
         f = jnp.minimum(1.0, self.radius / jnp.maximum(norm, tiny))
         return add_scaled(f * w, f * a, x), jnp.where(f < 1, self.radius**2, norm * norm)
+
+    def in_norm(self, v, h, iterations=64):
+        """``u_i = h_i v_i / (h_i + mu)`` with the ``mu >= 0`` at which ``||u|| = radius`` (the
+        KKT conditions of the diagonal-norm projection; ``||u(mu)||`` falls as mu grows), found
+        by bisection to float precision; ``u = v`` inside. In units of ``max(h)``
+        (``q = h / max(h)``, ``s = mu / max(h)`` in ``[0, ||v|| / radius]``), so huge h are fine."""
+        tiny = jnp.finfo(v.dtype).tiny
+        length = norm(v)
+        q = h / jnp.maximum(jnp.max(h), tiny)
+
+        def u_of(s):
+            return v * jnp.where(q + s > 0, q / jnp.where(q + s > 0, q + s, 1.0), 1.0)
+
+        def halve(_, bracket):
+            lo, hi = bracket
+            mid = 0.5 * (lo + hi)
+            big = jnp.sum(u_of(mid) ** 2) > self.radius**2
+            return jnp.where(big, mid, lo), jnp.where(big, hi, mid)
+
+        top = length / jnp.maximum(self.radius, tiny)
+        _, hi = jax.lax.fori_loop(0, iterations, halve, (jnp.zeros_like(length), top))
+        return jnp.where(length > self.radius, self(u_of(hi)), v)
 
     def diameter(self, size):
         return 2.0 * float(self.radius)
@@ -133,6 +167,7 @@ class Box(Projection, name="box"):
 
     lower: float = -1.0
     upper: float = 1.0
+    separable = True
 
     def __call__(self, w):
         return jnp.clip(w, self.lower, self.upper)
@@ -146,6 +181,8 @@ class Box(Projection, name="box"):
 
 class NonNegative(Projection, name="non_negative"):
     """F = the non-negative orthant: ``P(w) = max(w, 0)``."""
+
+    separable = True
 
     def __call__(self, w):
         return jnp.maximum(w, 0.0)

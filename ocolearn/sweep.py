@@ -37,7 +37,7 @@ from ocolearn.run import Result, run
 def leaf_paths(tree) -> list[str]:
     """The dotted paths of a pytree's leaves, e.g. ``["schedule.eta", "projection.radius"]``."""
     flat, _ = jax.tree_util.tree_flatten_with_path(tree)
-    return [jax.tree_util.keystr(path).lstrip(".") for path, _ in flat]
+    return [jax.tree_util.keystr(path, simple=True, separator=".") for path, _ in flat]
 
 
 def product(axes: dict) -> dict[str, np.ndarray]:

@@ -6,11 +6,18 @@ import numpy as np
 import pytest
 
 from ocolearn import (
+    AROW,
+    CW,
     MIRA,
+    NAG,
     OCPSVM,
     OGD,
+    ONS,
+    SCW,
     Absolute,
+    AdaGrad,
     Box,
+    CoinBetting,
     Constant,
     EpsilonInsensitive,
     Hinge,
@@ -26,10 +33,12 @@ from ocolearn import (
     Pegasos,
     Perceptron,
     Simplex,
+    SketchedONS,
     Sparse,
     Squared,
     SquaredHinge,
     Winnow,
+    from_optax,
     ridge,
     run,
 )
@@ -86,6 +95,29 @@ LEARNERS = {
     "pa_multiclass": (PassiveAggressive(0.1, 2, classes=3), PassiveAggressive(1.0, 2, classes=3), "multiclass"),
     "one_vs_rest_pa": (OneVsRest(PassiveAggressive(0.1), 3), OneVsRest(PassiveAggressive(2.0), 3), "multiclass"),
     "one_vs_rest_pegasos": (OneVsRest(Pegasos(0.1), 3), OneVsRest(Pegasos(1.0), 3), "multiclass"),
+    "adagrad": (AdaGrad(0.1), AdaGrad(0.5, 0.1), "regression"),
+    "adagrad_l2": (AdaGrad(0.1, projection=L2Ball(1.0)), AdaGrad(0.5, projection=L2Ball(0.3)), "regression"),
+    "adagrad_l1_box": (
+        AdaGrad(0.1, l1=0.01, projection=Box(-1.0, 1.0)),
+        AdaGrad(0.5, l1=0.1, projection=Box(-0.5, 0.5)),
+        "regression",
+    ),
+    "nag": (NAG(0.5), NAG(1.5), "regression"),
+    "cw": (CW(eta=0.8), CW(eta=0.95), "binary"),
+    "arow": (AROW(r=1.0), AROW(r=0.1), "binary"),
+    "scw1_multiclass": (SCW(classes=3), SCW(classes=3, C=0.1, eta=0.7), "multiclass"),
+    "scw2": (SCW(variant=2), SCW(C=0.1, eta=0.7, variant=2), "binary"),
+    "arow_multiclass": (AROW(classes=3), AROW(classes=3, r=0.2), "multiclass"),
+    "ons": (ONS(1.0, 1.0), ONS(0.5, 2.0), "regression"),
+    "ons_l2": (ONS(1.0, 1.0, projection=L2Ball(1.0)), ONS(0.5, 2.0, projection=L2Ball(0.2)), "regression"),
+    "sketched_ons": (SketchedONS(1.0, 10.0, 3), SketchedONS(0.5, 20.0, 3), "regression"),
+    "coin": (CoinBetting(), CoinBetting(0.5), "regression"),
+    "coin_per_coordinate": (CoinBetting(per_coordinate=True), CoinBetting(2.0, True), "regression"),
+    "optax_adagrad": (
+        from_optax("adagrad", Hinge(), learning_rate=0.1),
+        from_optax("adagrad", Hinge(), learning_rate=0.5),
+        "binary",
+    ),
 }
 ids = list(LEARNERS)
 
@@ -126,8 +158,10 @@ def test_scan_equals_a_python_loop_of_update(case):
     for i in range(len(y)):
         losses.append(learner.loss.value(learner.predict(state, X[i]), y[i]))
         state = learner.update(state, (X[i], y[i]))
-    np.testing.assert_allclose(result.state.w, state.w, rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose(result.trace.loss, losses, rtol=1e-5, atol=1e-6)
+    # Up to float32 rounding: XLA fuses the compiled scan's arithmetic differently (ONS's
+    # eigendecomposition and root find move by a few ulps of ||w||).
+    np.testing.assert_allclose(result.state.w, state.w, rtol=1e-5, atol=5e-6)
+    np.testing.assert_allclose(result.trace.loss, losses, rtol=1e-5, atol=5e-6)
     assert int(result.state.t) == len(y) + 1
 
 
@@ -168,11 +202,18 @@ def test_zero_and_huge_examples_give_finite_weights(case):
     X = X.at[1].set(0.0).at[2].multiply(1e15)
     result = run(learner, X, y)
     assert np.all(np.isfinite(result.state.w)) and np.all(np.isfinite(result.trace.loss[:3]))
-    # An all-zero example leaves the weights unchanged (Pegasos still applies its shrinkage).
+    # An all-zero example leaves the weights unchanged (Pegasos still applies its shrinkage, and
+    # the coin bettor's bets theta Wealth / t shrink by t / (t + 1)).
     before = run(learner, X[:1], y[:1]).state
     after = learner.update(before, (X[1], y[1]))
-    shrink = 1.0 - 1.0 / float(before.t) if isinstance(getattr(learner, "base", learner), Pegasos) else 1.0
-    np.testing.assert_allclose(learner.weights(after), shrink * learner.weights(before), rtol=1e-6, atol=1e-7)
+    t = float(before.t)
+    shrink = {Pegasos: 1.0 - 1.0 / t, CoinBetting: t / (t + 1.0)}.get(type(getattr(learner, "base", learner)), 1.0)
+    expected = shrink * np.asarray(learner.weights(before))
+    if isinstance(learner, AdaGrad) and learner.l1 is not None:  # the composite L1 step still applies
+        H = learner.delta + np.sqrt(np.asarray(before.G))
+        cut = np.where(H > 0, learner.eta * learner.l1 / np.where(H > 0, H, 1), 0)
+        expected = learner.projection(np.sign(expected) * np.maximum(np.abs(expected) - cut, 0))
+    np.testing.assert_allclose(learner.weights(after), expected, rtol=1e-6, atol=1e-7)
 
 
 def test_sparse_features_give_the_dense_result(case):

@@ -1,0 +1,66 @@
+"""AdaGrad, diagonal (Duchi, Hazan and Singer 2011), projected or composite with an L1 term."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from ocolearn.features import dot, local, put, values
+from ocolearn.learners.base import Learner
+from ocolearn.losses import Loss, Squared
+from ocolearn.projections import Identity, Projection
+
+
+class AdaGradState(NamedTuple):
+    t: jax.Array
+    w: jax.Array
+    G: jax.Array  # sum of the squared gradients, per feature
+
+
+class AdaGrad(Learner, name="adagrad"):
+    """Diagonal AdaGrad (Duchi, Hazan and Singer 2011, Figure 1 with diagonal H_t)::
+
+        g_t = loss'(w_t . x_t, y_t) x_t,   G_t = G_{t-1} + g_t^2,   H_t = delta + sqrt(G_t)
+        v = w_t - eta g_t / H_t
+        w_{t+1} = argmin_{u in F} (u - v)' diag(H_t) (u - v)                      (l1 = None)
+        w_{t+1} = P_F(sign(v) max(|v| - eta l1 / H_t, 0))                          (l1 >= 0)
+
+    The first is the primal-dual / mirror-descent update projected in the Mahalanobis norm of
+    H_t (``Projection.in_norm``: clipping for a box or the orthant, an exact 1-D root for the
+    L2 ball); the second is the composite-mirror-descent step with ``l1 ||w||_1`` (section 5.1,
+    FOBOS-style shrinkage), for sets that are products of intervals. Features with G = 0 do not
+    move. With the identity set and no L1 term a step touches only x's features (O(nnz)).
+    """
+
+    eta: float = 0.1
+    delta: float = 0.0
+    l1: float | None = None
+    loss: Loss = Squared()
+    projection: Projection = Identity()
+
+    def init(self, num_features):
+        zeros = jnp.zeros((num_features,), jnp.float32)
+        return AdaGradState(jnp.ones((), jnp.int32), zeros, zeros)
+
+    def predict(self, state, x):
+        return dot(state.w, x)
+
+    def update(self, state, example):
+        x, y = example
+        g = self.loss.derivative(dot(state.w, x), y) * values(x)
+        G = local(state.G, x) + g * g
+        H = self.delta + jnp.sqrt(G)
+        w = local(state.w, x) - jnp.where(H > 0, self.eta * g / jnp.where(H > 0, H, 1.0), 0.0)
+        w, G = put(state.w, x, w), put(state.G, x, G)
+        if self.l1 is None and isinstance(self.projection, Identity):
+            return AdaGradState(state.t + 1, w, G)
+        H = self.delta + jnp.sqrt(G)
+        if self.l1 is None:
+            return AdaGradState(state.t + 1, self.projection.in_norm(w, H).astype(w.dtype), G)
+        if not self.projection.separable:
+            raise NotImplementedError("AdaGrad with an L1 term needs a separable set: identity, box or non_negative")
+        shrink = jnp.where(H > 0, self.eta * self.l1 / jnp.where(H > 0, H, 1.0), 0.0)
+        w = jnp.sign(w) * jnp.maximum(jnp.abs(w) - shrink, 0.0)
+        return AdaGradState(state.t + 1, self.projection(w).astype(w.dtype), G)

@@ -1,0 +1,80 @@
+"""Any optax gradient transformation as an online learner."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import optax
+
+from ocolearn.features import dot
+from ocolearn.learners.base import Learner
+from ocolearn.learners.ons import dense
+from ocolearn.losses import Loss, Squared
+from ocolearn.projections import Identity, Projection
+
+
+class OptaxState(NamedTuple):
+    t: jax.Array
+    w: jax.Array
+    opt: Any  # the transformation's state
+
+
+class FromOptax(Learner, name="optax", static=("transformation",)):
+    """An ``optax.GradientTransformation`` as an online learner, with a loss and a set::
+
+        g_t = loss'(w_t . x_t, y_t) x_t
+        u_t, s_t = transformation.update(g_t, s_{t-1}, w_t)
+        w_{t+1} = P(w_t + u_t)
+
+    ``transformation`` is a ``GradientTransformation`` or the name of an optax optimizer
+    (``"adagrad"``, ``"adam"``, ...), built with ``optax.inject_hyperparams`` from
+    ``hyperparams``. The numbers in ``hyperparams`` are leaves of the learner, so they can be
+    swept without recompiling: they are written into an ``inject_hyperparams`` state every
+    round. ``from_optax(optax.sgd(schedule))`` with ``schedule(count) = eta(count + 1)`` is
+    ocolearn's OGD with ``eta_t`` (tested). Gradients are dense (O(d) a round).
+    """
+
+    transformation: str | optax.GradientTransformation = "sgd"
+    hyperparams: dict | None = None
+    loss: Loss = Squared()
+    projection: Projection = Identity()
+
+    def _tx(self) -> optax.GradientTransformation:
+        if isinstance(self.transformation, str):
+            maker = getattr(optax, self.transformation, None)
+            if maker is None:
+                raise ValueError(f"optax has no transformation named {self.transformation!r}")
+            return optax.inject_hyperparams(maker)(**(self.hyperparams or {}))
+        return self.transformation
+
+    def _with_hyperparams(self, opt):
+        if not self.hyperparams:
+            return opt
+        if not hasattr(opt, "hyperparams"):
+            raise ValueError("hyperparams need a transformation made by optax.inject_hyperparams")
+        values = {k: jnp.asarray(v, jnp.asarray(opt.hyperparams[k]).dtype) for k, v in self.hyperparams.items()}
+        return opt._replace(hyperparams={**opt.hyperparams, **values})
+
+    def init(self, num_features):
+        w = jnp.zeros((num_features,), jnp.float32)
+        return OptaxState(jnp.ones((), jnp.int32), w, self._with_hyperparams(self._tx().init(w)))
+
+    def predict(self, state, x):
+        return dot(state.w, x)
+
+    def update(self, state, example):
+        x, y = example
+        g = (self.loss.derivative(dot(state.w, x), y) * dense(x)).astype(state.w.dtype)
+        updates, opt = self._tx().update(g, self._with_hyperparams(state.opt), state.w)
+        w = self.projection(optax.apply_updates(state.w, updates)).astype(state.w.dtype)
+        return OptaxState(state.t + 1, w, opt)
+
+
+def from_optax(transformation, loss: Loss | None = None, projection: Projection | None = None, **hyperparams):
+    """``FromOptax(transformation, hyperparams, loss, projection)`` (squared loss and no set by
+    default); e.g.
+    ``from_optax(optax.inject_hyperparams(optax.adagrad)(learning_rate=0.1), Hinge(), learning_rate=0.1)``
+    or ``from_optax("adagrad", learning_rate=0.1)``."""
+    return FromOptax(transformation, hyperparams or None, loss or Squared(), projection or Identity())

@@ -1,0 +1,125 @@
+"""Online Newton Step (Hazan, Agarwal and Kale 2007), full and sketched (Luo et al. 2016)."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from ocolearn.features import Sparse, dot, norm
+from ocolearn.learners.base import Learner
+from ocolearn.losses import Loss, Squared
+from ocolearn.projections import Identity, L2Ball, Projection
+
+
+def dense(x):
+    """One example as a dense vector."""
+    if isinstance(x, Sparse):
+        return jnp.zeros((x.dim,), x.val.dtype).at[x.idx].add(x.val)
+    return x
+
+
+class ONSState(NamedTuple):
+    t: jax.Array
+    w: jax.Array
+    A_inv: jax.Array  # the inverse of A_t = epsilon I + sum_s g_s g_s', kept by Sherman-Morrison
+
+
+class ONS(Learner, name="ons"):
+    """Online Newton Step (Hazan, Agarwal and Kale 2007, Algorithm 2) with a full d x d matrix::
+
+        g_t = loss'(w_t . x_t, y_t) x_t,    A_t = A_{t-1} + g_t g_t',   A_0 = epsilon I
+        w_{t+1} = argmin_{u in F} (u - v)' A_t (u - v),   v = w_t - (1 / gamma) A_t^{-1} g_t
+
+    ``A_t^{-1}`` follows by Sherman-Morrison in O(d^2), written with ``g / ||g||`` so that huge
+    gradients do not overflow. The generalized projection is the identity, or for the L2 ball
+    ``u = Q diag(l / (l + mu)) Q' v`` with ``A_t = Q diag(l) Q'`` and the mu at which
+    ``||u|| = radius`` (an eigendecomposition, O(d^3), each round). Regret
+    O((1/alpha + G D) d log T) for alpha-exp-concave losses with gamma = min(1/(4GD), alpha)/2.
+    """
+
+    gamma: float = 1.0
+    epsilon: float = 1.0
+    loss: Loss = Squared()
+    projection: Projection = Identity()
+
+    def init(self, num_features):
+        eye = jnp.eye(num_features, dtype=jnp.float32)
+        return ONSState(jnp.ones((), jnp.int32), jnp.zeros((num_features,), jnp.float32), eye / self.epsilon)
+
+    def predict(self, state, x):
+        return dot(state.w, x)
+
+    def update(self, state, example):
+        x, y = example
+        g = self.loss.derivative(dot(state.w, x), y) * dense(x)
+        n = norm(g)
+        unit = jnp.where(n > 0, g / jnp.where(n > 0, n, 1.0), 0.0)
+        z = state.A_inv @ unit
+        A_inv = state.A_inv - jnp.outer(z, z) / (1.0 / (n * n) + unit @ z)  # (A + g g')^-1
+        v = state.w - n * (A_inv @ unit) / self.gamma
+        if isinstance(self.projection, L2Ball):
+            kappa, Q = jnp.linalg.eigh(A_inv)  # A = Q diag(1 / kappa) Q'
+            h = 1.0 / jnp.maximum(kappa, jnp.finfo(kappa.dtype).tiny)
+            v = jnp.where(jnp.sum(v * v) > self.projection.radius**2, Q @ self.projection.in_norm(Q.T @ v, h), v)
+        elif not isinstance(self.projection, Identity):
+            raise NotImplementedError("ONS projects onto the identity set or an L2 ball")
+        return ONSState(state.t + 1, v.astype(jnp.float32), A_inv)
+
+
+class SketchedONSState(NamedTuple):
+    t: jax.Array
+    w: jax.Array
+    B: jax.Array  # (m, d) Frequent-Directions sketch of the gradients / c: c^2 B'B ~ sum_s g_s g_s'
+    c: jax.Array  # the largest gradient norm so far, so that B's numbers stay in range
+
+
+def frequent_directions(B, g):
+    """Liberty's (2013) Frequent Directions step: put ``g`` in the last row of the sketch
+    (zero after every step), then shrink every squared singular value by the smallest one, so
+    that the last row is zero again. ``0 <= G'G - B'B`` and ``||G'G - B'B|| <= ||G||_F^2 / m``.
+    Via the m x m eigendecomposition of ``B B'``: O(m^2 d)."""
+    B = B.at[-1].set(g)
+    lam, U = jnp.linalg.eigh(B @ B.T)  # ascending; B = U diag(sqrt(lam)) V'
+    lam = jnp.maximum(lam, 0.0)
+    keep = jnp.sqrt(jnp.maximum(lam - lam[0], 0.0)) / jnp.sqrt(jnp.where(lam > 0, lam, 1.0))
+    return ((keep[:, None] * U.T) @ B)[::-1]  # largest first; the smallest (now zero) last
+
+
+class SketchedONS(Learner, name="sketched_ons", static=("sketch_size",)):
+    """Sketched Online Newton (Luo, Agarwal, Cesa-Bianchi and Langford 2016, Algorithm 1 with
+    Frequent Directions, unconstrained): ONS with ``A_t`` replaced by ``epsilon I + B_t' B_t``,
+    ``B_t`` an m-row sketch of the gradients (``frequent_directions``), inverted by Woodbury::
+
+        A_t^{-1} g = (g - B' (epsilon I_m + B B')^{-1} B g) / epsilon,   O(m^2 d + m^3) a round
+        w_{t+1} = w_t - (1 / gamma) A_t^{-1} g_t
+
+    With ``m > d`` nothing is ever shrunk away and it equals ``ONS`` with the identity set.
+    The sketch is kept divided by the largest gradient norm so far (FD commutes with scaling),
+    so huge gradients cannot overflow ``B B'``.
+    """
+
+    gamma: float = 1.0
+    epsilon: float = 1.0
+    sketch_size: int = 10
+    loss: Loss = Squared()
+
+    def init(self, num_features):
+        B = jnp.zeros((self.sketch_size, num_features), jnp.float32)
+        zero = jnp.zeros((), jnp.float32)
+        return SketchedONSState(jnp.ones((), jnp.int32), jnp.zeros((num_features,), jnp.float32), B, zero)
+
+    def predict(self, state, x):
+        return dot(state.w, x)
+
+    def update(self, state, example):
+        x, y = example
+        g = self.loss.derivative(dot(state.w, x), y) * dense(x)
+        c = jnp.maximum(state.c, norm(g))
+        safe = jnp.where(c > 0, c, 1.0)
+        B = frequent_directions(state.B * (state.c / safe), g / safe)
+        ridge = jnp.maximum(self.epsilon / (safe * safe), jnp.finfo(B.dtype).tiny)
+        small = ridge * jnp.eye(B.shape[0], dtype=B.dtype) + B @ B.T  # (epsilon I + c^2 B B') / c^2
+        step = (g - B.T @ jnp.linalg.solve(small, B @ g)) / self.epsilon
+        return SketchedONSState(state.t + 1, state.w - step / self.gamma, B, c)
