@@ -30,6 +30,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_ogd.py
 	$(BIN)/python benchmarks/bench_sweep.py
 	$(BIN)/python benchmarks/bench_classifiers.py
+	$(BIN)/python benchmarks/bench_stream.py
 	$(BIN)/python benchmarks/tables.py
 
 clean:

@@ -4,6 +4,7 @@
     ocolearn sweep CONFIG [--out DIR] [--set key=value ...] [--chunk-size C]
 
     ocolearn train --learner NAME [--set key=value ...] DATA --model MODEL [--passes N] [--stop-early]
+                   [--chunk-rows R] [--checkpoint PATH --checkpoint-every N] [--resume] [--quiet] [--skip-bad]
     ocolearn predict MODEL DATA        (one label per line)
     ocolearn test MODEL DATA           (prints the error rate)
 
@@ -17,7 +18,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+from pathlib import Path
 
 import ocolearn  # noqa: F401  (first: sets XLA's CPU flags before JAX starts)
 from ocolearn.config import ConfigError, load
@@ -51,25 +54,51 @@ def _sweep(args) -> int:
 
 def _train(args) -> int:
     from ocolearn import model as models
+    from ocolearn.streaming import Progress
 
     models.build_learner(args.learner, args.set)  # a mistyped learner fails before any reading
-    data = models.read_data(args.data, args.format, bits=args.bits)
-    learner = models.build_learner(args.learner, args.set, len(data.labels))
-    settings = {"format": args.format, "bits": args.bits}
-    trained = models.train(
-        learner,
-        data,
-        passes=args.passes,
-        seed=args.seed,
-        averaged=args.average,
-        stop_early=args.stop_early,
-        settings=settings,
-    )
+    if args.checkpoint_every and not args.checkpoint:
+        raise DataError("--checkpoint-every needs --checkpoint PATH")
+    if args.format == "text":
+        data = models.read_data(args.data, args.format, bits=args.bits)
+        learner = models.build_learner(args.learner, args.set, len(data.labels))
+        trained = models.train(
+            learner,
+            data,
+            passes=args.passes,
+            seed=args.seed,
+            averaged=args.average,
+            stop_early=args.stop_early,
+            settings={"format": args.format, "bits": args.bits or models.DEFAULT_BITS},
+        )
+    else:
+        trained = models.train_file(
+            args.learner,
+            args.set,
+            args.data,
+            args.format,
+            bits=args.bits,
+            dim=args.dim,
+            labels=args.labels.split(",") if args.labels else None,
+            zero_based=args.zero_based,
+            skip_bad=args.skip_bad,
+            chunk_rows=args.chunk_rows,
+            passes=args.passes,
+            seed=args.seed,
+            averaged=args.average,
+            stop_early=args.stop_early,
+            checkpoint=args.checkpoint,
+            checkpoint_every=args.checkpoint_every,
+            resume=args.resume,
+            progress=Progress(quiet=args.quiet),
+        )
     models.save(trained, args.model)
     mistakes = trained.settings["mistakes_per_pass"]
+    skipped = trained.settings.get("skipped_lines", 0)
     print(
-        f"trained {args.learner} on {len(data.y)} examples x {len(mistakes)} passes; mistakes per pass: "
-        f"{' '.join(map(str, mistakes))}; wrote {args.model}",
+        f"trained {args.learner} x {len(mistakes)} passes; mistakes per pass: {' '.join(map(str, mistakes))}"
+        + (f"; skipped {skipped} malformed lines" if skipped else "")
+        + f"; wrote {args.model}",
         file=sys.stderr,
     )
     return 0
@@ -122,7 +151,18 @@ def parser() -> argparse.ArgumentParser:
         default="svmlight",
         help="text: DATA is a folder with one folder of text files per label (bag of words)",
     )
-    t.add_argument("--bits", type=int, default=18, help="hash MIRA-format features and words into 2^bits buckets")
+    t.add_argument(
+        "--bits", type=int, help="hash MIRA features and words (default 18), or svmlight indices, into 2^bits buckets"
+    )
+    t.add_argument("--dim", type=int, help="svmlight: the number of features (default: found by a first pass)")
+    t.add_argument("--labels", help="the labels, comma-separated, in class order (default: found by a first pass)")
+    t.add_argument("--zero-based", action="store_true", help="svmlight indices start at 0 (default 1)")
+    t.add_argument("--skip-bad", action="store_true", help="skip and count malformed lines instead of stopping")
+    t.add_argument("--chunk-rows", type=int, default=65536, help="rows per chunk (memory is a few chunks)")
+    t.add_argument("--checkpoint", help="checkpoint file (.npz), written atomically")
+    t.add_argument("--checkpoint-every", type=int, default=0, metavar="N", help="checkpoint every N rows")
+    t.add_argument("--resume", action="store_true", help="continue from --checkpoint")
+    t.add_argument("--quiet", action="store_true", help="no progress line")
     t.set_defaults(func=_train)
     for name, func, text in (
         ("predict", _predict, "print one predicted label per line"),
@@ -135,8 +175,22 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def _compilation_cache() -> None:
+    """Keep compiled programs on disk between runs (JAX's persistent cache), so a command run
+    again on data of the same shapes starts without compiling. ``OCOLEARN_CACHE`` names the
+    folder (default ``~/.cache/ocolearn/xla``); ``OCOLEARN_CACHE=0`` turns it off."""
+    folder = os.environ.get("OCOLEARN_CACHE", str(Path.home() / ".cache" / "ocolearn" / "xla"))
+    if folder == "0":
+        return
+    import jax
+
+    jax.config.update("jax_compilation_cache_dir", folder)
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.1)
+
+
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
+    _compilation_cache()
     try:
         return args.func(args)
     except (ConfigError, DataError) as e:

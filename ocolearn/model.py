@@ -26,6 +26,8 @@ from ocolearn.learners import Learner
 from ocolearn.parts import fields_of
 from ocolearn.run import run_passes
 
+DEFAULT_BITS = 18
+
 
 class Model(NamedTuple):
     w: np.ndarray  # (d,) or (K, d)
@@ -34,16 +36,17 @@ class Model(NamedTuple):
     offset: np.ndarray = np.zeros(())  # subtracted from w . x (Winnow's threshold), () or (K,)
 
 
-def read_data(path, fmt: str, *, dim=None, bits=18, labels=None) -> SparseData:
-    """A svmlight or MIRA-format file, or a folder of text files per label (``fmt`` "text",
-    words hashed into ``2**bits`` buckets), as ``SparseData``; labels are always names."""
+def read_data(path, fmt: str, *, dim=None, bits=None, labels=None, zero_based="auto") -> SparseData:
+    """A svmlight or MIRA-format file, or a folder of text files per label (``fmt`` "text"),
+    as ``SparseData``; labels are always names. ``bits`` hashes MIRA feature names and words
+    (default 18) and svmlight indices (if given) into ``2**bits`` buckets."""
     if fmt == "mira":
-        return read_mira(path, bits=bits, labels=labels)
+        return read_mira(path, bits=bits or DEFAULT_BITS, labels=labels)
     if fmt == "text":
-        return read_text_folders(path, bits=bits, labels=labels)[0]
+        return read_text_folders(path, bits=bits or DEFAULT_BITS, labels=labels)[0]
     if fmt != "svmlight":
         raise DataError(f"{path}: unknown format {fmt!r}; expected 'svmlight', 'mira' or 'text'")
-    data = read_svmlight(path, dim=dim)
+    data = read_svmlight(path, dim=dim, zero_based=zero_based, bits=bits)
     y, classes = class_indices(path, [f"{v:g}" for v in data.y], data.lines, labels, order=float)
     return SparseData(data.X, y, classes, data.lines)
 
@@ -60,30 +63,98 @@ def build_learner(name: str, overrides=(), num_labels: int = 2) -> Learner:
 
 def targets(learner: Learner, data: SparseData):
     """Class indices for multiclass learners, -1/+1 for binary ones."""
-    if getattr(learner, "classes", 0):
-        return data.y
-    if len(data.labels) != 2:
-        raise DataError(f"a binary learner needs exactly two labels, the data has {len(data.labels)}: {data.labels}")
-    return np.where(data.y == 1, 1.0, -1.0).astype(np.float32)
+    return target_map(learner, data.labels)(data.y)
 
 
 def train(learner: Learner, data: SparseData, *, passes=1, seed=None, averaged=False, stop_early=False, settings=None):
     """Run ``learner`` over the data for up to ``passes`` passes (``stop_early``: until a pass
-    without mistakes); the model holds its final (or averaged) weights, the learner's score
-    for an all-zero example, negated, as ``offset``, and the mistakes of each pass in its
-    settings."""
+    without mistakes); see ``model_of``."""
     result = run_passes(learner, data.X, targets(learner, data), seed, passes=passes, stop_early=stop_early)
-    w = learner.averaged(result.state) if averaged else learner.weights(result.state)
-    zero = Sparse(np.zeros((1,), np.int32), np.zeros((1,), np.float32), data.X.dim)
-    offset = -np.asarray(learner.predict(result.state, zero), np.float32)
+    settings = {**(settings or {}), "mistakes_per_pass": result.mistakes}
+    return model_of(learner, result.state, list(data.labels), data.X.dim, averaged, settings)
+
+
+def target_map(learner: Learner, labels):
+    """Class indices -> the learner's targets: as they are for a multiclass learner, -1/+1
+    for a binary one (which needs exactly two labels)."""
+    if getattr(learner, "classes", 0):
+        return lambda y: y
+    if len(labels) != 2:
+        raise DataError(f"a binary learner needs exactly two labels, the data has {len(labels)}: {list(labels)}")
+    return lambda y: np.where(y == 1, 1.0, -1.0).astype(np.float32)
+
+
+def model_of(learner: Learner, state, labels, dim: int, averaged=False, settings=None) -> Model:
+    """The model of a trained state: its final (or averaged) weights, the learner's score for
+    an all-zero example, negated, as ``offset``, and the learner in the settings."""
+    w = learner.averaged(state) if averaged else learner.weights(state)
+    zero = Sparse(np.zeros((1,), np.int32), np.zeros((1,), np.float32), dim)
+    offset = -np.asarray(learner.predict(state, zero), np.float32)
+    settings = {**(settings or {}), "learner": learner.to_config(), "averaged": averaged, "dim": dim}
+    return Model(np.asarray(w, np.float32), list(labels), settings, offset)
+
+
+def train_file(
+    name: str,
+    overrides,
+    path,
+    fmt: str = "svmlight",
+    *,
+    bits=None,
+    dim=None,
+    labels=None,
+    zero_based=False,
+    skip_bad=False,
+    chunk_rows=65536,
+    passes=1,
+    seed=None,
+    averaged=False,
+    stop_early=False,
+    checkpoint=None,
+    checkpoint_every=0,
+    resume=False,
+    progress=None,
+) -> Model:
+    """Train the named learner on an svmlight or MIRA-format file streamed in chunks
+    (``ocolearn.streaming.run_stream``: constant memory, checkpoints, resume). Without
+    ``labels`` (and, for svmlight without hashing, ``dim``) one first pass over the file
+    finds them; ``bits`` hashes MIRA names (default 18) or svmlight indices."""
+    from ocolearn.data.stream import Source, scan
+    from ocolearn.streaming import run_stream
+
+    if fmt not in ("svmlight", "mira"):
+        raise DataError(f"{path}: streaming reads 'svmlight' or 'mira' files, not {fmt!r}")
+    bits = (bits or DEFAULT_BITS) if fmt == "mira" else bits
+    source = Source(str(path), fmt, dim or 0, tuple(labels or ()), zero_based, bits, skip_bad)
+    if bits is not None:
+        source = source._replace(dim=1 << bits)
+    if not labels or not source.dim:
+        found, found_dim, width = scan(source)
+        source = source._replace(labels=tuple(labels or found), dim=source.dim or found_dim, width=width)
+    learner = build_learner(name, overrides, len(source.labels))
+    result = run_stream(
+        learner,
+        source,
+        targets=target_map(learner, source.labels),
+        passes=passes,
+        chunk_rows=chunk_rows,
+        seed=seed,
+        checkpoint=checkpoint,
+        checkpoint_every=checkpoint_every,
+        resume=resume,
+        stop_early=stop_early,
+        progress=progress,
+    )
     settings = {
-        **(settings or {}),
-        "learner": learner.to_config(),
-        "averaged": averaged,
-        "dim": data.X.dim,
-        "mistakes_per_pass": result.mistakes,
+        "format": fmt,
+        "bits": bits,
+        "zero_based": zero_based,
+        "mistakes_per_pass": result.mistakes_per_pass,
+        "skipped_lines": result.skipped,
+        "rounds": result.rounds,
+        "average_loss": float(result.summary.loss) / max(result.rounds, 1),
     }
-    return Model(np.asarray(w, np.float32), list(data.labels), settings, offset)
+    return model_of(learner, result.state, source.labels, source.dim, averaged, settings)
 
 
 def save(model: Model, path) -> None:
@@ -123,7 +194,8 @@ def predict(model: Model, X: Sparse) -> list[str]:
 def data_for(model: Model, path) -> SparseData:
     """Read ``path`` with the model's feature settings and label names."""
     s = model.settings
-    return read_data(path, s["format"], dim=s["dim"], bits=s.get("bits", 18), labels=model.labels)
+    zero_based = s.get("zero_based", "auto")
+    return read_data(path, s["format"], dim=s["dim"], bits=s.get("bits"), labels=model.labels, zero_based=zero_based)
 
 
 def error_rate(model: Model, data: SparseData) -> float:
@@ -142,4 +214,5 @@ __all__ = [
     "save",
     "targets",
     "train",
+    "train_file",
 ]

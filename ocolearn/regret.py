@@ -43,7 +43,8 @@ def least_squares_in_ball(X, y, radius):
     def norm(mu):
         return np.linalg.norm(c / (s + mu))
 
-    lo, hi = 0.0, np.linalg.norm(c) / radius  # ||u(hi)|| <= ||c|| / hi = radius
+    m = np.abs(c).max()
+    lo, hi = 0.0, m * np.linalg.norm(c / m) / radius  # ||u(hi)|| <= ||c|| / hi = radius (||c|| kept from underflow)
     while True:
         mid = 0.5 * (lo + hi)
         if mid in (lo, hi):

@@ -82,6 +82,7 @@ def run(
     predict_after_update=False,
     snapshot_every=0,
     trace=True,
+    summary=None,
 ):
     """Run ``learner`` online over the rows of ``(X, y)``; returns ``Result(state, trace)``.
 
@@ -97,6 +98,8 @@ def run(
       predict_after_update: record the prediction made after each update.
       snapshot_every: k > 0 records the weights after every k rounds.
       trace: False keeps only a ``Summary`` of sums over the rounds (constant memory in T).
+      summary: with ``trace=False``, sums to continue from (a chunked run carries them, so
+        that its sums are the whole run's, bit for bit).
 
     >>> import jax.numpy as jnp
     >>> from ocolearn import OGD, Constant
@@ -110,7 +113,9 @@ def run(
     if not trace and snapshot_every:
         raise ValueError("snapshots need trace=True")
     first_pass = jnp.asarray(first_pass, jnp.int32)
-    return _run(learner, X, y, as_key(seed), state, first_pass, passes, predict_after_update, snapshot_every, trace)
+    summary = _zero_summary() if summary is None else Summary(*summary)
+    args = (learner, X, y, as_key(seed), state, summary, first_pass)
+    return _run(*args, passes, predict_after_update, snapshot_every, trace)
 
 
 def round_step(learner, X, y, predict_after_update=False):
@@ -163,8 +168,8 @@ class _StateTidy(NamedTuple):
         return (self.learner.tidy(carry[0]), carry[1])
 
 
-@partial(jax.jit, static_argnums=(6, 7, 8, 9))
-def _run(learner, X, y, key, state, first_pass, passes, predict_after_update, snapshot_every, trace):
+@partial(jax.jit, static_argnums=(7, 8, 9, 10))
+def _run(learner, X, y, key, state, summary, first_pass, passes, predict_after_update, snapshot_every, trace):
     y = jnp.asarray(y)
     order = round_order(y.shape[0], passes, key, first_pass)
     one_round = round_step(learner, X, y, predict_after_update)
@@ -183,7 +188,7 @@ def _run(learner, X, y, key, state, first_pass, passes, predict_after_update, sn
             return (state, sums), None
 
         tidy = _StateTidy(learner)
-        (state, sums), _ = tidy_scan(tidy, summed_round, (state, _zero_summary()), order)
+        (state, sums), _ = tidy_scan(tidy, summed_round, (state, summary), order)
         return Result(state, sums)
 
     if snapshot_every <= 0:

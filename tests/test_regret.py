@@ -136,3 +136,11 @@ def test_gradient_bound_dominates_every_gradient_in_the_ball():
     grads = (w @ X.T - y)[:, :, None] * X[None]
     assert np.linalg.norm(grads, axis=2).max() <= G
     assert np.linalg.norm(grads, axis=2).max() >= 0.9 * G  # and is not loose on the sphere
+
+
+def test_ball_solution_with_tiny_numbers():
+    # ||X^T y|| underflows if squared (found by hypothesis): the bracket must not collapse to 0.
+    X = np.zeros((30, 1))
+    X[0, 0] = 3.68321689e-106
+    u = least_squares_in_ball(X, np.full(30, 3.68321689e-106), 0.5)
+    np.testing.assert_allclose(u, [0.5], rtol=1e-12)

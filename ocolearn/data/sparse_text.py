@@ -30,6 +30,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ocolearn.data import DataError
+from ocolearn.data.svmlight import Block, pad, parse_block
 from ocolearn.features import Sparse
 
 
@@ -68,30 +69,47 @@ def _pad(rows: list[dict[int, float]], dim: int) -> Sparse:
     return Sparse(idx, val, dim)
 
 
-def _lines(path):
-    path = Path(path)
+def _decode(data: bytes, first_line: int, path) -> str:
     try:
-        with path.open(encoding="utf-8") as f:
-            for number, line in enumerate(f, 1):
-                line = line.split("#", 1)[0].strip()
-                if line:
-                    yield number, line
-    except FileNotFoundError:
-        raise DataError(f"{path}: no such file") from None
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = first_line + data[: e.start].count(b"\n")
+        raise DataError(f"{path}, line {line}: not UTF-8 text") from None
 
 
-def read_svmlight(path, *, dim: int | None = None, zero_based="auto") -> SparseData:
-    """An svmlight/libsvm file as ``SparseData`` with float32 labels (see the module docstring).
-
-    ``dim`` fixes the number of features (an index beyond it is an error); by default it is
-    the largest index + 1.
-    """
-    rows, labels, numbers, seen_zero = [], [], [], False
-    for number, line in _lines(path):
+def _rows_by_line(data: bytes, first_line: int, path, row_of, label_dtype) -> Block:
+    """A block from text line by line: ``row_of(tokens, where)`` gives each line's features
+    as ``{index: value}`` (repeats merged by summing); comments and blank lines are skipped."""
+    text = _decode(data, first_line, path)
+    labels, indptr, indices, values, numbers = [], [0], [], [], []
+    for number, line in enumerate(text.split("\n"), first_line):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
         where = f"{path}, line {number}"
-        numbers.append(number)
         label, *tokens = line.split()
-        labels.append(_value(label, f"{where}, label"))
+        row = row_of(tokens, where)
+        labels.append(_value(label, f"{where}, label") if label_dtype is np.float64 else label)
+        numbers.append(number)
+        indices += list(row)
+        values += list(row.values())
+        indptr.append(len(indices))
+    as_array = np.asarray
+    return Block(
+        as_array(labels, label_dtype),
+        as_array(indptr, np.int64),
+        as_array(indices, np.int64),
+        as_array(values, np.float64),
+        as_array(numbers, np.int64),
+    )
+
+
+def svmlight_lines(data: bytes, first_line: int, path) -> Block:
+    """The exact, line-by-line svmlight parser (see ``ocolearn.data.svmlight``): the same rows
+    as the compiled one, repeated indices of a row merged by summing, or the error naming
+    the file, the line and the expected form."""
+
+    def row_of(tokens, where):
         row: dict[int, float] = {}
         for token in tokens:
             name, sep, value = token.partition(":")
@@ -99,21 +117,84 @@ def read_svmlight(path, *, dim: int | None = None, zero_based="auto") -> SparseD
                 continue
             if not sep or not name.isdigit():
                 raise DataError(f"{where}: {token!r} is not of the form index:value (index a non-negative integer)")
-            index = int(name)
-            seen_zero |= index == 0
-            row[index] = row.get(index, 0.0) + _value(value, f"{where}, feature {name}")
-        rows.append(row)
-    if not rows:
+            row[int(name)] = row.get(int(name), 0.0) + _value(value, f"{where}, feature {name}")
+        return row
+
+    return _rows_by_line(data, first_line, path, row_of, np.float64)
+
+
+def parse_svmlight(data: bytes, first_line: int, path) -> Block:
+    """The rows of svmlight text, parsed vectorized (``ocolearn.data.svmlight.parse_block``)."""
+    return parse_block(data, first_line, path, lambda d, f: svmlight_lines(d, f, path))
+
+
+def sparse_rows(block: Block, dim: int, path, *, shift: int = 1, bits: int | None = None, width=None) -> Sparse:
+    """A block's rows as padded ``Sparse`` features: indices shifted to 0-based (``shift`` 1
+    for 1-based files), folded into ``2**bits`` buckets when hashing, else checked against
+    ``dim`` (an index beyond it is an error naming its line). ``width`` pads each row to that
+    many entries (default: the longest row)."""
+    counts = np.diff(block.indptr)
+    k = max(1, int(counts.max(initial=0))) if width is None else width
+    idx = np.zeros((counts.size, k), np.int32)
+    val = np.zeros((counts.size, k), np.float32)
+    fill_rows(block, 0, counts.size, idx, val, dim, path, shift=shift, bits=bits)
+    return Sparse(idx, val, dim)
+
+
+def fill_rows(block: Block, start: int, stop: int, idx, val, dim: int, path, *, shift=1, bits=None) -> None:
+    """Write rows ``start:stop`` of a block into the zeroed padded arrays ``idx`` and ``val``
+    (see ``sparse_rows``)."""
+    buckets = 0 if bits is None else 1 << bits
+    bad = pad(block.indptr[start : stop + 1], block.indices, block.values, shift, buckets, dim, idx, val)
+    if bad >= 0:
+        line = block.lines[np.searchsorted(block.indptr, bad, side="right") - 1]
+        if block.indices[bad] < shift:
+            raise DataError(f"{path}, line {line}: index 0 in a file read as 1-based (read it as zero-based)")
+        raise DataError(f"{path}, line {line}: feature index {block.indices[bad]} is beyond the model's {dim} features")
+
+
+def read_bytes(path) -> bytes:
+    """A file's bytes, decompressed by its suffix (.gz, .bz2, .xz)."""
+    from ocolearn.data.stream import open_binary
+
+    with open_binary(path) as f:
+        return f.read()
+
+
+def read_svmlight(path, *, dim: int | None = None, zero_based="auto", bits: int | None = None) -> SparseData:
+    """An svmlight/libsvm file as ``SparseData`` with float32 labels (see the module docstring).
+
+    ``dim`` fixes the number of features (an index beyond it is an error); by default it is
+    the largest index + 1. ``bits`` folds indices into ``2**bits`` buckets instead (hashing).
+    """
+    block = parse_svmlight(read_bytes(path), 1, path)
+    if not block.labels.size:
         raise DataError(f"{path}: no examples (every line is blank or a comment)")
-    shift = 0 if (zero_based is True or (zero_based == "auto" and seen_zero)) else 1
-    if shift and seen_zero:
+    seen_zero = bool(block.indices.size and block.indices.min() == 0)
+    if zero_based is False and seen_zero:
         raise DataError(f"{path}: index 0 in a file read as 1-based (pass zero_based=True)")
-    rows = [{i - shift: v for i, v in r.items()} for r in rows]
-    top = max((max(r) for r in rows if r), default=-1) + 1
-    if dim is not None and top > dim:
-        line = next(n for n, r in zip(numbers, rows, strict=True) if r and max(r) >= dim)
-        raise DataError(f"{path}, line {line}: feature index {top - 1 + shift} is beyond the model's {dim} features")
-    return SparseData(_pad(rows, dim or top), np.asarray(labels, np.float32), None, np.asarray(numbers))
+    shift = 0 if (zero_based is True or (zero_based == "auto" and seen_zero)) else 1
+    top = int(block.indices.max(initial=shift - 1)) - shift + 1
+    dim = (1 << bits) if bits is not None else (top if dim is None else dim)
+    X = sparse_rows(block, dim, path, shift=shift, bits=bits)
+    return SparseData(X, block.labels.astype(np.float32), None, block.lines)
+
+
+def mira_lines(data: bytes, first_line: int, path, bits: int) -> Block:
+    """The rows of MIRA-format text (labels as names, feature names hashed into ``2**bits``
+    buckets, repeated buckets of a line merged by summing), or the error naming the line."""
+
+    def row_of(tokens, where):
+        row: dict[int, float] = {}
+        for token in tokens:
+            name, sep, value = token.rpartition(":") if ":" in token else (token, "", "")
+            if sep and not name:
+                raise DataError(f"{where}: {token!r} is not of the form feature or feature:value")
+            index = feature_hash(name, bits)
+            row[index] = row.get(index, 0.0) + (_value(value, f"{where}, feature {name!r}") if sep else 1.0)
+        return row
+
+    return _rows_by_line(data, first_line, path, row_of, str)
 
 
 def read_mira(path, *, bits: int = 18, labels: list[str] | None = None) -> SparseData:
@@ -122,24 +203,11 @@ def read_mira(path, *, bits: int = 18, labels: list[str] | None = None) -> Spars
     ``labels`` fixes the class names (a label outside them is an error, as at predict time);
     by default they are the sorted names found in the file.
     """
-    rows, names, numbers = [], [], []
-    for number, line in _lines(path):
-        where = f"{path}, line {number}"
-        numbers.append(number)
-        label, *tokens = line.split()
-        names.append(label)
-        row: dict[int, float] = {}
-        for token in tokens:
-            name, sep, value = token.rpartition(":") if ":" in token else (token, "", "")
-            if sep and not name:
-                raise DataError(f"{where}: {token!r} is not of the form feature or feature:value")
-            index = feature_hash(name, bits)
-            row[index] = row.get(index, 0.0) + (_value(value, f"{where}, feature {name!r}") if sep else 1.0)
-        rows.append(row)
-    if not rows:
+    block = mira_lines(read_bytes(path), 1, path, bits)
+    if not block.labels.size:
         raise DataError(f"{path}: no examples (every line is blank or a comment)")
-    y, classes = class_indices(path, names, numbers, labels)
-    return SparseData(_pad(rows, 1 << bits), y, classes, np.asarray(numbers))
+    y, classes = class_indices(path, block.labels.tolist(), block.lines, labels)
+    return SparseData(sparse_rows(block, 1 << bits, path, shift=0), y, classes, block.lines)
 
 
 def class_indices(path, names, lines, labels=None, order=None):

@@ -33,8 +33,8 @@ class Pegasos(Learner, name="pegasos", static=("project",)):
     step touches only the non-zero features of x; ``||w||^2`` is updated from ``W . x`` in
     O(nnz). At t = 1 the factor ``1 - eta_1 lam`` is 0: the scale restarts at 1 and
     ``W . x`` counts as 0 (a state with t = 1 has W = 0, as ``init`` makes it). Every
-    ``tidy_every`` rounds, a scale below 1e-4 is folded back into W (``tidy``, O(d)), so
-    it does not underflow. Without a projection the scale is exactly 1/t, so it could only
+    ``tidy_every`` rounds, a scale below 1e-4 is folded back into W by a power of two
+    (``tidy``, O(d), exact), so it does not underflow. Without a projection the scale is exactly 1/t, so it could only
     underflow after 10^38 rounds. ``weights(state)`` gives ``scale * W``.
     """
 
@@ -77,8 +77,10 @@ class Pegasos(Learner, name="pegasos", static=("project",)):
         return PegasosState(state.t + 1, W, scale, jnp.maximum(ww, 0.0))
 
     def tidy(self, state):
-        """``W <- scale W``, ``scale <- 1`` where the scale is below ``FOLD_BELOW``."""
-        fold = state.scale < FOLD_BELOW
-        return state._replace(
-            w=jnp.where(fold, state.w * state.scale, state.w), scale=jnp.where(fold, 1.0, state.scale)
-        )
+        """Where the scale is below ``FOLD_BELOW``: ``W <- 2^e W``, ``scale <- scale / 2^e``
+        for the power of two ``2^e`` in the scale (to [0.5, 1)). Multiplying by a power of two
+        is exact, and every later step then computes the same numbers times 2^e, so when the
+        fold happens (the chunking of a run) changes no result."""
+        _, e = jnp.frexp(state.scale)
+        factor = jnp.where(state.scale < FOLD_BELOW, jnp.ldexp(jnp.ones_like(state.scale), e), 1.0)
+        return state._replace(w=state.w * factor, scale=state.scale / factor)

@@ -1,0 +1,260 @@
+"""Reading example files in chunks of rows, with constant memory, for the streaming runner.
+
+``open_binary`` opens a file, decompressing ``.gz``, ``.bz2`` and ``.xz`` by their suffix.
+``chunks(source, start, chunk_rows)`` yields ``Chunk``s of exactly ``chunk_rows`` rows (the
+last one of the file may be shorter): padded ``Sparse`` features, class indices, and the
+``Position`` just after the chunk's last row, from which a resumed run reads on. Bytes are
+read in blocks of whole lines and parsed vectorized (``ocolearn.data.svmlight``); MIRA-format
+files go line by line. With ``skip_bad`` a malformed line is skipped and counted instead of
+being an error.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import lzma
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+from ocolearn.data import DataError
+from ocolearn.data.sparse_text import fill_rows, mira_lines, parse_svmlight, svmlight_lines
+from ocolearn.data.svmlight import Block, line_end
+from ocolearn.features import Sparse
+
+OPENERS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
+BLOCK_BYTES = 8 << 20
+
+
+def open_binary(path):
+    """The file opened for reading bytes, decompressed by its suffix (.gz, .bz2, .xz)."""
+    path = Path(path)
+    try:
+        return OPENERS.get(path.suffix, open)(path, "rb")
+    except FileNotFoundError:
+        raise DataError(f"{path}: no such file") from None
+
+
+class Position(NamedTuple):
+    """Where a stream stands: the next row to read, as a byte offset into the (decompressed)
+    file and the line number there, and how many rows were read before it."""
+
+    offset: int = 0
+    line: int = 1
+    row: int = 0
+
+
+class Source(NamedTuple):
+    """A file of examples and how to read it."""
+
+    path: str
+    format: str = "svmlight"  # or "mira"
+    dim: int = 0  # the number of features (2**bits when hashing)
+    labels: tuple = ()  # the class names, in class order
+    zero_based: bool = False  # svmlight indices start at 0
+    bits: int | None = None  # hash indices (svmlight) or names (mira) into 2**bits buckets
+    skip_bad: bool = False
+    width: int | None = None  # entries per padded row (None: per chunk, a multiple of 8)
+
+
+class Chunk(NamedTuple):
+    X: Sparse
+    y: np.ndarray  # int32 class indices into the source's labels
+    end: Position  # just after the last row
+    skipped: int  # malformed lines skipped in it
+
+
+def _blocks(path, start: Position, size=BLOCK_BYTES):
+    """``(bytes of whole lines, first line number, offset of its start)`` from ``start``; the
+    last line may lack its newline (a truncated file)."""
+    with open_binary(path) as f:
+        f.seek(start.offset)
+        rest, offset, line = b"", start.offset, start.line
+        while True:
+            data = f.read(size)
+            if not data:
+                if rest.strip():
+                    yield rest, line, offset
+                return
+            data = rest + data
+            cut = data.rfind(b"\n") + 1
+            if cut == 0:
+                rest = data
+                continue
+            yield data[:cut], line, offset
+            line += data.count(b"\n", 0, cut)
+            offset += cut
+            rest = data[cut:]
+
+
+def _parse(source: Source, data: bytes, first_line: int) -> tuple[Block, int]:
+    """The block's rows, and how many malformed lines were skipped."""
+    path = source.path
+    if source.format == "mira":
+        fast = exact = lambda d, f: mira_lines(d, f, path, source.bits or 18)  # noqa: E731
+    else:
+        fast, exact = (lambda d, f: parse_svmlight(d, f, path)), (lambda d, f: svmlight_lines(d, f, path))
+    try:
+        return fast(data, first_line), 0
+    except DataError:
+        if not source.skip_bad:
+            raise
+    good, skipped = [], 0
+    for number, line in enumerate(data.split(b"\n"), first_line):
+        try:
+            good.append(exact(line, number))
+        except DataError:
+            skipped += 1
+    return concat(good), skipped
+
+
+PARSERS = 2  # blocks parsed at once, on threads (the compiled parser releases the GIL)
+
+
+def _parsed(source: Source, start: Position):
+    """``(data, first line, offset, (block, skipped))`` of each block in order, parsed
+    ``PARSERS`` at a time ahead of the reader; memory stays a few blocks."""
+    with ThreadPoolExecutor(PARSERS) as pool:
+        ahead: deque = deque()
+        for data, first_line, offset in _blocks(source.path, start):
+            ahead.append((data, first_line, offset, pool.submit(_parse, source, data, first_line)))
+            if len(ahead) > PARSERS:
+                data, first_line, offset, parsed = ahead.popleft()
+                yield data, first_line, offset, parsed.result()
+        while ahead:
+            data, first_line, offset, parsed = ahead.popleft()
+            yield data, first_line, offset, parsed.result()
+
+
+def concat(blocks: list[Block]) -> Block:
+    """The rows of several blocks, in order."""
+    if not blocks:
+        return Block(np.zeros(0), np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros(0, np.int64))
+    counts = np.concatenate([np.diff(b.indptr) for b in blocks])
+    return Block(
+        np.concatenate([b.labels for b in blocks]),
+        np.r_[0, np.cumsum(counts)].astype(np.int64),
+        np.concatenate([b.indices for b in blocks]),
+        np.concatenate([b.values for b in blocks]),
+        np.concatenate([b.lines for b in blocks]),
+    )
+
+
+def label_names(labels: np.ndarray) -> np.ndarray:
+    """Labels as names: strings as read (MIRA), numbers as ``%g`` (svmlight)."""
+    if labels.dtype.kind in "US":
+        return labels.astype(str)
+    distinct, inverse = np.unique(labels, return_inverse=True)
+    return np.array([f"{v:g}" for v in distinct], dtype=str)[inverse] if labels.size else np.zeros(0, str)
+
+
+def class_of(source: Source, block: Block, start: int = 0, stop: int | None = None) -> np.ndarray:
+    """int32 class indices of the labels of rows ``start:stop``; a label outside the
+    source's is an error naming its line."""
+    names = label_names(block.labels[start:stop])
+    known = {name: k for k, name in enumerate(source.labels)}
+    distinct, inverse = np.unique(names, return_inverse=True)
+    for name in distinct:
+        if name not in known:
+            line = block.lines[start:stop][np.argmax(names == name)]
+            raise DataError(
+                f"{source.path}, line {line}: label {str(name)!r} is not one of the labels {list(source.labels)}"
+            )
+    return np.array([known[n] for n in distinct], np.int32)[inverse] if names.size else np.zeros(0, np.int32)
+
+
+def _width(block: Block, start: int = 0, stop: int | None = None) -> int:
+    """Entries per padded row: the longest row rounded up to a multiple of 8 (few shapes, so
+    few compiles, and little padding)."""
+    longest = int(np.diff(block.indptr[start : None if stop is None else stop + 1]).max(initial=1))
+    return 8 * -(-max(longest, 1) // 8)
+
+
+def chunks(source: Source, start: Position | None = None, chunk_rows: int = 65536):
+    """``Chunk``s of ``chunk_rows`` rows from ``start`` (default: the beginning) to the end.
+    Rows go straight from the parsed blocks into the chunk's padded arrays."""
+    start = start or Position()
+    pending: deque = deque()  # (block, first unused row, (its bytes, first line, offset))
+    have, skipped, row, end = 0, 0, start.row, start
+    shift = 0 if (source.zero_based or source.format == "mira") else 1
+
+    def emit(n, skipped):
+        nonlocal row
+        segments, taken = [], 0
+        while taken < n:
+            block, a, where = pending[0]
+            b = min(len(block.labels), a + n - taken)
+            segments.append((block, a, b))
+            taken += b - a
+            if b == len(block.labels):
+                pending.popleft()
+            else:
+                pending[0] = (block, b, where)
+        width = source.width or max(_width(block, a, b) for block, a, b in segments)
+        idx, val, y = np.zeros((n, width), np.int32), np.zeros((n, width), np.float32), np.empty(n, np.int32)
+        r = 0
+        for block, a, b in segments:
+            fill_rows(
+                block,
+                a,
+                b,
+                idx[r : r + b - a],
+                val[r : r + b - a],
+                source.dim,
+                source.path,
+                shift=shift,
+                bits=source.bits,
+            )
+            y[r : r + b - a] = class_of(source, block, a, b)
+            r += b - a
+        row += n
+        block, _, b = segments[-1]
+        data, first_line, offset = where
+        after = offset + line_end(np.frombuffer(data, np.uint8), int(block.lines[b - 1]) - first_line)
+        position = Position(int(after), int(block.lines[b - 1]) + 1, row)
+        return Chunk(Sparse(idx, val, source.dim), y, position, skipped)
+
+    for data, first_line, offset, (block, bad) in _parsed(source, start):
+        skipped += bad
+        end = Position(offset + len(data), first_line + data.count(b"\n"), row + have + len(block.labels))
+        if not len(block.labels):
+            continue
+        pending.append((block, 0, (data, first_line, offset)))
+        have += len(block.labels)
+        while have >= chunk_rows:
+            yield emit(chunk_rows, skipped)
+            have -= chunk_rows
+            skipped = 0
+    if have:
+        yield emit(have, skipped)
+    elif skipped:  # only skipped lines since the last chunk: an empty chunk reports them
+        empty = Sparse(np.zeros((0, 1), np.int32), np.zeros((0, 1), np.float32), source.dim)
+        yield Chunk(empty, np.zeros(0, np.int32), end, skipped)
+
+
+def scan(source: Source) -> tuple[list[str], int, int]:
+    """One pass over the file: its sorted label names, its dimension (largest index + 1,
+    0-based) and a padded width that fits every row (a multiple of 8)."""
+    names, top, width = set(), -1, 1
+    for _, _, _, (block, _) in _parsed(source, Position()):
+        names.update(label_names(block.labels).tolist())
+        if block.indices.size:
+            top = max(top, int(block.indices.max()))
+        width = max(width, _width(block))
+    if not names:
+        raise DataError(f"{source.path}: no examples (every line is blank, a comment or skipped)")
+    shift = 0 if (source.zero_based or source.format == "mira") else 1
+    numeric = all(_is_number(n) for n in names)
+    return sorted(names, key=float if numeric else None), top + 1 - shift, width
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True

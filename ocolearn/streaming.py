@@ -1,0 +1,185 @@
+"""Runs over files larger than memory: chunks, a parsing thread, progress, checkpoints.
+
+``run_stream(learner, source, ...)`` reads the file in chunks of ``chunk_rows`` rows
+(``ocolearn.data.stream``), parses the next chunks on a background thread while the current
+one runs, and carries the learner state and the running sums from chunk to chunk through the
+one runner (``ocolearn.run.run`` with ``state=`` and ``summary=``), so the weights and sums
+equal those of one run over the whole array, bit for bit. Memory stays that of a few chunks.
+
+Passes re-read the file. ``seed`` shuffles the rows within each chunk (a bounded buffer),
+with the permutation drawn from (seed, pass, chunk), so a resumed run draws the same ones.
+
+A checkpoint (``checkpoint=PATH``, every ``checkpoint_every`` rows, at the next chunk end)
+holds the learner state, the running sums, the position in the stream (pass, row, byte
+offset, line) and what the run was (learner, file, chunking, seed), written atomically;
+``resume=True`` continues from it, to the same result as a run that was never interrupted.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import queue
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import NamedTuple
+
+import jax
+import numpy as np
+
+from ocolearn.data import DataError
+from ocolearn.data.stream import Position, Source, chunks
+from ocolearn.features import Sparse
+from ocolearn.io import atomic_write
+from ocolearn.run import Summary, _zero_summary, run
+
+
+class StreamResult(NamedTuple):
+    state: object  # the learner's state after the last row
+    summary: Summary  # sums over every round of every pass
+    rounds: int  # rounds run, over all passes
+    mistakes_per_pass: list[int]
+    skipped: int  # malformed lines skipped (skip_bad)
+
+
+class Progress:
+    """Rows, rows per second and the running progressive loss: a line redrawn in place on
+    a terminal, plain lines (every ``every`` seconds) otherwise, nothing when quiet."""
+
+    def __init__(self, quiet=False, out=None, every=5.0):
+        self.out = out or sys.stderr
+        self.quiet, self.every = quiet, every
+        self.tty = getattr(self.out, "isatty", lambda: False)()
+        self.start = self.last = time.perf_counter()
+
+    def show(self, rows, loss, passes, final=False):
+        now = time.perf_counter()
+        if self.quiet or (not final and now - self.last < (0.2 if self.tty else self.every)):
+            return
+        self.last = now
+        rate = rows / max(now - self.start, 1e-9)
+        text = f"{passes} rows {rows:,}  {rate:,.0f} rows/s  progressive loss {loss / max(rows, 1):.6g}"
+        if self.tty:
+            print("\r" + text, end="\n" if final else "", file=self.out, flush=True)
+        else:
+            print(text, file=self.out, flush=True)
+
+
+def _prefetch(iterator, depth=2):
+    """The items of ``iterator``, produced on a background thread ``depth`` ahead; an error
+    there is raised here."""
+    items: queue.Queue = queue.Queue(maxsize=depth)
+    done = object()
+
+    def produce():
+        try:
+            for item in iterator:
+                items.put(item)
+        except BaseException as e:  # handed to the consumer
+            items.put(e)
+        items.put(done)
+
+    threading.Thread(target=produce, daemon=True).start()
+    while (item := items.get()) is not done:
+        if isinstance(item, BaseException):
+            raise item
+        yield item
+
+
+def _fingerprint(learner, source: Source, chunk_rows, passes, seed) -> str:
+    return json.dumps(
+        {
+            "learner": learner.to_config(),
+            "source": [str(Path(source.path).resolve()), source.format, source.dim, list(source.labels)],
+            "options": [source.zero_based, source.bits, source.skip_bad, chunk_rows, passes, seed],
+        },
+        sort_keys=True,
+        default=str,
+    )
+
+
+def save_checkpoint(path, fingerprint, state, summary, where: dict):
+    """Everything a run needs to go on, atomically (``.npz``): the state's leaves, the sums,
+    and ``where`` (pass, position, rounds, mistakes per pass, skipped lines)."""
+    leaves = {f"state_{i}": np.asarray(leaf) for i, leaf in enumerate(jax.tree.leaves(state))}
+    sums = {f"sum_{k}": np.asarray(v) for k, v in summary._asdict().items()}
+    buffer = io.BytesIO()
+    np.savez(buffer, fingerprint=fingerprint, where=json.dumps(where), **leaves, **sums)
+    atomic_write(path, buffer.getvalue())
+
+
+def load_checkpoint(path, fingerprint, template):
+    """``(state, summary, where)`` from a checkpoint of this very run (else an error)."""
+    try:
+        with np.load(path) as f:
+            if str(f["fingerprint"]) != fingerprint:
+                raise DataError(f"{path}: a checkpoint of another run (learner, data or options differ)")
+            leaves = [f[f"state_{i}"] for i in range(len(jax.tree.leaves(template)))]
+            summary = Summary(*(jax.numpy.asarray(f[f"sum_{k}"]) for k in Summary._fields))
+            where = json.loads(str(f["where"]))
+    except (OSError, KeyError, ValueError) as e:
+        raise DataError(f"{path}: not a readable ocolearn checkpoint: {e}") from None
+    state = jax.tree.unflatten(jax.tree.structure(template), [jax.numpy.asarray(a) for a in leaves])
+    return state, summary, where
+
+
+def _shuffled(chunk, seed, pass_, index):
+    order = np.random.default_rng([seed, pass_, index]).permutation(len(chunk.y))
+    return Sparse(chunk.X.idx[order], chunk.X.val[order], chunk.X.dim), chunk.y[order]
+
+
+def run_stream(
+    learner,
+    source: Source,
+    *,
+    targets=lambda y: y,
+    passes=1,
+    chunk_rows=65536,
+    seed=None,
+    checkpoint=None,
+    checkpoint_every=0,
+    resume=False,
+    stop_early=False,
+    progress: Progress | None = None,
+) -> StreamResult:
+    """Run ``learner`` over the file of ``source`` for ``passes`` passes, chunk by chunk (see
+    the module docstring); ``stop_early`` stops after a pass without mistakes. ``targets``
+    maps class indices to the learner's targets (+-1 for a binary learner)."""
+    progress = progress or Progress(quiet=True)
+    fingerprint = _fingerprint(learner, source, chunk_rows, passes, seed)
+    state, summary = learner.init(source.dim), _zero_summary()
+    where = {"pass": 0, "offset": 0, "line": 1, "row": 0, "rounds": 0, "mistakes": [], "skipped": 0}
+    if resume:
+        if checkpoint is None or not Path(checkpoint).exists():
+            raise DataError(f"{checkpoint}: no checkpoint to resume from")
+        state, summary, where = load_checkpoint(checkpoint, fingerprint, state)
+    mistakes, rounds, skipped, since = where["mistakes"], where["rounds"], where["skipped"], 0
+    for p in range(where["pass"], passes):
+        start = Position(where["offset"], where["line"], where["row"]) if p == where["pass"] else Position()
+        if len(mistakes) <= p:
+            mistakes.append(0)
+        base = int(summary.mistakes) - mistakes[p]
+        index, position = start.row // chunk_rows, start
+        for chunk in _prefetch(chunks(source, start, chunk_rows)):
+            skipped += chunk.skipped
+            if len(chunk.y):
+                X, y = (chunk.X, chunk.y) if seed is None else _shuffled(chunk, seed, p, index)
+                result = run(learner, X, targets(y), state=state, trace=False, summary=summary)
+                state, summary = result.state, result.trace
+                rounds += len(chunk.y)
+                since += len(chunk.y)
+            index, position = index + 1, chunk.end
+            mistakes[p] = int(summary.mistakes) - base
+            if checkpoint is not None and checkpoint_every and since >= checkpoint_every:
+                at = {"pass": p, **position._asdict(), "rounds": rounds, "mistakes": mistakes, "skipped": skipped}
+                save_checkpoint(checkpoint, fingerprint, state, summary, at)
+                since = 0
+            progress.show(rounds, float(summary.loss), f"pass {p + 1}/{passes}")
+        if position.row == 0:
+            raise DataError(f"{source.path}: no examples (every line is blank, a comment or skipped)")
+        if stop_early and mistakes[p] == 0:
+            break
+    progress.show(rounds, float(summary.loss), f"pass {passes}/{passes}", final=True)
+    return StreamResult(state, summary, rounds, mistakes, skipped)

@@ -1,0 +1,324 @@
+"""Streams: chunked runs equal whole ones, resumed runs equal uninterrupted ones (SIGKILL
+included), compressed files, progress, and what every reader does with hard input."""
+
+import bz2
+import gzip
+import io
+import lzma
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ocolearn import MIRA, AdaGrad, Hinge, PassiveAggressive, Pegasos, Perceptron, run
+from ocolearn.data import DataError
+from ocolearn.data.sparse_text import parse_svmlight, read_svmlight, sparse_rows, svmlight_lines
+from ocolearn.data.stream import Source, chunks, scan
+from ocolearn.model import load, target_map, train_file
+from ocolearn.streaming import Progress, run_stream
+
+
+def svmlight_text(n=600, d=40, seed=0, labels=("-1", "1"), nnz=(1, 12)):
+    rng = np.random.default_rng(seed)
+    w = rng.normal(size=(len(labels), d))
+    lines = []
+    for i in range(n):
+        k = rng.integers(*nnz)
+        idx = np.sort(rng.choice(d, size=k, replace=False))
+        val = np.round(rng.normal(size=k), 4)
+        label = labels[int(np.argmax(w[:, idx] @ val))]
+        comment = "  # a comment" if i % 97 == 0 else ""
+        lines.append(f"{label} " + " ".join(f"{a + 1}:{b:g}" for a, b in zip(idx, val, strict=True)) + comment)
+        if i % 53 == 0:
+            lines.append("")  # blank lines are skipped
+    return "\n".join(lines) + "\n"
+
+
+def write(tmp_path, text, name="data.svm"):
+    path = tmp_path / name
+    opener = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}.get(path.suffix, open)
+    with opener(path, "wb") as f:
+        f.write(text.encode())
+    return path
+
+
+def whole(path, width, dim=40, zero_based=False):
+    """The file as one padded array with the stream's width, and its class indices."""
+    block = parse_svmlight(open(path, "rb").read(), 1, path)
+    X = sparse_rows(block, dim, path, shift=0 if zero_based else 1, width=width)
+    names = [f"{v:g}" for v in block.labels]
+    labels = sorted(set(names), key=float)
+    return X, np.array([labels.index(n) for n in names], np.int32), labels
+
+
+LEARNERS = [Pegasos(0.01), PassiveAggressive(0.5), AdaGrad(0.2, loss=Hinge()), Perceptron()]
+
+
+@pytest.mark.parametrize("learner", LEARNERS, ids=lambda lrn: lrn.name)
+@pytest.mark.parametrize("chunk_rows", [1, 64, 250, 5000])
+def test_chunked_run_equals_the_whole_array_bit_for_bit(tmp_path, learner, chunk_rows):
+    path = write(tmp_path, svmlight_text())
+    labels, dim, width = scan(Source(str(path)))
+    assert dim == 40 and labels == ["-1", "1"]
+    X, y, _ = whole(path, width)
+    targets = target_map(learner, labels)
+    expected = run(learner, X, targets(y), passes=3, trace=False)
+    source = Source(str(path), dim=40, labels=tuple(labels), width=width)
+    got = run_stream(learner, source, targets=targets, passes=3, chunk_rows=chunk_rows)
+    np.testing.assert_array_equal(learner.weights(got.state), learner.weights(expected.state))
+    for a, b in zip(got.summary, expected.trace, strict=True):
+        assert np.asarray(a) == np.asarray(b)  # the sums too, bit for bit
+    assert got.rounds == 3 * 600 and sum(got.mistakes_per_pass) == int(expected.trace.mistakes)
+
+
+@pytest.mark.parametrize("suffix", [".gz", ".bz2", ".xz"])
+def test_compressed_files_read_as_the_plain_one(tmp_path, suffix):
+    text = svmlight_text(n=300, labels=("a", "b", "c")[:0] or ("-1", "1"))
+    plain, packed = write(tmp_path, text), write(tmp_path, text, "data.svm" + suffix)
+    for a, b in zip(read_svmlight(plain), read_svmlight(packed), strict=True):
+        np.testing.assert_array_equal(np.asarray(getattr(a, "idx", a)), np.asarray(getattr(b, "idx", b)))
+    source = Source(str(plain), dim=40, labels=("-1", "1"))
+    one = run_stream(Pegasos(0.1), source, targets=target_map(Pegasos(), ("-1", "1")), chunk_rows=77)
+    two = run_stream(
+        Pegasos(0.1), source._replace(path=str(packed)), targets=target_map(Pegasos(), ("-1", "1")), chunk_rows=77
+    )
+    np.testing.assert_array_equal(Pegasos().weights(one.state), Pegasos().weights(two.state))
+
+
+def test_chunks_carry_positions_to_resume_from(tmp_path):
+    path = write(tmp_path, svmlight_text(n=200))
+    source = Source(str(path), dim=40, labels=("-1", "1"))
+    every = list(chunks(source, chunk_rows=30))
+    assert [len(c.y) for c in every] == [30] * 6 + [20]
+    later = list(chunks(source, every[2].end, chunk_rows=30))  # start after the third chunk
+    for a, b in zip(later, every[3:], strict=True):
+        np.testing.assert_array_equal(a.X.idx, b.X.idx)
+        np.testing.assert_array_equal(a.y, b.y)
+        assert a.end == b.end
+
+
+def test_resume_from_a_checkpoint_equals_the_uninterrupted_run(tmp_path):
+    path = write(tmp_path, svmlight_text(n=500))
+    source = Source(str(path), dim=40, labels=("-1", "1"))
+    targets = target_map(MIRA(), ("-1", "1")) if False else target_map(Pegasos(), ("-1", "1"))
+    options = dict(targets=targets, passes=3, chunk_rows=64, seed=5)
+    full = run_stream(Pegasos(0.02), source, **options)
+
+    class Stop(Exception):
+        pass
+
+    class StopAfter(Progress):
+        calls = 0
+
+        def show(self, *args, **kw):
+            StopAfter.calls += 1
+            if StopAfter.calls == 13:  # in the middle of the second pass
+                raise Stop
+
+    ckpt = tmp_path / "run.ckpt.npz"
+    with pytest.raises(Stop):
+        run_stream(Pegasos(0.02), source, checkpoint=ckpt, checkpoint_every=100, progress=StopAfter(), **options)
+    resumed = run_stream(Pegasos(0.02), source, checkpoint=ckpt, checkpoint_every=100, resume=True, **options)
+    np.testing.assert_array_equal(Pegasos().weights(resumed.state), Pegasos().weights(full.state))
+    assert resumed.mistakes_per_pass == full.mistakes_per_pass and resumed.rounds == full.rounds
+    for a, b in zip(resumed.summary, full.summary, strict=True):
+        assert np.asarray(a) == np.asarray(b)
+    with pytest.raises(DataError, match="another run"):
+        run_stream(Pegasos(0.5), source, checkpoint=ckpt, resume=True, **options)
+
+
+def test_sigkill_midway_then_resume_gives_the_uninterrupted_model(tmp_path):
+    path = write(tmp_path, svmlight_text(n=60000, d=200, nnz=(5, 30)))
+    common = ["--learner", "passive_aggressive", "--labels=-1,1", "--dim", "200", "--passes", "2", "--quiet"]
+    common += ["--chunk-rows", "500", "--checkpoint-every", "2000"]
+    cli = [sys.executable, "-m", "ocolearn.cli", "train", str(path)]
+    done = subprocess.run([*cli, *common, "--model", tmp_path / "full.npz", "--checkpoint", tmp_path / "a.npz"])
+    assert done.returncode == 0
+    ckpt = tmp_path / "b.npz"
+    killed = subprocess.Popen([*cli, *common, "--model", tmp_path / "cut.npz", "--checkpoint", ckpt])
+    deadline = time.time() + 120
+    while not ckpt.exists() and time.time() < deadline and killed.poll() is None:
+        time.sleep(0.002)
+    killed.send_signal(signal.SIGKILL)  # at its first checkpoint: about 2,000 of 120,000 rounds
+    killed.wait()
+    assert killed.returncode == -signal.SIGKILL and not (tmp_path / "cut.npz").exists(), "killed too late"
+    again = subprocess.run([*cli, *common, "--model", tmp_path / "cut.npz", "--checkpoint", ckpt, "--resume"])
+    assert again.returncode == 0
+    full, cut = load(tmp_path / "full.npz"), load(tmp_path / "cut.npz")
+    np.testing.assert_array_equal(cut.w, full.w)
+    assert cut.settings["mistakes_per_pass"] == full.settings["mistakes_per_pass"]
+    # The kill may land inside a checkpoint's write: the temporary file is then left, never
+    # a half-written checkpoint (the resume above read a whole one).
+    assert all(p.name.startswith(".") for p in tmp_path.iterdir() if p.name.endswith(".tmp"))
+
+
+def test_train_file_streams_and_predicts_like_the_in_memory_model(tmp_path):
+    path = write(tmp_path, svmlight_text(n=400, labels=("1", "2", "3")))
+    model = train_file("mira", [], path, passes=4, chunk_rows=50, stop_early=True)
+    assert model.labels == ["1", "2", "3"] and model.w.shape == (3, 40)
+    assert len(model.settings["mistakes_per_pass"]) <= 4 and model.settings["rounds"] > 0
+
+
+def test_progress_prints_plain_lines_off_a_terminal_and_nothing_when_quiet():
+    out = io.StringIO()
+    progress = Progress(out=out, every=0.0)
+    progress.show(1000, 250.0, "pass 1/2")
+    progress.show(2000, 300.0, "pass 2/2", final=True)
+    lines = out.getvalue().splitlines()
+    assert (
+        len(lines) == 2
+        and "rows 2,000" in lines[1]
+        and "progressive loss 0.15" in lines[1]
+        and "\r" not in out.getvalue()
+    )
+    quiet = io.StringIO()
+    Progress(quiet=True, out=quiet).show(5, 1.0, "pass 1/1", final=True)
+    assert quiet.getvalue() == ""
+
+
+# Hard input -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("1 1:0.5\n-1 2:oops\n", "line 2, feature 2: 'oops' is not a number"),
+        ("1 1:0.5\n-1 2\n", "line 2: '2' is not of the form index:value"),
+        ("1 1:nan\n", "line 1, feature 1: 'nan' is not a finite number"),
+        ("inf 1:1\n", "line 1, label: 'inf' is not a finite number"),
+        ("1 1:1\n1 -3:1\n", "line 2: '-3:1' is not of the form index:value"),
+        ("1 1:1\n\n# only a comment\n1 x:1\n", "line 4"),
+        ("1 1:1e400\n", "line 1, feature 1: '1e400' is not a finite number"),
+    ],
+)
+def test_malformed_lines_name_file_line_and_form(tmp_path, text, message):
+    path = write(tmp_path, text)
+    with pytest.raises(DataError, match=message) as error:
+        read_svmlight(path)
+    assert str(path) in str(error.value)
+    with pytest.raises(DataError, match=message):
+        list(chunks(Source(str(path), dim=10, labels=("-1", "1"))))
+
+
+def test_skip_bad_counts_the_lines_it_skips(tmp_path):
+    path = write(tmp_path, "1 1:1\n-1 2:oops\n1 3:1\n1 1:nan\n-1 2:1\n")
+    got = run_stream(
+        Perceptron(),
+        Source(str(path), dim=5, labels=("-1", "1"), skip_bad=True),
+        targets=target_map(Perceptron(), "ab"),
+    )
+    assert got.skipped == 2 and got.rounds == 3
+
+
+def test_empty_truncated_and_out_of_range_input(tmp_path):
+    for text in ["", "\n\n", "# nothing\n"]:
+        with pytest.raises(DataError, match="no examples"):
+            read_svmlight(write(tmp_path, text))
+        with pytest.raises(DataError, match="no examples"):
+            scan(Source(str(tmp_path / "data.svm")))
+    truncated = write(tmp_path, "1 1:1\n-1 2:0.5")  # the last line has no newline: still read
+    assert read_svmlight(truncated).y.tolist() == [1.0, -1.0]
+    assert sum(len(c.y) for c in chunks(Source(str(truncated), dim=5, labels=("-1", "1")))) == 2
+    cut = write(tmp_path, "1 1:1\n-1 2:")  # cut inside a token: an error on its line
+    with pytest.raises(DataError, match="line 2"):
+        read_svmlight(cut)
+    wide = write(tmp_path, "1 1:1\n-1 12:1\n")
+    with pytest.raises(DataError, match="line 2: feature index 12 is beyond the model's 5 features"):
+        list(chunks(Source(str(wide), dim=5, labels=("-1", "1"))))
+    hashed = list(chunks(Source(str(wide), dim=8, labels=("-1", "1"), bits=3)))[0]
+    assert hashed.X.idx[1, 0] == 11 % 8  # hashing folds it instead
+    with pytest.raises(DataError, match="line 2: label '-1' is not one of the labels"):
+        list(chunks(Source(str(wide), dim=16, labels=("0", "1"))))
+
+
+def test_a_label_set_that_does_not_match_the_model(tmp_path):
+    model_path = tmp_path / "m.npz"
+    from ocolearn.model import data_for, save
+
+    path = write(tmp_path, svmlight_text(n=100))
+    save(train_file("perceptron", [], path), model_path)
+    other = write(tmp_path, "1 1:1\n7 2:1\n", "other.svm")
+    with pytest.raises(DataError, match="line 2: label '7' is not one of the model's labels"):
+        data_for(load(model_path), other)
+
+
+# Property tests of the parser ------------------------------------------------------------------
+
+number = st.one_of(
+    st.integers(-(10**6), 10**6).map(str),
+    st.floats(allow_nan=False, allow_infinity=False, width=64).map(repr),
+    st.floats(-1e6, 1e6).map(lambda v: f"{v:.6g}"),
+    st.floats(-1e6, 1e6).map(lambda v: f"{v:.3e}"),
+    st.sampled_from(["0", "-0", "+1", ".5", "5.", "1e5", "1E-5", "00012", "0.000", "123456789012345678901"]),
+)
+feature = st.tuples(st.integers(0, 10**6), number).map(lambda p: f"{p[0]}:{p[1]}")
+line = st.tuples(number, st.lists(feature, max_size=6), st.sampled_from(["", " # note", "\t", " qid:3"])).map(
+    lambda t: " ".join([t[0], *t[1]]) + t[2]
+)
+
+
+def same(a, b):
+    for x, y in zip(a, b, strict=True):
+        np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
+
+
+@settings(max_examples=300)
+@given(lines=st.lists(line, max_size=8))
+def test_the_compiled_parser_equals_the_exact_one(lines):
+    data = "\n".join(lines).encode()
+    try:
+        exact = svmlight_lines(data, 1, "f")
+    except DataError as e:
+        with pytest.raises(DataError, match=str(e).split(":")[0]):
+            parse_svmlight(data, 1, "f")
+        return
+    same(parse_svmlight(data, 1, "f"), exact)
+    for row, text in zip(exact.labels, [t for t in lines if t.split("#")[0].strip()], strict=True):
+        assert row == float(text.split()[0])  # no silent change of the data
+
+
+@settings(max_examples=300)
+@given(
+    lines=st.lists(line, min_size=1, max_size=5),
+    position=st.integers(0, 10**6),
+    junk=st.sampled_from([":", " ", "x", "-", ".", "e", "\n", "#", "::", "1:", "nan", "\x00", "\xff"]),
+)
+def test_mutated_lines_parse_exactly_or_fail_with_a_line_number(lines, position, junk):
+    text = "\n".join(lines)
+    position %= len(text) + 1
+    data = (text[:position] + junk + text[position:]).encode("utf-8", "surrogateescape")
+    try:
+        exact = svmlight_lines(data, 1, "f")
+    except DataError as e:
+        assert "f, line " in str(e)
+        with pytest.raises(DataError) as fast:
+            parse_svmlight(data, 1, "f")
+        assert str(fast.value) == str(e)
+        return
+    same(parse_svmlight(data, 1, "f"), exact)
+
+
+def test_everything_written_is_written_atomically(tmp_path, monkeypatch):
+    from ocolearn import io as ocolearn_io
+
+    path = write(tmp_path, svmlight_text(n=50))
+    target = tmp_path / "model.npz"
+    target.write_bytes(b"previous")
+    real = os.replace
+
+    def crash(*args):
+        raise KeyboardInterrupt  # dies between writing the temporary file and renaming it
+
+    monkeypatch.setattr(ocolearn_io.os, "replace", crash)
+    from ocolearn.model import save
+
+    with pytest.raises(KeyboardInterrupt):
+        save(train_file("perceptron", [], path), target)
+    monkeypatch.setattr(ocolearn_io.os, "replace", real)
+    assert target.read_bytes() == b"previous" and [p.name for p in tmp_path.iterdir() if p.suffix == ".tmp"] == []
