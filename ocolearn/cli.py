@@ -91,6 +91,7 @@ def _train(args) -> int:
             checkpoint_every=args.checkpoint_every,
             resume=args.resume,
             progress=Progress(quiet=args.quiet),
+            target=args.target,
         )
     models.save(trained, args.model)
     mistakes = trained.settings["mistakes_per_pass"]
@@ -147,10 +148,12 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--average", action="store_true", help="save the averaged weights (perceptron, mira, ocp_svm)")
     t.add_argument(
         "--format",
-        choices=["svmlight", "mira", "text"],
+        choices=["svmlight", "mira", "csv", "text"],
         default="svmlight",
-        help="text: DATA is a folder with one folder of text files per label (bag of words)",
+        help="text: DATA is a folder with one folder of text files per label (bag of words); "
+        "csv: a header line, labels in the --target column, every other column a feature",
     )
+    t.add_argument("--target", default="", help="csv: the column of labels")
     t.add_argument(
         "--bits", type=int, help="hash MIRA features and words (default 18), or svmlight indices, into 2^bits buckets"
     )

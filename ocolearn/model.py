@@ -19,7 +19,15 @@ import numpy as np
 
 from ocolearn.config import _build_part, apply_overrides
 from ocolearn.data import DataError
-from ocolearn.data.sparse_text import SparseData, class_indices, read_mira, read_svmlight, read_text_folders
+from ocolearn.data.sparse_text import (
+    SparseData,
+    class_indices,
+    csv_lines,
+    read_bytes,
+    read_mira,
+    read_svmlight,
+    read_text_folders,
+)
 from ocolearn.features import Sparse
 from ocolearn.io import atomic_write
 from ocolearn.learners import Learner
@@ -36,7 +44,7 @@ class Model(NamedTuple):
     offset: np.ndarray = np.zeros(())  # subtracted from w . x (Winnow's threshold), () or (K,)
 
 
-def read_data(path, fmt: str, *, dim=None, bits=None, labels=None, zero_based="auto") -> SparseData:
+def read_data(path, fmt: str, *, dim=None, bits=None, labels=None, zero_based="auto", target="") -> SparseData:
     """A svmlight or MIRA-format file, or a folder of text files per label (``fmt`` "text"),
     as ``SparseData``; labels are always names. ``bits`` hashes MIRA feature names and words
     (default 18) and svmlight indices (if given) into ``2**bits`` buckets."""
@@ -44,6 +52,13 @@ def read_data(path, fmt: str, *, dim=None, bits=None, labels=None, zero_based="a
         return read_mira(path, bits=bits or DEFAULT_BITS, labels=labels)
     if fmt == "text":
         return read_text_folders(path, bits=bits or DEFAULT_BITS, labels=labels)[0]
+    if fmt == "csv":
+        from ocolearn.data.stream import _header
+
+        block = csv_lines(read_bytes(path), 1, path, _header(path), target)
+        X = block.values.astype(np.float32).reshape(len(block.labels), -1)
+        y, classes = class_indices(path, block.labels.tolist(), block.lines, labels)
+        return SparseData(X, y, classes, block.lines)
     if fmt != "svmlight":
         raise DataError(f"{path}: unknown format {fmt!r}; expected 'svmlight', 'mira' or 'text'")
     data = read_svmlight(path, dim=dim, zero_based=zero_based, bits=bits)
@@ -114,21 +129,25 @@ def train_file(
     checkpoint_every=0,
     resume=False,
     progress=None,
+    target="",
 ) -> Model:
     """Train the named learner on an svmlight or MIRA-format file streamed in chunks
     (``ocolearn.streaming.run_stream``: constant memory, checkpoints, resume). Without
     ``labels`` (and, for svmlight without hashing, ``dim``) one first pass over the file
-    finds them; ``bits`` hashes MIRA names (default 18) or svmlight indices."""
+    finds them; ``bits`` hashes MIRA names (default 18) or svmlight indices. A CSV file has a
+    header line; its ``target`` column holds the labels, every other column is a feature."""
     from ocolearn.data.stream import Source, scan
     from ocolearn.streaming import run_stream
 
-    if fmt not in ("svmlight", "mira"):
-        raise DataError(f"{path}: streaming reads 'svmlight' or 'mira' files, not {fmt!r}")
+    if fmt not in ("svmlight", "mira", "csv"):
+        raise DataError(f"{path}: streaming reads 'svmlight', 'mira' or 'csv' files, not {fmt!r}")
+    if fmt == "csv" and not target:
+        raise DataError(f"{path}: a CSV file needs --target, the column of labels")
     bits = (bits or DEFAULT_BITS) if fmt == "mira" else bits
-    source = Source(str(path), fmt, dim or 0, tuple(labels or ()), zero_based, bits, skip_bad)
+    source = Source(str(path), fmt, dim or 0, tuple(labels or ()), zero_based, bits, skip_bad, target=target)
     if bits is not None:
         source = source._replace(dim=1 << bits)
-    if not labels or not source.dim:
+    if not labels or not source.dim or fmt == "csv":
         found, found_dim, width = scan(source)
         source = source._replace(labels=tuple(labels or found), dim=source.dim or found_dim, width=width)
     learner = build_learner(name, overrides, len(source.labels))
@@ -149,6 +168,7 @@ def train_file(
         "format": fmt,
         "bits": bits,
         "zero_based": zero_based,
+        "target": target,
         "mistakes_per_pass": result.mistakes_per_pass,
         "skipped_lines": result.skipped,
         "rounds": result.rounds,
@@ -174,10 +194,12 @@ def load(path) -> Model:
         raise DataError(f"{path}: not an ocolearn model file (an .npz with w, labels, settings, offset): {e}") from None
 
 
-def scores(model: Model, X: Sparse) -> np.ndarray:
-    """``w . x - offset`` for each row: ``(n,)`` binary, ``(n, K)`` multiclass."""
-    idx, val = np.asarray(X.idx), np.asarray(X.val, np.float64)
+def scores(model: Model, X) -> np.ndarray:
+    """``w . x - offset`` for each row (sparse or dense): ``(n,)`` binary, ``(n, K)`` multiclass."""
     w = np.asarray(model.w, np.float64)
+    if not isinstance(X, Sparse):
+        return np.asarray(X, np.float64) @ w.T - model.offset
+    idx, val = np.asarray(X.idx), np.asarray(X.val, np.float64)
     if w.ndim == 1:
         return np.einsum("nk,nk->n", val, w[idx]) - model.offset
     return np.einsum("nk,cnk->nc", val, w[:, idx]) - model.offset
@@ -195,7 +217,8 @@ def data_for(model: Model, path) -> SparseData:
     """Read ``path`` with the model's feature settings and label names."""
     s = model.settings
     zero_based = s.get("zero_based", "auto")
-    return read_data(path, s["format"], dim=s["dim"], bits=s.get("bits"), labels=model.labels, zero_based=zero_based)
+    options = dict(dim=s["dim"], bits=s.get("bits"), labels=model.labels, zero_based=zero_based)
+    return read_data(path, s["format"], target=s.get("target", ""), **options)
 
 
 def error_rate(model: Model, data: SparseData) -> float:

@@ -31,7 +31,7 @@ import numpy as np
 
 from ocolearn.data import DataError
 from ocolearn.data.stream import Position, Source, chunks
-from ocolearn.features import Sparse
+from ocolearn.features import row
 from ocolearn.io import atomic_write
 from ocolearn.run import Summary, _zero_summary, run
 
@@ -127,7 +127,7 @@ def load_checkpoint(path, fingerprint, template):
 
 def _shuffled(chunk, seed, pass_, index):
     order = np.random.default_rng([seed, pass_, index]).permutation(len(chunk.y))
-    return Sparse(chunk.X.idx[order], chunk.X.val[order], chunk.X.dim), chunk.y[order]
+    return row(chunk.X, order), chunk.y[order]
 
 
 def run_stream(

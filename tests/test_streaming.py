@@ -322,3 +322,35 @@ def test_everything_written_is_written_atomically(tmp_path, monkeypatch):
         save(train_file("perceptron", [], path), target)
     monkeypatch.setattr(ocolearn_io.os, "replace", real)
     assert target.read_bytes() == b"previous" and [p.name for p in tmp_path.iterdir() if p.suffix == ".tmp"] == []
+
+
+def test_csv_streams_as_dense_rows(tmp_path):
+    rng = np.random.default_rng(3)
+    X = np.round(rng.normal(size=(300, 4)), 3)
+    names = np.where(X @ [1.0, -1.0, 0.5, 0.0] > 0, "yes", "no")
+    text = "a,b,label,c,d\n" + "".join(
+        f"{r[0]:g},{r[1]:g},{n},{r[2]:g},{r[3]:g}\n" for r, n in zip(X, names, strict=True)
+    )
+    path = write(tmp_path, text, "data.csv.gz")
+    labels, dim, _ = scan(Source(str(path), "csv", target="label"))
+    assert labels == ["no", "yes"] and dim == 4
+    source = Source(str(path), "csv", dim=4, labels=("no", "yes"), target="label")
+    learner = PassiveAggressive(0.5)
+    targets = target_map(learner, labels)
+    got = run_stream(learner, source, targets=targets, chunk_rows=64, passes=2)
+    y = (names == "yes").astype(np.int32)
+    expected = run(learner, X.astype(np.float32), targets(y), passes=2, trace=False)
+    np.testing.assert_array_equal(got.state.w, expected.state.w)
+    model = train_file("perceptron", [], path, "csv", target="label", chunk_rows=50)
+    assert model.w.shape == (4,) and model.settings["target"] == "label"
+    ragged = write(tmp_path, "a,label\n1,yes\n2,no,3\n", "ragged.csv")
+    with pytest.raises(DataError, match="ragged.csv, line 3: 3 fields, expected 2"):
+        list(chunks(Source(str(ragged), "csv", dim=1, labels=("no", "yes"), target="label")))
+    with pytest.raises(DataError, match="line 2, column 'a': 'nan' is not a finite number"):
+        list(
+            chunks(
+                Source(
+                    str(write(tmp_path, "a,label\nnan,yes\n", "nan.csv")), "csv", dim=1, labels=("yes",), target="label"
+                )
+            )
+        )

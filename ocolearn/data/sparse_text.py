@@ -123,6 +123,38 @@ def svmlight_lines(data: bytes, first_line: int, path) -> Block:
     return _rows_by_line(data, first_line, path, row_of, np.float64)
 
 
+def csv_lines(data: bytes, first_line: int, path, header: list[str], target: str) -> Block:
+    """Rows of a CSV file's lines (the header line, line 1, is skipped): the ``target``
+    column as label names, the other columns as dense features (indices 0..d-1). A ragged
+    row or a field that is not a finite number is an error naming the line and column."""
+    import csv
+
+    text = _decode(data, first_line, path)
+    if target not in header:
+        raise DataError(f"{path}: no column {target!r} for the target; columns: {', '.join(header)}")
+    t = header.index(target)
+    features = [j for j in range(len(header)) if j != t]
+    labels, rows, numbers = [], [], []
+    for number, fields in enumerate(csv.reader(text.split("\n")), first_line):
+        if number == 1 or not fields or all(not f.strip() for f in fields):
+            continue
+        if len(fields) != len(header):
+            raise DataError(
+                f"{path}, line {number}: {len(fields)} fields, expected {len(header)} ({', '.join(header)})"
+            )
+        labels.append(fields[t].strip())
+        rows.append([_value(fields[j], f"{path}, line {number}, column {header[j]!r}") for j in features])
+        numbers.append(number)
+    d = len(features)
+    return Block(
+        np.asarray(labels, str),
+        np.arange(len(rows) + 1, dtype=np.int64) * d,
+        np.tile(np.arange(d, dtype=np.int64), len(rows)),
+        np.asarray(rows, np.float64).reshape(-1),
+        np.asarray(numbers, np.int64),
+    )
+
+
 def parse_svmlight(data: bytes, first_line: int, path) -> Block:
     """The rows of svmlight text, parsed vectorized (``ocolearn.data.svmlight.parse_block``)."""
     return parse_block(data, first_line, path, lambda d, f: svmlight_lines(d, f, path))

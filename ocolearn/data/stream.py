@@ -22,7 +22,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ocolearn.data import DataError
-from ocolearn.data.sparse_text import fill_rows, mira_lines, parse_svmlight, svmlight_lines
+from ocolearn.data.sparse_text import csv_lines, fill_rows, mira_lines, parse_svmlight, svmlight_lines
 from ocolearn.data.svmlight import Block, line_end
 from ocolearn.features import Sparse
 
@@ -52,13 +52,14 @@ class Source(NamedTuple):
     """A file of examples and how to read it."""
 
     path: str
-    format: str = "svmlight"  # or "mira"
+    format: str = "svmlight"  # or "mira", or "csv" (dense: every column but the target)
     dim: int = 0  # the number of features (2**bits when hashing)
     labels: tuple = ()  # the class names, in class order
     zero_based: bool = False  # svmlight indices start at 0
     bits: int | None = None  # hash indices (svmlight) or names (mira) into 2**bits buckets
     skip_bad: bool = False
     width: int | None = None  # entries per padded row (None: per chunk, a multiple of 8)
+    target: str = ""  # csv: the label column
 
 
 class Chunk(NamedTuple):
@@ -96,6 +97,9 @@ def _parse(source: Source, data: bytes, first_line: int) -> tuple[Block, int]:
     path = source.path
     if source.format == "mira":
         fast = exact = lambda d, f: mira_lines(d, f, path, source.bits or 18)  # noqa: E731
+    elif source.format == "csv":
+        header = _header(path)
+        fast = exact = lambda d, f: csv_lines(d, f, path, header, source.target)  # noqa: E731
     else:
         fast, exact = (lambda d, f: parse_svmlight(d, f, path)), (lambda d, f: svmlight_lines(d, f, path))
     try:
@@ -110,6 +114,15 @@ def _parse(source: Source, data: bytes, first_line: int) -> tuple[Block, int]:
         except DataError:
             skipped += 1
     return concat(good), skipped
+
+
+def _header(path) -> list[str]:
+    """A CSV file's column names (its first line)."""
+    with open_binary(path) as f:
+        line = f.readline().decode("utf-8", "replace").strip()
+    if not line:
+        raise DataError(f"{path}: empty file; expected a header line of column names")
+    return [name.strip() for name in line.split(",")]
 
 
 PARSERS = 2  # blocks parsed at once, on threads (the compiled parser releases the GIL)
@@ -180,7 +193,7 @@ def chunks(source: Source, start: Position | None = None, chunk_rows: int = 6553
     start = start or Position()
     pending: deque = deque()  # (block, first unused row, (its bytes, first line, offset))
     have, skipped, row, end = 0, 0, start.row, start
-    shift = 0 if (source.zero_based or source.format == "mira") else 1
+    shift = 0 if (source.zero_based or source.format != "svmlight") else 1
 
     def emit(n, skipped):
         nonlocal row
@@ -195,6 +208,8 @@ def chunks(source: Source, start: Position | None = None, chunk_rows: int = 6553
             else:
                 pending[0] = (block, b, where)
         width = source.width or max(_width(block, a, b) for block, a, b in segments)
+        if source.format == "csv":
+            width = source.dim
         idx, val, y = np.zeros((n, width), np.int32), np.zeros((n, width), np.float32), np.empty(n, np.int32)
         r = 0
         for block, a, b in segments:
@@ -212,11 +227,12 @@ def chunks(source: Source, start: Position | None = None, chunk_rows: int = 6553
             y[r : r + b - a] = class_of(source, block, a, b)
             r += b - a
         row += n
+        X = Sparse(idx, val, source.dim) if source.format != "csv" else val  # csv rows are dense
         block, _, b = segments[-1]
         data, first_line, offset = where
         after = offset + line_end(np.frombuffer(data, np.uint8), int(block.lines[b - 1]) - first_line)
         position = Position(int(after), int(block.lines[b - 1]) + 1, row)
-        return Chunk(Sparse(idx, val, source.dim), y, position, skipped)
+        return Chunk(X, y, position, skipped)
 
     for data, first_line, offset, (block, bad) in _parsed(source, start):
         skipped += bad
@@ -247,7 +263,7 @@ def scan(source: Source) -> tuple[list[str], int, int]:
         width = max(width, _width(block))
     if not names:
         raise DataError(f"{source.path}: no examples (every line is blank, a comment or skipped)")
-    shift = 0 if (source.zero_based or source.format == "mira") else 1
+    shift = 0 if (source.zero_based or source.format != "svmlight") else 1
     numeric = all(_is_number(n) for n in names)
     return sorted(names, key=float if numeric else None), top + 1 - shift, width
 
