@@ -41,7 +41,7 @@ class StreamResult(NamedTuple):
     summary: Summary  # sums over every round of every pass
     rounds: int  # rounds run, over all passes
     mistakes_per_pass: list[int]
-    skipped: int  # malformed lines skipped (skip_bad)
+    skipped: int  # malformed lines skipped in a pass (skip_bad)
 
 
 class Progress:
@@ -156,6 +156,7 @@ def run_stream(
             raise DataError(f"{checkpoint}: no checkpoint to resume from")
         state, summary, where = load_checkpoint(checkpoint, fingerprint, state)
     mistakes, rounds, skipped, since = where["mistakes"], where["rounds"], where["skipped"], 0
+    p = where["pass"]
     for p in range(where["pass"], passes):
         start = Position(where["offset"], where["line"], where["row"]) if p == where["pass"] else Position()
         if len(mistakes) <= p:
@@ -163,7 +164,7 @@ def run_stream(
         base = int(summary.mistakes) - mistakes[p]
         index, position = start.row // chunk_rows, start
         for chunk in _prefetch(chunks(source, start, chunk_rows)):
-            skipped += chunk.skipped
+            skipped += chunk.skipped if p == 0 else 0  # the same lines again in later passes
             if len(chunk.y):
                 X, y = (chunk.X, chunk.y) if seed is None else _shuffled(chunk, seed, p, index)
                 result = run(learner, X, targets(y), state=state, trace=False, summary=summary)
@@ -181,5 +182,5 @@ def run_stream(
             raise DataError(f"{source.path}: no examples (every line is blank, a comment or skipped)")
         if stop_early and mistakes[p] == 0:
             break
-    progress.show(rounds, float(summary.loss), f"pass {passes}/{passes}", final=True)
+    progress.show(rounds, float(summary.loss), f"pass {min(p + 1, passes)}/{passes}", final=True)
     return StreamResult(state, summary, rounds, mistakes, skipped)
