@@ -133,39 +133,41 @@ def round_step(learner, X, y, predict_after_update=False):
     return one_round
 
 
-def tidy_scan(learner, step, carry, indices):
-    """``lax.scan(step, carry, indices)``, applying ``learner.tidy`` to the carry after every
-    ``learner.tidy_every`` rounds (a learner's occasional O(d) upkeep, such as Pegasos folding
-    its scale into its weights, kept out of the per-round step: control flow inside the step
-    would stop XLA:CPU from compiling the loop into one kernel)."""
-    size = learner.tidy_every
-    blocks = indices.shape[0] // size if size else 0
-    if not blocks:
-        return jax.lax.scan(step, carry, indices)
+def scan_in_blocks(rounds, carry, indices, size, after):
+    """``rounds(carry, indices) -> (carry, per-round outputs)`` over all ``indices``, calling
+    ``after(carry) -> (carry, output)`` after every full block of ``size`` rounds (none if
+    ``size`` is 0); the rounds left after the last full block run without it. Returns
+    ``(carry, per-round outputs, per-block outputs)``, the last None when ``size`` is 0."""
+    if size <= 0:
+        carry, out = rounds(carry, indices)
+        return carry, out, None
+    blocks = indices.shape[0] // size
 
     def block(carry, chunk):
-        carry, out = jax.lax.scan(step, carry, chunk)
-        return learner.tidy(carry), out
+        carry, out = rounds(carry, chunk)
+        carry, extra = after(carry)
+        return carry, (out, extra)
 
-    carry, out = jax.lax.scan(block, carry, indices[: blocks * size].reshape(blocks, size))
+    carry, (out, extra) = jax.lax.scan(block, carry, indices[: blocks * size].reshape(blocks, size))
     out = jax.tree.map(lambda a: a.reshape(blocks * size, *a.shape[2:]), out)
     if blocks * size < indices.shape[0]:
-        carry, rest = jax.lax.scan(step, carry, indices[blocks * size :])
+        carry, rest = rounds(carry, indices[blocks * size :])
         out = jax.tree.map(lambda a, b: jnp.concatenate([a, b]), out, rest)
+    return carry, out, extra
+
+
+def tidy_scan(learner, step, carry, indices, tidy=None):
+    """``lax.scan(step, carry, indices)``, applying ``tidy`` (default ``learner.tidy``) to the
+    carry after every ``learner.tidy_every`` rounds: a learner's occasional O(d) upkeep, such
+    as Pegasos folding its scale into its weights, kept out of the per-round step (control
+    flow inside the step would stop XLA:CPU from compiling the loop into one kernel)."""
+    tidy = tidy or learner.tidy
+
+    def after(carry):
+        return tidy(carry), None
+
+    carry, out, _ = scan_in_blocks(partial(jax.lax.scan, step), carry, indices, learner.tidy_every, after)
     return carry, out
-
-
-class _StateTidy(NamedTuple):
-    """The learner's upkeep applied to the state in a ``(state, sums)`` carry."""
-
-    learner: Any
-
-    @property
-    def tidy_every(self):
-        return self.learner.tidy_every
-
-    def tidy(self, carry):
-        return (self.learner.tidy(carry[0]), carry[1])
 
 
 @partial(jax.jit, static_argnums=(7, 8, 9, 10))
@@ -187,26 +189,19 @@ def _run(learner, X, y, key, state, summary, first_pass, passes, predict_after_u
             sums = Summary(sums.loss + loss, sums.squared_error + error * error, sums.mistakes + mistake)
             return (state, sums), None
 
-        tidy = _StateTidy(learner)
-        (state, sums), _ = tidy_scan(tidy, summed_round, (state, summary), order)
+        def tidy_state(carry):
+            return learner.tidy(carry[0]), carry[1]
+
+        (state, sums), _ = tidy_scan(learner, summed_round, (state, summary), order, tidy_state)
         return Result(state, sums)
 
     if snapshot_every <= 0:
         state, recorded = rounds(state, order)
         return Result(state, Trace(*recorded, index=order))
 
-    k = snapshot_every
-    blocks = order.shape[0] // k
-
-    def block(state, indices):
-        state, recorded = rounds(state, indices)
-        return state, (recorded, learner.weights(state))
-
-    state, (recorded, snapshots) = jax.lax.scan(block, state, order[: blocks * k].reshape(blocks, k))
-    recorded = jax.tree.map(lambda a: a.reshape(blocks * k, *a.shape[2:]), recorded)
-    if blocks * k < order.shape[0]:
-        state, rest = rounds(state, order[blocks * k :])
-        recorded = jax.tree.map(lambda a, b: jnp.concatenate([a, b]), recorded, rest)
+    state, recorded, snapshots = scan_in_blocks(
+        rounds, state, order, snapshot_every, lambda state: (state, learner.weights(state))
+    )
     return Result(state, Trace(*recorded, index=order, snapshots=snapshots))
 
 
