@@ -87,6 +87,13 @@ def multiply_scaled(w, base, a, x):
     return w * base ** (a * x)
 
 
+def dense(x):
+    """One example as a dense ``(d,)`` vector (for learners whose step is O(d) anyway)."""
+    if isinstance(x, Sparse):
+        return jnp.zeros((x.dim,), x.val.dtype).at[x.idx].add(x.val)
+    return x
+
+
 def values(x):
     """x's values at the features it holds: ``x`` itself (dense) or its stored values (sparse)."""
     return x.val if isinstance(x, Sparse) else x

@@ -8,7 +8,7 @@ import jax
 import jax.numpy as jnp
 
 from ocolearn.features import dot, local, put, values
-from ocolearn.learners.base import Learner
+from ocolearn.learners.base import Learner, ratio
 from ocolearn.losses import Loss, Squared
 from ocolearn.projections import Identity, Projection
 
@@ -52,7 +52,7 @@ class AdaGrad(Learner, name="adagrad"):
         g = self.loss.derivative(dot(state.w, x), y) * values(x)
         G = local(state.G, x) + g * g
         H = self.delta + jnp.sqrt(G)
-        w = local(state.w, x) - jnp.where(H > 0, self.eta * g / jnp.where(H > 0, H, 1.0), 0.0)
+        w = local(state.w, x) - ratio(self.eta * g, H)
         w, G = put(state.w, x, w), put(state.G, x, G)
         if self.l1 is None and isinstance(self.projection, Identity):
             return AdaGradState(state.t + 1, w, G)
@@ -61,6 +61,6 @@ class AdaGrad(Learner, name="adagrad"):
             return AdaGradState(state.t + 1, self.projection.in_norm(w, H).astype(w.dtype), G)
         if not self.projection.separable:
             raise NotImplementedError("AdaGrad with an L1 term needs a separable set: identity, box or non_negative")
-        shrink = jnp.where(H > 0, self.eta * self.l1 / jnp.where(H > 0, H, 1.0), 0.0)
+        shrink = ratio(self.eta * self.l1, H)
         w = jnp.sign(w) * jnp.maximum(jnp.abs(w) - shrink, 0.0)
         return AdaGradState(state.t + 1, self.projection(w).astype(w.dtype), G)

@@ -53,6 +53,12 @@ class Learner(Part, family=True):
         return state
 
 
+def ratio(a, b):
+    """``a / b``, and 0 where ``b`` is 0 (a feature never seen, a zero gradient): the guarded
+    division of the adaptive learners."""
+    return jnp.where(b > 0, a / jnp.where(b > 0, b, 1.0), 0.0)
+
+
 def step_with_average(state, step, x):
     """``(w + step x, u + t step x)``: the working weights after a step, and the sum ``u`` of
     ``s * (update of round s)`` from which ``average_of_iterates`` follows in O(nnz) per step

@@ -8,7 +8,7 @@ import jax
 import jax.numpy as jnp
 
 from ocolearn.features import dot, local, norm, put, values
-from ocolearn.learners.base import Learner
+from ocolearn.learners.base import Learner, ratio
 from ocolearn.losses import Loss, Squared
 
 
@@ -54,10 +54,12 @@ class CoinBetting(Learner, name="coin_betting", static=("per_coordinate",)):
     def update(self, state, example):
         x, y = example
         t1 = (state.t + 1).astype(jnp.float32)
-        g = self.loss.derivative(dot(state.w, x), y) * values(x)
+        p = dot(state.w, x)
+        slope = self.loss.derivative(p, y)
+        g = slope * values(x)
         if self.per_coordinate:
             scale = jnp.maximum(local(state.scale, x), jnp.abs(g))
-            c = jnp.where(scale > 0, -g / jnp.where(scale > 0, scale, 1.0), 0.0)
+            c = ratio(-g, scale)
             w = local(state.w, x)
             wealth = local(state.wealth, x) + c * w
             theta = local(state.theta, x) + c
@@ -73,7 +75,7 @@ class CoinBetting(Learner, name="coin_betting", static=("per_coordinate",)):
                 put(state.scale, x, scale),
             )
         scale = jnp.maximum(state.scale, norm(g))
-        ratio = jnp.where(scale > 0, 1.0 / jnp.where(scale > 0, scale, 1.0), 0.0)
-        wealth = state.wealth - ratio * dot(state.w, x) * self.loss.derivative(dot(state.w, x), y)
-        theta = put(state.theta, x, local(state.theta, x) - ratio * g)
+        inverse = ratio(1.0, scale)
+        wealth = state.wealth - inverse * p * slope  # + <c_t, w_t> = -<g_t, w_t> / L_t, <g_t, w_t> = loss' w . x
+        theta = put(state.theta, x, local(state.theta, x) - inverse * g)
         return CoinState(state.t + 1, theta * wealth / t1, theta, wealth, scale)

@@ -8,9 +8,8 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from ocolearn.features import dot
+from ocolearn.features import dense, dot
 from ocolearn.learners.base import Learner
-from ocolearn.learners.ons import dense
 from ocolearn.losses import Loss, Squared
 from ocolearn.projections import Identity, Projection
 

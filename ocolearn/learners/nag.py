@@ -8,7 +8,7 @@ import jax
 import jax.numpy as jnp
 
 from ocolearn.features import local, put, values
-from ocolearn.learners.base import Learner
+from ocolearn.learners.base import Learner, ratio
 from ocolearn.losses import Loss, Squared
 
 
@@ -18,11 +18,6 @@ class NAGState(NamedTuple):
     s: jax.Array  # the largest |x_i| seen, per feature
     G: jax.Array  # sum of the squared gradients, per feature
     N: jax.Array  # sum over rounds of sum_i x_i^2 / s_i^2
-
-
-def _ratio(a, b):
-    """``a / b``, and 0 where ``b`` is 0."""
-    return jnp.where(b > 0, a / jnp.where(b > 0, b, 1.0), 0.0)
 
 
 class NAG(Learner, name="nag"):
@@ -51,7 +46,7 @@ class NAG(Learner, name="nag"):
         ax = jnp.abs(values(x))
         w, s = local(state.w, x), local(state.s, x)
         grow = ax > s
-        return jnp.where(grow, w * _ratio(s * s, ax * ax), w), jnp.where(grow, ax, s)
+        return jnp.where(grow, w * ratio(s * s, ax * ax), w), jnp.where(grow, ax, s)
 
     def predict(self, state, x):
         return self._rescaled(state, x)[0] @ values(x)
@@ -60,9 +55,9 @@ class NAG(Learner, name="nag"):
         x, y = example
         xv = values(x)
         w, s = self._rescaled(state, x)
-        N = state.N + jnp.sum(_ratio(xv * xv, s * s))
+        N = state.N + jnp.sum(ratio(xv * xv, s * s))
         g = self.loss.derivative(w @ xv, y) * xv
         G = local(state.G, x) + g * g
-        rate = self.eta * jnp.sqrt(_ratio(state.t.astype(jnp.float32), N))
-        w = w - rate * _ratio(g, s * jnp.sqrt(G))
+        rate = self.eta * jnp.sqrt(ratio(state.t.astype(jnp.float32), N))
+        w = w - rate * ratio(g, s * jnp.sqrt(G))
         return NAGState(state.t + 1, put(state.w, x, w), put(state.s, x, s), put(state.G, x, G), N)

@@ -7,17 +7,10 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from ocolearn.features import Sparse, dot, norm
+from ocolearn.features import dense, dot, norm
 from ocolearn.learners.base import Learner
 from ocolearn.losses import Loss, Squared
 from ocolearn.projections import Identity, L2Ball, Projection
-
-
-def dense(x):
-    """One example as a dense vector."""
-    if isinstance(x, Sparse):
-        return jnp.zeros((x.dim,), x.val.dtype).at[x.idx].add(x.val)
-    return x
 
 
 class ONSState(NamedTuple):
