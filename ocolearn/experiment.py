@@ -28,7 +28,7 @@ import tomli_w
 
 from ocolearn import data as datasets
 from ocolearn.config import Experiment
-from ocolearn.data.sparse_text import SparseData, class_indices
+from ocolearn.data.sparse_text import DEFAULT_BITS, SparseData, class_indices
 from ocolearn.features import dot, row
 from ocolearn.io import atomic_write, write_json
 from ocolearn.model import read_data, targets
@@ -70,7 +70,7 @@ def load_examples(experiment: Experiment) -> SparseData:
     class indices and the sorted label names."""
     spec = experiment.data
     if spec.format != "table":
-        bits = spec.bits if spec.format == "text" else (spec.bits or 18)
+        bits = spec.bits if spec.format == "text" else (spec.bits or DEFAULT_BITS)
         return read_data(spec.source, spec.format, bits=bits)
     table = datasets.load_table(spec.source)
     if spec.scale:

@@ -20,9 +20,12 @@ import numpy as np
 from ocolearn.config import _build_part, apply_overrides
 from ocolearn.data import DataError
 from ocolearn.data.sparse_text import (
+    DEFAULT_BITS,
     SparseData,
     class_indices,
+    csv_header,
     csv_lines,
+    label_names,
     read_bytes,
     read_mira,
     read_svmlight,
@@ -33,8 +36,6 @@ from ocolearn.io import atomic_write
 from ocolearn.learners import Learner
 from ocolearn.parts import fields_of
 from ocolearn.run import run_passes
-
-DEFAULT_BITS = 18
 
 
 class Model(NamedTuple):
@@ -53,16 +54,14 @@ def read_data(path, fmt: str, *, dim=None, bits=None, labels=None, zero_based="a
     if fmt == "text":
         return read_text_folders(path, bits=bits or DEFAULT_BITS, labels=labels)[0]
     if fmt == "csv":
-        from ocolearn.data.stream import _header
-
-        block = csv_lines(read_bytes(path), 1, path, _header(path), target)
+        block = csv_lines(read_bytes(path), 1, path, csv_header(path), target)
         X = block.values.astype(np.float32).reshape(len(block.labels), -1)
         y, classes = class_indices(path, block.labels.tolist(), block.lines, labels)
         return SparseData(X, y, classes, block.lines)
     if fmt != "svmlight":
-        raise DataError(f"{path}: unknown format {fmt!r}; expected 'svmlight', 'mira' or 'text'")
+        raise DataError(f"{path}: unknown format {fmt!r}; expected 'svmlight', 'mira', 'csv' or 'text'")
     data = read_svmlight(path, dim=dim, zero_based=zero_based, bits=bits)
-    y, classes = class_indices(path, [f"{v:g}" for v in data.y], data.lines, labels, order=float)
+    y, classes = class_indices(path, label_names(data.y).tolist(), data.lines, labels, order=float)
     return SparseData(data.X, y, classes, data.lines)
 
 

@@ -5,7 +5,10 @@ A table is a dict ``{column name: numpy array}``; numeric columns are float64, o
 
 from __future__ import annotations
 
+import bz2
 import csv
+import gzip
+import lzma
 import math
 from importlib import resources
 from pathlib import Path
@@ -17,6 +20,18 @@ IRIS_COLUMNS = ("Sepal.Length", "Sepal.Width", "Petal.Length", "Petal.Width")
 
 class DataError(ValueError):
     """Bad input data; the message names the file, line and column."""
+
+
+OPENERS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
+
+
+def open_binary(path):
+    """The file opened for reading bytes, decompressed by its suffix (.gz, .bz2, .xz)."""
+    path = Path(path)
+    try:
+        return OPENERS.get(path.suffix, open)(path, "rb")
+    except FileNotFoundError:
+        raise DataError(f"{path}: no such file") from None
 
 
 def _number(text: str):

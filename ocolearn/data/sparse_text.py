@@ -29,9 +29,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ocolearn.data import DataError
+from ocolearn.data import DataError, open_binary
 from ocolearn.data.svmlight import Block, pad, parse_block
 from ocolearn.features import Sparse
+
+DEFAULT_BITS = 18  # hashed features: 2**18 buckets unless told otherwise
 
 
 class SparseData(NamedTuple):
@@ -123,6 +125,15 @@ def svmlight_lines(data: bytes, first_line: int, path) -> Block:
     return _rows_by_line(data, first_line, path, row_of, np.float64)
 
 
+def csv_header(path) -> list[str]:
+    """A CSV file's column names (its first line)."""
+    with open_binary(path) as f:
+        line = f.readline().decode("utf-8", "replace").strip()
+    if not line:
+        raise DataError(f"{path}: empty file; expected a header line of column names")
+    return [name.strip() for name in line.split(",")]
+
+
 def csv_lines(data: bytes, first_line: int, path, header: list[str], target: str) -> Block:
     """Rows of a CSV file's lines (the header line, line 1, is skipped): the ``target``
     column as label names, the other columns as dense features (indices 0..d-1). A ragged
@@ -156,7 +167,7 @@ def csv_lines(data: bytes, first_line: int, path, header: list[str], target: str
 
 
 def parse_svmlight(data: bytes, first_line: int, path) -> Block:
-    """The rows of svmlight text, parsed vectorized (``ocolearn.data.svmlight.parse_block``)."""
+    """The rows of svmlight text, by the compiled parser (``ocolearn.data.svmlight.parse_block``)."""
     return parse_block(data, first_line, path, lambda d, f: svmlight_lines(d, f, path))
 
 
@@ -187,8 +198,6 @@ def fill_rows(block: Block, start: int, stop: int, idx, val, dim: int, path, *, 
 
 def read_bytes(path) -> bytes:
     """A file's bytes, decompressed by its suffix (.gz, .bz2, .xz)."""
-    from ocolearn.data.stream import open_binary
-
     with open_binary(path) as f:
         return f.read()
 
@@ -229,7 +238,7 @@ def mira_lines(data: bytes, first_line: int, path, bits: int) -> Block:
     return _rows_by_line(data, first_line, path, row_of, str)
 
 
-def read_mira(path, *, bits: int = 18, labels: list[str] | None = None) -> SparseData:
+def read_mira(path, *, bits: int = DEFAULT_BITS, labels: list[str] | None = None) -> SparseData:
     """A MIRA-format file: named labels, hashed features (see the module docstring).
 
     ``labels`` fixes the class names (a label outside them is an error, as at predict time);
@@ -240,6 +249,15 @@ def read_mira(path, *, bits: int = 18, labels: list[str] | None = None) -> Spars
         raise DataError(f"{path}: no examples (every line is blank or a comment)")
     y, classes = class_indices(path, block.labels.tolist(), block.lines, labels)
     return SparseData(sparse_rows(block, 1 << bits, path, shift=0), y, classes, block.lines)
+
+
+def label_names(labels) -> np.ndarray:
+    """Labels as names: strings as read (MIRA, CSV), numbers as ``%g`` (svmlight)."""
+    labels = np.asarray(labels)
+    if labels.dtype.kind in "US":
+        return labels.astype(str)
+    distinct, inverse = np.unique(labels, return_inverse=True)
+    return np.array([f"{v:g}" for v in distinct], dtype=str)[inverse] if labels.size else np.zeros(0, str)
 
 
 def class_indices(path, names, lines, labels=None, order=None):

@@ -1,42 +1,37 @@
 """Reading example files in chunks of rows, with constant memory, for the streaming runner.
 
-``open_binary`` opens a file, decompressing ``.gz``, ``.bz2`` and ``.xz`` by their suffix.
-``chunks(source, start, chunk_rows)`` yields ``Chunk``s of exactly ``chunk_rows`` rows (the
-last one of the file may be shorter): padded ``Sparse`` features, class indices, and the
-``Position`` just after the chunk's last row, from which a resumed run reads on. Bytes are
-read in blocks of whole lines and parsed vectorized (``ocolearn.data.svmlight``); MIRA-format
-files go line by line. With ``skip_bad`` a malformed line is skipped and counted instead of
-being an error.
+Files are opened with ``ocolearn.data.open_binary`` (``.gz``, ``.bz2`` and ``.xz`` are
+decompressed). ``chunks(source, start, chunk_rows)`` yields ``Chunk``s of exactly
+``chunk_rows`` rows (the last one of the file may be shorter): padded ``Sparse`` features
+(dense rows for CSV), class indices, and the ``Position`` just after the chunk's last row,
+from which a resumed run reads on. Bytes are read in blocks of whole lines; svmlight blocks
+are parsed by a compiled loop (``ocolearn.data.svmlight``), MIRA-format and CSV ones line by
+line. With ``skip_bad`` a malformed line is skipped and counted instead of being an error.
 """
 
 from __future__ import annotations
 
-import bz2
-import gzip
-import lzma
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 
-from ocolearn.data import DataError
-from ocolearn.data.sparse_text import csv_lines, fill_rows, mira_lines, parse_svmlight, svmlight_lines
+from ocolearn.data import DataError, open_binary
+from ocolearn.data.sparse_text import (
+    DEFAULT_BITS,
+    csv_header,
+    csv_lines,
+    fill_rows,
+    label_names,
+    mira_lines,
+    parse_svmlight,
+    svmlight_lines,
+)
 from ocolearn.data.svmlight import Block, line_end
 from ocolearn.features import Sparse
 
-OPENERS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
 BLOCK_BYTES = 8 << 20
-
-
-def open_binary(path):
-    """The file opened for reading bytes, decompressed by its suffix (.gz, .bz2, .xz)."""
-    path = Path(path)
-    try:
-        return OPENERS.get(path.suffix, open)(path, "rb")
-    except FileNotFoundError:
-        raise DataError(f"{path}: no such file") from None
 
 
 class Position(NamedTuple):
@@ -92,16 +87,24 @@ def _blocks(path, start: Position, size=BLOCK_BYTES):
             rest = data[cut:]
 
 
-def _parse(source: Source, data: bytes, first_line: int) -> tuple[Block, int]:
-    """The block's rows, and how many malformed lines were skipped."""
+def _parsers(source: Source):
+    """``(fast, exact)`` parsers ``(bytes, first line) -> Block`` of the source's format: the
+    exact one parses line by line (to skip bad lines); for a CSV file its header is read here,
+    once."""
     path = source.path
     if source.format == "mira":
-        fast = exact = lambda d, f: mira_lines(d, f, path, source.bits or 18)  # noqa: E731
+        fast = exact = lambda d, f: mira_lines(d, f, path, source.bits or DEFAULT_BITS)  # noqa: E731
     elif source.format == "csv":
-        header = _header(path)
+        header = csv_header(path)
         fast = exact = lambda d, f: csv_lines(d, f, path, header, source.target)  # noqa: E731
     else:
         fast, exact = (lambda d, f: parse_svmlight(d, f, path)), (lambda d, f: svmlight_lines(d, f, path))
+    return fast, exact
+
+
+def _parse(source: Source, parsers, data: bytes, first_line: int) -> tuple[Block, int]:
+    """The block's rows, and how many malformed lines were skipped."""
+    fast, exact = parsers
     try:
         return fast(data, first_line), 0
     except DataError:
@@ -116,25 +119,17 @@ def _parse(source: Source, data: bytes, first_line: int) -> tuple[Block, int]:
     return concat(good), skipped
 
 
-def _header(path) -> list[str]:
-    """A CSV file's column names (its first line)."""
-    with open_binary(path) as f:
-        line = f.readline().decode("utf-8", "replace").strip()
-    if not line:
-        raise DataError(f"{path}: empty file; expected a header line of column names")
-    return [name.strip() for name in line.split(",")]
-
-
 PARSERS = 2  # blocks parsed at once, on threads (the compiled parser releases the GIL)
 
 
 def _parsed(source: Source, start: Position):
     """``(data, first line, offset, (block, skipped))`` of each block in order, parsed
     ``PARSERS`` at a time ahead of the reader; memory stays a few blocks."""
+    parsers = _parsers(source)
     with ThreadPoolExecutor(PARSERS) as pool:
         ahead: deque = deque()
         for data, first_line, offset in _blocks(source.path, start):
-            ahead.append((data, first_line, offset, pool.submit(_parse, source, data, first_line)))
+            ahead.append((data, first_line, offset, pool.submit(_parse, source, parsers, data, first_line)))
             if len(ahead) > PARSERS:
                 data, first_line, offset, parsed = ahead.popleft()
                 yield data, first_line, offset, parsed.result()
@@ -157,14 +152,6 @@ def concat(blocks: list[Block]) -> Block:
     )
 
 
-def label_names(labels: np.ndarray) -> np.ndarray:
-    """Labels as names: strings as read (MIRA), numbers as ``%g`` (svmlight)."""
-    if labels.dtype.kind in "US":
-        return labels.astype(str)
-    distinct, inverse = np.unique(labels, return_inverse=True)
-    return np.array([f"{v:g}" for v in distinct], dtype=str)[inverse] if labels.size else np.zeros(0, str)
-
-
 def class_of(source: Source, block: Block, start: int = 0, stop: int | None = None) -> np.ndarray:
     """int32 class indices of the labels of rows ``start:stop``; a label outside the
     source's is an error naming its line."""
@@ -180,6 +167,11 @@ def class_of(source: Source, block: Block, start: int = 0, stop: int | None = No
     return np.array([known[n] for n in distinct], np.int32)[inverse] if names.size else np.zeros(0, np.int32)
 
 
+def _shift(source: Source) -> int:
+    """What to subtract from written indices: 1 for a 1-based svmlight file, else 0."""
+    return 0 if (source.zero_based or source.format != "svmlight") else 1
+
+
 def _width(block: Block, start: int = 0, stop: int | None = None) -> int:
     """Entries per padded row: the longest row rounded up to a multiple of 8 (few shapes, so
     few compiles, and little padding)."""
@@ -192,8 +184,8 @@ def chunks(source: Source, start: Position | None = None, chunk_rows: int = 6553
     Rows go straight from the parsed blocks into the chunk's padded arrays."""
     start = start or Position()
     pending: deque = deque()  # (block, first unused row, (its bytes, first line, offset))
-    have, skipped, row, end = 0, 0, start.row, start
-    shift = 0 if (source.zero_based or source.format != "svmlight") else 1
+    have, skipped, row, last = 0, 0, start.row, None
+    shift = _shift(source)
 
     def emit(n, skipped):
         nonlocal row
@@ -236,7 +228,7 @@ def chunks(source: Source, start: Position | None = None, chunk_rows: int = 6553
 
     for data, first_line, offset, (block, bad) in _parsed(source, start):
         skipped += bad
-        end = Position(offset + len(data), first_line + data.count(b"\n"), row + have + len(block.labels))
+        last = (data, first_line, offset)
         if not len(block.labels):
             continue
         pending.append((block, 0, (data, first_line, offset)))
@@ -247,7 +239,9 @@ def chunks(source: Source, start: Position | None = None, chunk_rows: int = 6553
             skipped = 0
     if have:
         yield emit(have, skipped)
-    elif skipped:  # only skipped lines since the last chunk: an empty chunk reports them
+    elif skipped:  # only skipped lines since the last chunk: an empty chunk at the end reports them
+        data, first_line, offset = last
+        end = Position(offset + len(data), first_line + data.count(b"\n"), row)
         empty = Sparse(np.zeros((0, 1), np.int32), np.zeros((0, 1), np.float32), source.dim)
         yield Chunk(empty, np.zeros(0, np.int32), end, skipped)
 
@@ -263,7 +257,7 @@ def scan(source: Source) -> tuple[list[str], int, int]:
         width = max(width, _width(block))
     if not names:
         raise DataError(f"{source.path}: no examples (every line is blank, a comment or skipped)")
-    shift = 0 if (source.zero_based or source.format != "svmlight") else 1
+    shift = _shift(source)
     numeric = all(_is_number(n) for n in names)
     return sorted(names, key=float if numeric else None), top + 1 - shift, width
 
