@@ -34,6 +34,7 @@ from ocolearn.data.sparse_text import (
 from ocolearn.features import Sparse
 from ocolearn.io import atomic_write
 from ocolearn.learners import Learner
+from ocolearn.learners.base import positive
 from ocolearn.parts import fields_of
 from ocolearn.run import run_passes
 
@@ -208,7 +209,7 @@ def predict(model: Model, X: Sparse) -> list[str]:
     """The predicted label name of each row."""
     s = scores(model, X)
     if model.w.ndim == 1:
-        return [model.labels[1] if v > 0 else model.labels[0] for v in s]
+        return [model.labels[1] if positive(v) else model.labels[0] for v in s]
     return [model.labels[k] for k in np.argmax(s, axis=1)]
 
 

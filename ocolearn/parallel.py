@@ -9,9 +9,11 @@ The data is cut into ``shards`` contiguous blocks of ``n // shards`` rows (the l
 - ``average_every=k``: every k rounds of each shard the states are averaged and every shard
   continues from the average (iterative parameter mixing, McDonald, Hall and Mann 2010).
 
-Averaging takes the mean of every floating-point leaf of the state (the weights, and any
-accumulators), then ``learner.mix`` recomputes what derives from the weights; the round
-counter is the same on every shard. The shards are spread over the
+Averaging takes the mean of every floating-point leaf of the states once each holds its weights
+explicitly (``learner.unscaled``: the mean of Pegasos' ``scale`` and ``W`` apart is not the mean
+of the weights ``scale * W`` once the shards' scales differ), so the weights averaged are the
+weights the states stand for, and any accumulators are averaged too; then ``learner.mix``
+recomputes what derives from the weights. The round counter is the same on every shard. The shards are spread over the
 local devices (``shard_map`` over a ``"shards"`` mesh axis, ``pmean`` to average), several per
 device when there are more shards than devices.
 """
@@ -31,15 +33,16 @@ from ocolearn.features import num_features
 from ocolearn.run import as_key, round_order, round_step
 
 
-def _average(states, axis_name):
-    """Mean over the leading (shard) axis of every floating leaf, then over devices."""
+def _average(learner, states, axis_name):
+    """Mean over the leading (shard) axis of every floating leaf of the unscaled states, then
+    over devices."""
 
     def mean(a):
         if not jnp.issubdtype(a.dtype, jnp.floating):
             return a[0]
         return jax.lax.pmean(jnp.mean(a, axis=0), axis_name)
 
-    return jax.tree.map(mean, states)
+    return jax.tree.map(mean, jax.vmap(learner.unscaled)(states))
 
 
 def parallel_sgd(learner, X, y, shards: int, *, average_every: int = 0, passes: int = 1, seed=None):
@@ -82,7 +85,7 @@ def _parallel(learner, blocks, keys, state, mesh, passes, average_every):
 
         def mix(state, indices):  # indices: (local shards, k)
             states = jax.vmap(shard_rounds, in_axes=(None, 0, 0))(state, blocks, indices)
-            return learner.mix(_average(states, "shards")), None
+            return learner.mix(_average(learner, states, "shards")), None
 
         full = (rounds // k) * k
         state, _ = jax.lax.scan(mix, state, orders[:, :full].reshape(local, rounds // k, k).swapaxes(0, 1))

@@ -282,7 +282,36 @@ def test_ons_is_algorithm_2(radius):
 
 def test_sketched_ons_with_room_for_every_direction_is_ons():
     X, y = regression(n=40, d=4)
-    close(run(SketchedONS(2.0, 1.0, sketch_size=5), X, y).state.w, ons_by_hand(X, y, 2.0, 1.0), rtol=1e-3, atol=1e-4)
+    learner = SketchedONS(2.0, 1.0, sketch_size=5, C=jnp.inf)
+    close(run(learner, X, y).state.w, ons_by_hand(X, y, 2.0, 1.0), rtol=1e-3, atol=1e-4)
+
+
+def son_by_hand(X, y, gamma, epsilon, m, C):
+    """Luo et al. (2016), Algorithm 1 with Frequent Directions (Liberty 2013), in float64:
+    project u onto {w : |w . x| <= C} in the norm of A = epsilon I + B'B, step with A^{-1} g."""
+    d = X.shape[1]
+    u, B = np.zeros(d), np.zeros((m, d))
+    for x, target in zip(X.astype(np.float64), y, strict=True):
+        A = epsilon * np.eye(d) + B.T @ B
+        p = u @ x
+        tau = np.sign(p) * max(abs(p) - C, 0.0)
+        Ax = np.linalg.solve(A, x)
+        w = u - tau * Ax / (x @ Ax)
+        g = (w @ x - target) * x
+        B[-1] = g  # FD: the last row is free; shrink every squared singular value by the smallest
+        _, sigma, Vt = np.linalg.svd(B, full_matrices=False)
+        B = np.sqrt(np.maximum(sigma**2 - sigma[-1] ** 2, 0.0))[:, None] * Vt
+        u = w - np.linalg.solve(epsilon * np.eye(d) + B.T @ B, g) / gamma
+    return u
+
+
+@pytest.mark.parametrize("m, C", [(3, 1.5), (2, 0.5), (3, np.inf)])
+def test_sketched_ons_with_a_shrinking_sketch_is_algorithm_1(m, C):
+    X, y = regression(n=80, d=6)
+    learner = SketchedONS(2.0, 5.0, sketch_size=m, C=C)
+    result = run(learner, X, y)
+    close(result.state.w, son_by_hand(X, y, 2.0, 5.0, m, C), rtol=1e-3, atol=1e-4)
+    assert np.all(np.abs(np.asarray(result.trace.prediction)) <= C)
 
 
 @given(seed=st.integers(0, 1000), m=st.integers(2, 6))

@@ -166,8 +166,8 @@ def winnow_by_hand(X, y, promotion, threshold, balanced, passes):
     pos, neg = (2.0 * np.ones(d), np.ones(d)) if balanced else (np.ones(d), np.zeros(d))
     for _ in range(passes):
         for x, label in zip(X.astype(np.float64), y, strict=True):
-            score = (pos - neg) @ x - theta
-            if label * score <= 0:
+            predicted = 1.0 if (pos - neg) @ x > theta else -1.0  # 1 iff w . x > theta
+            if predicted != label:  # only on mistakes
                 pos = pos * promotion ** (label * x)
                 if balanced:
                     neg = neg * promotion ** (-label * x)

@@ -7,7 +7,8 @@ A learner is a pytree of parts (numbers are leaves) with three pure functions:
   ``update`` returns;
 - ``predict(state, x) -> score`` (``w . x``, or ``(K,)`` scores);
 - ``update(state, (x, y)) -> state``, one round of the algorithm;
-- ``mix(state) -> state``, after averaging states over shards (``ocolearn.parallel``);
+- ``unscaled(state)`` and ``mix(state) -> state``, before and after averaging states over
+  shards (``ocolearn.parallel``);
 - ``weights(state)``, the weights the state stands for (``state.w`` by default).
 
 ``loss`` is the loss the runner charges each round with. A learner never loops: the runner
@@ -47,10 +48,23 @@ class Learner(Part, family=True):
         ``tidy_every`` rounds, outside the per-round step. Default: as it is."""
         return state
 
+    def unscaled(self, state):
+        """The same weights held in ``state.w`` itself (Pegasos: ``W <- scale W``, ``scale <- 1``),
+        so that averaging the floating leaves of states averages the weights they stand for
+        (``ocolearn.parallel``). Default: as it is."""
+        return state
+
     def mix(self, state):
         """A state whose floating leaves were averaged over shards (parallel SGD), made
         consistent again (quantities derived from ``w`` recomputed). Default: as it is."""
         return state
+
+
+def positive(score):
+    """The decision of a binary classifier from its score: +1 iff ``score > 0``, so a tie is -1
+    (Littlestone 1988's Winnow: 1 iff ``w . x > theta``). One rule for a learner's updates and
+    for the model file's predictions (``ocolearn.model.predict``)."""
+    return score > 0
 
 
 def ratio(a, b):

@@ -68,5 +68,8 @@ class OneVsRest(Learner, name="one_vs_rest", static=("classes",)):
     def tidy(self, state):
         return OneVsRestState(state.t, jax.vmap(self.base.tidy)(state.inner))
 
+    def unscaled(self, state):
+        return OneVsRestState(state.t, jax.vmap(self.base.unscaled)(state.inner))
+
     def mix(self, state):
         return OneVsRestState(state.t, jax.vmap(self.base.mix)(state.inner))

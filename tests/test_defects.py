@@ -1,0 +1,123 @@
+"""The five defects of issue 10, each pinned by the run that exposed it (every test here failed
+on the code before the fix)."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from ocolearn import InvSqrt, OneVsRest, Pegasos, SketchedONS, Winnow, ridge, run
+from ocolearn.model import model_of, scores
+from ocolearn.parallel import parallel_sgd
+
+
+def gaussian_regression(n, d, seed=0, scale=3.0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)).astype(np.float32)
+    y = (X @ (scale * rng.normal(size=d)) + rng.normal(size=n)).astype(np.float32)
+    return X, y
+
+
+def largest_norm_ratio(learner, X, y, rounds, radius):
+    """``max_t ||w_t|| / radius`` over ``rounds`` rounds cycling through ``(X, y)``, and the final
+    state: every iterate is checked, inside the scan, without storing any."""
+
+    @jax.jit
+    def go(X, y):
+        def step(carry, i):
+            state, worst = carry
+            j = i % y.shape[0]
+            state = learner.update(state, (X[j], y[j]))
+            return (state, jnp.maximum(worst, jnp.sqrt(jnp.sum(state.w * state.w)) / radius)), None
+
+        start = (learner.init(X.shape[1]), jnp.zeros((), jnp.float32))
+        return jax.lax.scan(step, start, jnp.arange(rounds, dtype=jnp.int32))[0]
+
+    state, worst = go(jnp.asarray(X), jnp.asarray(y))
+    return float(worst), state
+
+
+RADIUS = 3.5827  # the active ball of the issue: ||w*|| is about 9.5
+
+
+@pytest.mark.parametrize("rounds", [10**6, pytest.param(10**7, marks=pytest.mark.slow)])
+def test_the_l2_ball_keeps_every_iterate_inside(rounds):
+    # Before the fix the carried ||w||^2 drifted and ||w|| reached 3.58287 (1 + 4.7e-5) here.
+    X, y = gaussian_regression(100_000, 10)
+    worst, _ = largest_norm_ratio(ridge(InvSqrt(0.1), RADIUS), X, y, rounds, RADIUS)
+    assert worst <= 1 + 1e-6
+
+
+def test_the_carried_norm_of_an_inactive_ball_is_the_norm():
+    # Before the fix the carried value was 4.6% below ||w||^2 after 10^6 rounds (r = 1000).
+    X, y = gaussian_regression(100_000, 10)
+    state = run(ridge(InvSqrt(0.1), 1000.0), X, y, passes=10, trace=False).state
+    w = np.asarray(state.w, np.float64)
+    assert float(state.sqnorm) == pytest.approx(w @ w, rel=1e-5)
+
+
+def test_projected_pegasos_stays_finite_at_its_default_lambda():
+    # Unit rows, d = 20, lambda = 1e-4: the scale underflowed and the weights were NaN from round 20.
+    from test_classifiers import pegasos_by_hand
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3000, 20))
+    X = (X / np.linalg.norm(X, axis=1, keepdims=True)).astype(np.float32)
+    y = np.where(X @ rng.normal(size=20) > 0, 1.0, -1.0).astype(np.float32)
+    learner = Pegasos(project=True)
+    state = run(learner, X, y, trace=False).state
+    w = np.asarray(learner.weights(state), np.float64)
+    assert np.all(np.isfinite(w)) and np.linalg.norm(w) <= 100 * (1 + 1e-5)
+    np.testing.assert_allclose(w, pegasos_by_hand(X, y, 1e-4, True, 1), rtol=1e-4, atol=1e-4 * np.linalg.norm(w))
+    assert float(state.sqnorm) == pytest.approx(w @ w, rel=1e-4)
+
+
+@pytest.mark.parametrize("learner", [Pegasos(0.1, True), OneVsRest(Pegasos(0.1, True), 3)], ids=["binary", "ovr"])
+def test_parallel_averaging_averages_the_weights_the_states_stand_for(learner):
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(40, 4)).astype(np.float32)
+    X[20:] *= 30.0  # the second shard's projections shrink its scale far more than the first's
+    score = X @ rng.normal(size=4)
+    y = np.where(score > 0, 1.0, -1.0) if isinstance(learner, Pegasos) else np.digitize(score, [-1.0, 1.0])
+    y = y.astype(np.float32 if isinstance(learner, Pegasos) else np.int32)
+    state = parallel_sgd(learner, X, y, 2)
+    alone = [run(learner, X[i * 20 : (i + 1) * 20], y[i * 20 : (i + 1) * 20]).state for i in range(2)]
+    expected = np.mean([np.asarray(learner.weights(s), np.float64) for s in alone], axis=0)
+    np.testing.assert_allclose(learner.weights(state), expected, rtol=1e-5, atol=1e-6)
+    inner = state if isinstance(learner, Pegasos) else state.inner
+    sqnorm = np.sum(np.asarray(learner.weights(state), np.float64) ** 2, axis=-1)
+    np.testing.assert_allclose(inner.sqnorm, sqnorm, rtol=1e-5)
+
+
+@pytest.mark.parametrize("balanced", [False, True])
+@pytest.mark.parametrize("label", [-1.0, 1.0])
+def test_winnow_predicts_plus_one_only_above_the_threshold_and_updates_only_on_mistakes(balanced, label):
+    # d = 4, threshold d / 2 = 2: x = (1, 1, 0, 0) gives w . x = 2 (Winnow) or (2 - 1) 2 = 2, a tie.
+    learner = Winnow(balanced=balanced)
+    state = learner.init(4)
+    x = jnp.array([1.0, 1.0, 0.0, 0.0])
+    after = learner.update(state, (x, label))
+    # Littlestone (1988): predict 1 iff w . x > theta, so the tie is a -1; only a +1 label is a mistake.
+    changed = not np.array_equal(learner.weights(after), learner.weights(state))
+    assert changed == (label > 0)
+    model = model_of(learner, state, ["neg", "pos"], 4)
+    assert scores(model, x[None]).item() == 0.0  # the model file sees the tie ...
+    from ocolearn.model import predict
+
+    assert predict(model, x[None]) == ["neg"]  # ... and predicts the same -1
+    trace = run(learner, x[None], jnp.array([label])).trace  # the runner counts a mistake only for +1
+    assert bool(trace.prediction[0] * label <= 0) == (label > 0)
+
+
+@pytest.mark.parametrize("d, m", [(8, 3), (20, 10)])
+def test_sketched_ons_with_its_defaults_stays_finite_on_gaussian_regression(d, m):
+    # Before the fix: NaN (d = 8, m = 3) and ||w|| = 3e31 (d = 20, m = 10) after 2,000 rounds. The
+    # projection of SON's step 5 keeps it finite; it does not make epsilon = 1 a good choice for
+    # unnormalized rows (see SketchedONS).
+    X, y = gaussian_regression(2000, d, seed=2, scale=1.0)
+    learner = SketchedONS(sketch_size=m)
+    result = run(learner, X, y)
+    w = np.asarray(result.state.w, np.float64)
+    assert np.all(np.isfinite(w)) and np.all(np.isfinite(result.trace.loss))
+    # The predictions are clipped to [-C, C], so every round's loss is at most (C + |y|)^2 / 2.
+    assert np.all(np.asarray(result.trace.loss) <= (learner.C + np.abs(y)) ** 2 / 2 * (1 + 1e-5))
