@@ -1,5 +1,6 @@
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 import ocolearn  # noqa: F401  (first: sets XLA's CPU flags before JAX starts)
@@ -9,3 +10,9 @@ settings.register_profile(
     "ocolearn", deadline=None, derandomize=True, max_examples=60, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ocolearn"))
+
+
+@pytest.fixture
+def sklearn():
+    """scikit-learn's ``linear_model``, or a skip of only the test that asks for it."""
+    return pytest.importorskip("sklearn.linear_model")

@@ -10,8 +10,6 @@ from hypothesis import strategies as st
 
 from ocolearn import OCPSVM, EpsilonInsensitive, PassiveAggressive, Perceptron, run
 
-sklearn = pytest.importorskip("sklearn.linear_model")
-
 
 def binary(n=300, d=6, seed=0):
     """Features on a grid of 1/8 (sums are exact in float32 and float64), labels +-1."""
@@ -30,13 +28,13 @@ def one_epoch(model, X, y):
 SGD_OPTIONS = dict(penalty=None, fit_intercept=False, shuffle=False, max_iter=1, tol=None)
 
 
-def test_perceptron_equals_scikit_learn_exactly():
+def test_perceptron_equals_scikit_learn_exactly(sklearn):
     X, y = binary()
     expected = one_epoch(sklearn.Perceptron(fit_intercept=False, shuffle=False, max_iter=1, tol=None), X, y)
     np.testing.assert_array_equal(run(Perceptron(), X, y).state.w, expected.astype(np.float32))
 
 
-def test_averaged_perceptron_equals_scikit_learn_and_the_mean_of_the_weights():
+def test_averaged_perceptron_equals_scikit_learn_and_the_mean_of_the_weights(sklearn):
     X, y = binary()
     learner = Perceptron()
     result = run(learner, X, y, snapshot_every=1)
@@ -51,7 +49,7 @@ def test_averaged_perceptron_equals_scikit_learn_and_the_mean_of_the_weights():
 
 @pytest.mark.parametrize("variant, rate", [(1, "pa1"), (2, "pa2")])
 @pytest.mark.parametrize("C", [0.01, 1.0])
-def test_pa_classifier_equals_scikit_learn(variant, rate, C):
+def test_pa_classifier_equals_scikit_learn(variant, rate, C, sklearn):
     X, y = binary()
     model = sklearn.SGDClassifier(loss="hinge", learning_rate=rate, eta0=C, **SGD_OPTIONS)
     np.testing.assert_allclose(
@@ -60,7 +58,7 @@ def test_pa_classifier_equals_scikit_learn(variant, rate, C):
 
 
 @pytest.mark.parametrize("variant, rate", [(1, "pa1"), (2, "pa2")])
-def test_pa_regression_equals_scikit_learn(variant, rate):
+def test_pa_regression_equals_scikit_learn(variant, rate, sklearn):
     rng = np.random.default_rng(1)
     X = (rng.integers(-16, 17, size=(300, 5)) / 8).astype(np.float32)
     y = (X @ rng.normal(size=5) + 0.1 * rng.normal(size=300)).astype(np.float32)

@@ -243,3 +243,113 @@ def test_long_streams_keep_the_invariants(name, kind):
 @pytest.mark.parametrize("name", [n for n in CASES if n not in EXPENSIVE])
 def test_long_sparse_stream_keeps_the_invariants(name):
     check_stream(name, "unit", 1_000_000, sparse=True, whole=False)
+
+
+# Float64 transcriptions after 10^5 rounds ---------------------------------------------------
+
+
+def ogd_by_hand(X, y, eta, hinge=False, radius=None):
+    """Zinkevich (2003), Algorithm 1: w <- P(w - eta / sqrt(t) loss'(w . x) x), float64."""
+    w = np.zeros(X.shape[1])
+    for t, (x, target) in enumerate(zip(X.astype(np.float64), y, strict=True), start=1):
+        p = w @ x
+        g = (-target if target * p < 1 else 0.0) if hinge else p - target
+        w = w - eta / np.sqrt(t) * g * x
+        if radius is not None and np.linalg.norm(w) > radius:
+            w = w * radius / np.linalg.norm(w)
+    return w
+
+
+def pa_by_hand(X, y, C):
+    """Crammer et al. (2006), PA-I, labels +-1, float64."""
+    w = np.zeros(X.shape[1])
+    for x, label in zip(X.astype(np.float64), y, strict=True):
+        loss = max(0.0, 1.0 - label * (w @ x))
+        if loss > 0 and x @ x > 0:
+            w = w + min(C, loss / (x @ x)) * label * x
+    return w
+
+
+def perceptron_binary_by_hand(X, y):
+    w = np.zeros(X.shape[1])
+    for x, label in zip(X.astype(np.float64), y, strict=True):
+        if label * (w @ x) <= 0:
+            w = w + label * x
+    return w
+
+
+def transcriptions():
+    """name -> (stream the rule runs on, its float64 transcription, tolerance on
+    ``max |w - w64| / max(1, max |w64|)``).
+
+    Tolerances: the continuous rules (their step is a continuous function of w) agree to float32
+    rounding amplified by their conditioning; the mistake-driven ones run on features on a 1/8
+    grid (Winnow: a monotone disjunction, Littlestone's setting, where its weights stay
+    powers of two far from underflow), where every sum is exact in both precisions, and must
+    agree exactly. Pegasos' step is not continuous (the margin test), but a rounding that flips
+    the test at round t moves w_T by ||x|| / (lam T) only; OCP-SVM's by ||x|| / sqrt(t), which
+    stays (1e-2)."""
+    from test_adaptive import (
+        adagrad_by_hand,
+        arow_rule,
+        cw_rule,
+        gaussian_by_hand,
+        kt_by_hand,
+        nag_by_hand,
+        ons_by_hand,
+        scw_rule,
+        son_by_hand,
+    )
+    from test_classifiers import pegasos_by_hand, winnow_by_hand
+    from test_multiclass import mira_by_hand, pa_multiclass_by_hand, perceptron_by_hand
+
+    return {
+        "ogd": ("unit", lambda X, y: ogd_by_hand(X, y, 1.0), 1e-4),
+        "ridge": ("unit", lambda X, y: ogd_by_hand(X, y, 1.0, radius=1.5), 1e-4),
+        "ocp_svm": ("unit", lambda X, y: ogd_by_hand(X, y, 1.0, hinge=True, radius=1 / np.sqrt(0.1)), 1e-2),
+        "pegasos": ("unit", lambda X, y: pegasos_by_hand(X, y, 1e-4, False, 1), 1e-3),
+        "pegasos_projected": ("unit", lambda X, y: pegasos_by_hand(X, y, 1e-4, True, 1), 1e-3),
+        "pegasos_projected_strong": ("unit", lambda X, y: pegasos_by_hand(X, y, 0.5, True, 1), 1e-3),
+        "passive_aggressive": ("unit", lambda X, y: pa_by_hand(X, y, 1.0), 1e-3),
+        "pa_multiclass": ("unit", lambda X, y: pa_multiclass_by_hand(X, y, 3, 0.5, 1), 1e-3),
+        "mira_3": ("unit", lambda X, y: mira_by_hand(X, y, 3, 1 - np.eye(3)), 1e-3),
+        "perceptron": ("grid", perceptron_binary_by_hand, 0.0),
+        "perceptron_multiclass": ("grid", lambda X, y: perceptron_by_hand(X, y, 3), 0.0),
+        "winnow": ("disjunction", lambda X, y: winnow_by_hand(X, y, 2.0, 0.0, False, 1), 0.0),
+        "balanced_winnow": ("disjunction", lambda X, y: winnow_by_hand(X, y, 2.0, 0.0, True, 1), 0.0),
+        "adagrad": ("unit", lambda X, y: adagrad_by_hand(X, y, 0.1), 1e-4),
+        "adagrad_l2": ("unit", lambda X, y: adagrad_by_hand(X, y, 0.5, radius=0.7), 1e-4),
+        "nag": ("unit", lambda X, y: nag_by_hand(X, y, 1.0)[0], 1e-3),
+        "cw": ("unit", lambda X, y: gaussian_by_hand(X, y, cw_rule(0.9)), 1e-3),
+        "arow": ("unit", lambda X, y: gaussian_by_hand(X, y, arow_rule(1.0)), 1e-3),
+        "scw": ("unit", lambda X, y: gaussian_by_hand(X, y, scw_rule(1.0, 0.9, 1)), 1e-3),
+        "arow_multiclass": ("unit", lambda X, y: gaussian_by_hand(X, y, arow_rule(1.0), 3), 1e-3),
+        "ons": ("unit", lambda X, y: ons_by_hand(X, y, 1.0, 1.0), 1e-3),
+        "ons_l2": ("unit", lambda X, y: ons_by_hand(X, y, 1.0, 1.0, 0.8), 1e-3),
+        "sketched_ons_shrinking": ("unit", lambda X, y: son_by_hand(X, y, 1.0, 10.0, 3, 1.0), 1e-3),
+        "coin_betting": ("unit", lambda X, y: kt_by_hand(X, y, 1.0, False), 1e-3),
+    }
+
+
+def transcription_data(name, kind, rounds):
+    learner = CASES[name]
+    if kind == "unit":
+        return data_for(learner, "unit", rounds, False)
+    if kind == "disjunction":
+        from test_classifiers import disjunction
+
+        return disjunction(0, d=D, k=2, n=rounds)
+    X, y = stream("unit", rounds, task(learner))
+    return (np.round(X * 8) / 8).astype(np.float32), y
+
+
+@pytest.mark.parametrize("rounds", [2_000, pytest.param(100_000, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("name", list(transcriptions()))
+def test_weights_equal_the_float64_transcription(name, rounds):
+    kind, by_hand, tolerance = transcriptions()[name]
+    learner = CASES[name]
+    X, y = transcription_data(name, kind, rounds)
+    w = np.asarray(learner.weights(run(learner, X, y, trace=False).state), np.float64)
+    expected = by_hand(X, y)
+    error = np.max(np.abs(w - expected)) / max(1.0, np.max(np.abs(expected)))
+    assert error <= tolerance, f"{name}: {error:.2e} from the float64 rule after {rounds} rounds"

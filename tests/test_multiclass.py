@@ -122,16 +122,13 @@ def test_multiclass_pa_rule(variant):
     )
 
 
-sklearn = pytest.importorskip("sklearn.linear_model")
-
-
 @pytest.mark.parametrize(
     "learner, model",
     [
-        (Perceptron(), lambda: sklearn.Perceptron(fit_intercept=False, shuffle=False, max_iter=1, tol=None)),
+        (Perceptron(), lambda sklearn: sklearn.Perceptron(fit_intercept=False, shuffle=False, max_iter=1, tol=None)),
         (
             PassiveAggressive(0.1, 1),
-            lambda: sklearn.SGDClassifier(
+            lambda sklearn: sklearn.SGDClassifier(
                 loss="hinge",
                 learning_rate="pa1",
                 eta0=0.1,
@@ -145,11 +142,11 @@ sklearn = pytest.importorskip("sklearn.linear_model")
     ],
     ids=["perceptron", "pa1"],
 )
-def test_one_vs_rest_equals_scikit_learn(learner, model):
+def test_one_vs_rest_equals_scikit_learn(learner, model, sklearn):
     X, y = stream()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # one epoch does not "converge"
-        expected = model().fit(X.astype(np.float64), y).coef_
+        expected = model(sklearn).fit(X.astype(np.float64), y).coef_
     ovr = OneVsRest(learner, classes=4)
     result = run(ovr, X, y)
     np.testing.assert_allclose(ovr.weights(result.state), expected, rtol=1e-5, atol=1e-5)

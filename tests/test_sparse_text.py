@@ -6,8 +6,6 @@ from hypothesis import strategies as st
 from ocolearn.data import DataError
 from ocolearn.data.sparse_text import feature_hash, read_mira, read_svmlight, read_text_folders, tokens
 
-datasets = pytest.importorskip("sklearn.datasets")
-
 
 def write(tmp_path, text, name="d.txt"):
     path = tmp_path / name
@@ -17,6 +15,7 @@ def write(tmp_path, text, name="d.txt"):
 
 @pytest.mark.parametrize("zero_based", [False, True])
 def test_svmlight_equals_scikit_learn(tmp_path, zero_based):
+    datasets = pytest.importorskip("sklearn.datasets")
     rng = np.random.default_rng(0)
     dense = np.where(rng.random((40, 30)) < 0.2, rng.normal(size=(40, 30)), 0.0).astype(np.float32)
     dense[:, -1] = 1.0  # the last feature is always present, so the dimension is known
