@@ -5,9 +5,25 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from ocolearn import OGD, Absolute, Box, Constant, Hinge, InvSqrt, L1Ball, L2Ball, Logistic, Squared, ridge, run
+from ocolearn import (
+    OGD,
+    Absolute,
+    Box,
+    Constant,
+    Hinge,
+    InvSqrt,
+    L1Ball,
+    L2Ball,
+    Logistic,
+    OGDState,
+    Squared,
+    dot,
+    ridge,
+    run,
+)
 from ocolearn.regret import (
     gradient_bound,
+    in_float64,
     least_squares,
     least_squares_in_ball,
     ogd_regret_bound,
@@ -77,43 +93,138 @@ def sequences(max_d=3):
     )
 
 
+class Frozen(OGD):
+    """Broken on purpose: never moves from w_1 = 0."""
+
+    def update(self, state, example):
+        return state._replace(t=state.t + 1)
+
+
+class SignFlipped(OGD):
+    """Broken on purpose: steps up the gradient, ``w + eta_t loss' x``."""
+
+    def update(self, state, example):
+        x, y = example
+        step = self.schedule(state.t) * self.loss.derivative(dot(state.w, x), y)
+        w, sqnorm = self.projection.update(state.w, step, x, dot(state.w, x), state.sqnorm)
+        return OGDState(state.t + 1, w, sqnorm)
+
+
+class RateIgnored(OGD):
+    """Broken on purpose: steps with eta = 1, whatever the schedule says."""
+
+    def update(self, state, example):
+        return OGD(self.loss, Constant(1.0), self.projection).update(state, example)
+
+
+BROKEN = [Frozen, SignFlipped, RateIgnored]
+
+
+def ogd_regret_holds(learner, X, y, comparators, bound):
+    """Zinkevich's (2003) guarantee for this run, as a check that a wrong learner fails:
+
+    - the regret against each comparator u in F is below ``bound`` at every t, and
+    - each round keeps the inequality the proof of Theorem 1 adds up, for each u::
+
+          loss'_t . (w_t - u) <= (||w_t - u||^2 - ||w_{t+1} - u||^2) / (2 eta_t) + eta_t ||g_t||^2 / 2
+
+      with ``g_t = loss'(w_t . x_t, y_t) x_t`` (convexity, then the step and the projection's
+      non-expansiveness). The bound alone passes a learner that never moves (its regret is a
+      fraction of the bound on short runs); this per-round inequality does not.
+
+    Returns the list of what failed (empty: it holds)."""
+    X64, y64 = np.asarray(X, np.float64), np.asarray(y, np.float64)
+    result = run(learner, jnp.asarray(X), jnp.asarray(y), snapshot_every=1)
+    W = np.concatenate([np.zeros((1, X.shape[1])), np.asarray(result.trace.snapshots, np.float64)])
+    t = np.arange(1, len(y) + 1)
+    eta = np.asarray(learner.schedule(jnp.asarray(t)), np.float64)
+    derivative = in_float64(learner.loss.derivative, np.sum(W[:-1] * X64, axis=1), y64)
+    g = derivative[:, None] * X64
+    failures = []
+    for u in comparators:
+        u = np.asarray(u, np.float64)
+        regret = regret_curve(result.trace.loss, round_losses(learner.loss, u, X64, y64, result.trace.index))
+        if np.any(regret > bound + 1e-4 * (1 + bound)):
+            failures.append(f"regret above the bound against {u}")
+        before, after = np.sum((W[:-1] - u) ** 2, axis=1), np.sum((W[1:] - u) ** 2, axis=1)
+        lhs = np.sum(g * (W[:-1] - u), axis=1)
+        rhs = (before - after) / (2 * eta) + eta * np.sum(g * g, axis=1) / 2
+        slack = 1e-5 * (1 + np.abs(lhs) + (before + after) / eta)  # float32 iterates
+        if np.any(lhs > rhs + slack):
+            failures.append(f"round {int(np.argmax(lhs - rhs - slack)) + 1} breaks the one-step inequality for {u}")
+    return failures
+
+
+def ridge_case(X, y, eta, radius):
+    learner = ridge(InvSqrt(eta), radius)
+    u = least_squares_in_ball(X, y, radius)
+    bound = ogd_regret_bound(learner.schedule, 2 * radius, gradient_bound(Squared(), L2Ball(radius), X, y), len(y))
+    return learner, [u, np.zeros_like(u)], bound
+
+
 @given(data=sequences(), eta=st.floats(0.01, 2.0), radius=st.floats(0.1, 3.0))
 def test_ridge_regret_is_below_zinkevich_bound(data, eta, radius):
     X, y = data
-    learner = ridge(InvSqrt(eta), radius)
-    trace = run(learner, jnp.asarray(X), jnp.asarray(y)).trace
-    u = least_squares_in_ball(X, y, radius)
-    regret = regret_curve(trace.loss, round_losses(Squared(), u, X, y, trace.index))
-    bound = ogd_regret_bound(learner.schedule, 2 * radius, gradient_bound(Squared(), L2Ball(radius), X, y), len(y))
-    assert np.all(regret <= bound + 1e-4 * (1 + bound))
+    learner, comparators, bound = ridge_case(X, y, eta, radius)
+    assert ogd_regret_holds(learner, X, y, comparators, bound) == []
 
 
-@pytest.mark.parametrize(
-    "learner",
-    [
-        OGD(Hinge(), InvSqrt(0.5), L2Ball(2.0)),
-        OGD(Logistic(), Constant(0.1), L1Ball(1.0)),
-        OGD(Absolute(), InvSqrt(1.0), Box(-0.5, 0.5)),
-    ],
-    ids=lambda learner: f"{learner.loss.name}-{learner.projection.name}",
-)
-@given(data=sequences(), seed=st.integers(0, 2**16))
-def test_regret_against_any_feasible_point_is_below_the_bound(learner, data, seed):
-    # The bound holds for every fixed u in F, so it can be checked without a batch solver.
-    X, y = data
+LEARNERS = [
+    OGD(Hinge(), InvSqrt(0.5), L2Ball(2.0)),
+    OGD(Logistic(), Constant(0.1), L1Ball(1.0)),
+    OGD(Absolute(), InvSqrt(1.0), Box(-0.5, 0.5)),
+]
+
+
+def feasible_case(learner, X, y, seed):
     if learner.loss.name != "absolute":
         y = np.where(y >= 0, 1.0, -1.0).astype(np.float32)
-    trace = run(learner, jnp.asarray(X), jnp.asarray(y)).trace
     d = X.shape[1]
     G = gradient_bound(learner.loss, learner.projection, X, y)
     bound = ogd_regret_bound(learner.schedule, learner.projection.diameter(d), G, len(y))
     rng = np.random.default_rng(seed)
-    for u in [
-        np.zeros(d),
-        *np.asarray([learner.projection(jnp.asarray(p)) for p in rng.normal(0, 3, (5, d)).astype(np.float32)]),
-    ]:
-        regret = regret_curve(trace.loss, round_losses(learner.loss, np.asarray(u, np.float64), X, y, trace.index))
-        assert np.all(regret <= bound + 1e-4 * (1 + bound))
+    points = [learner.projection(jnp.asarray(p)) for p in rng.normal(0, 3, (5, d)).astype(np.float32)]
+    return y, [np.zeros(d), *np.asarray(points)], bound
+
+
+@pytest.mark.parametrize("learner", LEARNERS, ids=lambda learner: f"{learner.loss.name}-{learner.projection.name}")
+@given(data=sequences(), seed=st.integers(0, 2**16))
+def test_regret_against_any_feasible_point_is_below_the_bound(learner, data, seed):
+    # The bound holds for every fixed u in F, so it can be checked without a batch solver.
+    X, y = data
+    y, comparators, bound = feasible_case(learner, X, y, seed)
+    assert ogd_regret_holds(learner, X, y, comparators, bound) == []
+
+
+def fixed_sequences(count=10, n=40, d=3):
+    rng = np.random.default_rng(0)
+    for _ in range(count):
+        X = rng.uniform(-3, 3, (n, d)).astype(np.float32)
+        yield X, (X @ rng.normal(size=d) + 0.3 * rng.normal(size=n)).astype(np.float32)
+
+
+@pytest.mark.parametrize("broken", BROKEN, ids=lambda cls: cls.__name__)
+@pytest.mark.parametrize("case", ["ridge", *range(len(LEARNERS))], ids=lambda c: str(c))
+def test_each_broken_learner_fails_the_property(broken, case):
+    # On every one of ten fixed sequences: a learner that is wrong is caught by the property,
+    # and the same sequences pass with the right learner.
+    for i, (X, y) in enumerate(fixed_sequences()):
+        if case == "ridge":
+            learner, comparators, bound = ridge_case(X, y, 0.5, 1.0)
+        else:
+            learner = LEARNERS[case]
+            y, comparators, bound = feasible_case(learner, X, y, i)
+        wrong = broken(learner.loss, learner.schedule, learner.projection)
+        assert ogd_regret_holds(learner, X, y, comparators, bound) == []
+        assert ogd_regret_holds(wrong, X, y, comparators, bound) != [], f"{broken.__name__} passes on sequence {i}"
+
+
+def test_the_bound_alone_passes_a_learner_that_never_moves():
+    # Why the property checks each round too: regret below the bound alone cannot tell.
+    X, y = next(fixed_sequences())
+    learner, (u, _), bound = ridge_case(X, y, 0.5, 1.0)
+    frozen = run(Frozen(learner.loss, learner.schedule, learner.projection), X, y).trace
+    assert np.all(regret_curve(frozen.loss, round_losses(Squared(), u, X, y, frozen.index)) <= bound)
 
 
 def test_bound_closed_form():
