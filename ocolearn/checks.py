@@ -15,6 +15,8 @@ Hyperparameter ranges are declared with the parts themselves (``ocolearn.parts.h
 
 from __future__ import annotations
 
+from functools import partial
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -99,32 +101,52 @@ def check_data(learner, X, y) -> None:
         )
     if _rows(X) != len(y):
         raise DataError(f"X has {_rows(X)} rows but y has {len(y)} targets")
-    values = X.val if isinstance(X, Sparse) else X
-    bad = _first(_fits_float32(values))
-    if bad is not None:
-        raise DataError(f"X row {bad[0]}: {_describe(values[bad])}")
-    if isinstance(X, Sparse):
-        bad = _first((X.idx >= 0) & (X.idx < X.dim))
-        if bad is not None:
-            raise DataError(f"X row {bad[0]}: feature index {int(X.idx[bad])} is outside 0..{X.dim - 1}")
-    bad = _first(_fits_float32(y))
-    if bad is not None:
-        raise DataError(f"y row {bad[0]}: {_describe(y[bad])}")
-    kind, loss = learner.loss.targets, learner.loss.name
+    kind, classes = learner.loss.targets, getattr(learner, "classes", 0)
+    if kind == "class" and not np.issubdtype(y.dtype, np.integer):
+        raise DataError(f"y holds {y.dtype} numbers; classes are integers 0..{classes - 1} for {learner.name}")
+    sparse = isinstance(X, Sparse)
+    values, idx, dim = (X.val, X.idx, X.dim) if sparse else (X, None, 0)
+    if isinstance(values, np.ndarray):  # on the host: check there, without a copy to the device
+        holds = all(bool(ok.all()) for _, ok in _conditions(values, idx, dim, y, kind, classes))
+    else:
+        holds = bool(_all_hold(values, idx, dim, y, kind, classes))
+    if holds:
+        return
+    # Something is wrong: find the first bad entry on the host, in the order of the conditions.
+    values, idx, y = np.asarray(values), None if idx is None else np.asarray(idx), np.asarray(y)
+    name, bad = next((name, bad) for name, ok in _conditions(values, idx, dim, y, kind, classes) if (bad := _first(ok)))
+    row = bad[0]
+    if name == "value":
+        raise DataError(f"X row {row}: {_describe(values[bad])}")
+    if name == "index":
+        raise DataError(f"X row {row}: feature index {idx[bad]} is outside 0..{dim - 1}")
+    if name == "target":
+        raise DataError(f"y row {row}: {_describe(y[bad])}")
+    if name == "sign":
+        label, loss = f"label {float(y[bad]):g}", learner.loss.name
+        raise DataError(f"y row {row}: {label} is not -1 or +1, which {learner.name} with the {loss} loss takes")
+    raise DataError(f"y row {row}: class {y[bad]} is not one of 0..{classes - 1} (classes = {classes})")
+
+
+def _conditions(values, idx, dim, y, kind, classes):
+    """``(name, which entries hold)`` for each condition on the data, as NumPy or jax arrays:
+    feature values and targets within float32, sparse indices in ``0..dim-1``, targets of
+    the ``kind`` the loss takes."""
+    out = [("value", _fits_float32(values))]
+    if idx is not None:
+        out.append(("index", (idx >= 0) & (idx < dim)))
+    out.append(("target", _fits_float32(y)))
     if kind == "sign":
-        bad = _first((y == 1) | (y == -1))
-        if bad is not None:
-            label = f"label {float(y[bad]):g}"
-            raise DataError(f"y row {bad[0]}: {label} is not -1 or +1, which {learner.name} with the {loss} loss takes")
+        out.append(("sign", (y == 1) | (y == -1)))
     elif kind == "class":
-        classes = learner.classes
-        if not np.issubdtype(y.dtype, np.integer):
-            raise DataError(f"y holds {y.dtype} numbers; classes are integers 0..{classes - 1} for {learner.name}")
-        bad = _first((y >= 0) & (y < classes))
-        if bad is not None:
-            raise DataError(
-                f"y row {bad[0]}: class {float(y[bad]):g} is not one of 0..{classes - 1} (classes = {classes})"
-            )
+        out.append(("class", (y >= 0) & (y < classes)))
+    return out
+
+
+@partial(jax.jit, static_argnums=(2, 4, 5))
+def _all_hold(values, idx, dim, y, kind, classes):
+    """Whether every condition holds: one fused pass over the data on its device."""
+    return jnp.all(jnp.stack([jnp.all(ok) for _, ok in _conditions(values, idx, dim, y, kind, classes)]))
 
 
 def first_nonfinite(result) -> int:
