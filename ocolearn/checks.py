@@ -151,8 +151,9 @@ def _all_hold(values, idx, dim, y, kind, classes):
 
 def first_nonfinite(result) -> int:
     """The first round (the learner's round ``t``) whose prediction or loss was NaN or
-    infinite in ``result`` (a ``Result`` of ``run``, with a trace or a summary), 0 if none."""
-    trace = result.trace
+    infinite in ``result`` (a ``Result`` of ``run``, with a trace or a summary, or the
+    ``Passes`` of ``run_passes``), 0 if none."""
+    trace = getattr(result, "trace", result)
     if hasattr(trace, "nonfinite"):
         return int(trace.nonfinite)
     loss, prediction = np.asarray(trace.loss), np.asarray(trace.prediction)

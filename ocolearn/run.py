@@ -220,13 +220,16 @@ class Passes(NamedTuple):
     state: Any  # the learner's state after the last pass run
     mistakes: list[int]  # mistakes of each pass run (progressive: before each round's update)
     loss: list[float]  # the sum of the charged losses of each pass run
+    nonfinite: int = 0  # the first round whose prediction or loss was NaN or infinite; 0: none
 
 
 def run_passes(learner, X, y, seed=None, *, passes=1, stop_early=False, state=None) -> Passes:
     """Up to ``passes`` passes over ``(X, y)``, one compiled pass at a time, with the mistakes
     and the loss of each; ``stop_early`` stops after a pass without mistakes (the data was
-    separated; the Perceptron and MIRA would not change any more). Without stopping, the
-    state equals ``run(..., passes=passes)``'s bit for bit: pass p has the same shuffle."""
+    separated; the Perceptron and MIRA would not change any more). A pass in which a
+    prediction or loss became NaN or infinite is the last (``nonfinite`` names the round;
+    ``checks.check_finite`` turns it into an error). Otherwise the state equals
+    ``run(..., passes=passes)``'s bit for bit: pass p has the same shuffle."""
     check_count(passes, "passes")
     if state is None:
         state = learner.init(num_features(X))
@@ -236,6 +239,8 @@ def run_passes(learner, X, y, seed=None, *, passes=1, stop_early=False, state=No
         state = result.state
         mistakes.append(int(result.trace.mistakes))
         losses.append(float(result.trace.loss))
+        if int(result.trace.nonfinite):
+            return Passes(state, mistakes, losses, int(result.trace.nonfinite))
         if stop_early and mistakes[-1] == 0:
             break
     return Passes(state, mistakes, losses)

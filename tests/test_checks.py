@@ -222,6 +222,10 @@ def test_pegasos_with_a_tiny_lam_is_reported_non_finite_from_round_two():
     summed = run(learner, X[:50], y, trace=False).trace
     assert int(summed.nonfinite) == 2
     assert int(summed.mistakes) == 50  # round 1 scores 0; rounds 2..50 are NaN or infinite
+    passes = run_passes(learner, X[:50], y, passes=3)
+    assert passes.nonfinite == 2 and passes.mistakes == [50]  # no pass after the one that diverged
+    with pytest.raises(NonFiniteError, match="from round 2"):
+        check_finite(passes)
     traced = run(learner, X[:50], y)
     assert first_nonfinite(traced) == 2
     with pytest.raises(NonFiniteError, match="data.svm: the run diverged: NaN or infinite predictions from round 2"):
