@@ -109,15 +109,9 @@ def hyper(default, *, gt=None, ge=None, lt=None, le=None, integer=False, choices
     """A numeric field with its valid values declared: ``lam: float = hyper(1e-4, gt=0)``
     (``gt``/``ge``/``lt``/``le`` bounds, ``integer``, a set of ``choices``, or special values
     ``also`` allowed outside the bounds)."""
-    valid = Valid(
-        low=-math.inf if gt is None and ge is None else (gt if gt is not None else ge),
-        high=math.inf if lt is None and le is None else (lt if lt is not None else le),
-        low_open=gt is not None,
-        high_open=lt is not None,
-        integer=integer,
-        choices=tuple(choices),
-        also=tuple(also),
-    )
+    low = gt if gt is not None else ge if ge is not None else -math.inf
+    high = lt if lt is not None else le if le is not None else math.inf
+    valid = Valid(low, high, gt is not None, lt is not None, integer, tuple(choices), tuple(also))
     return dataclasses.field(default=default, metadata={"valid": valid})
 
 

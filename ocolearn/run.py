@@ -91,6 +91,13 @@ def run(
 ):
     """Run ``learner`` online over the rows of ``(X, y)``; returns ``Result(state, trace)``.
 
+    Before any compute it checks the learner's hyperparameters (``Part.check``: a
+    ``ConfigError`` naming the key), ``passes``, and the data (``checks.check_data``: a
+    ``DataError`` for mismatched lengths, numbers float32 cannot hold, or targets the loss
+    does not take). A NaN or infinite prediction counts as a mistake, and the summary's
+    ``nonfinite`` holds the first round where a prediction or loss was one
+    (``checks.first_nonfinite`` finds it in a trace; ``checks.check_finite`` raises on it).
+
     Args:
       learner: any learner (a pytree; its numbers are traced, so sweeps never recompile).
       X: features, dense ``(n, d)`` or ``Sparse`` with ``(n, k)`` fields.
