@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 
+from ocolearn.checks import check_count, check_data
 from ocolearn.features import num_features, row
 
 
@@ -38,17 +39,21 @@ class Summary(NamedTuple):
     loss: jax.Array  # sum of the charged losses
     squared_error: jax.Array  # sum of (prediction - target)^2 of the recorded predictions
     mistakes: jax.Array  # rounds whose recorded prediction has the wrong sign (+-1 targets) or argmax
+    nonfinite: jax.Array  # the first round (the learner's t) whose prediction or loss was NaN or inf; 0: none
 
 
 def is_mistake(prediction, target):
-    """A wrong sign of a score against a +-1 label, or a wrong argmax of (K,) class scores."""
+    """A wrong sign of a score against a +-1 label, or a wrong argmax of (K,) class scores;
+    a NaN or infinite prediction is always a mistake."""
+    finite = jnp.all(jnp.isfinite(prediction))
     if prediction.ndim == 0:
-        return prediction * target <= 0
-    return jnp.argmax(prediction) != target
+        return ~(finite & (prediction * target > 0))
+    return ~finite | (jnp.argmax(prediction) != target)
 
 
 def _zero_summary():
-    return Summary(jnp.zeros((), jnp.float32), jnp.zeros((), jnp.float32), jnp.zeros((), jnp.int32))
+    zero = jnp.zeros((), jnp.int32)
+    return Summary(jnp.zeros((), jnp.float32), jnp.zeros((), jnp.float32), zero, zero)
 
 
 class Result(NamedTuple):
@@ -86,6 +91,13 @@ def run(
 ):
     """Run ``learner`` online over the rows of ``(X, y)``; returns ``Result(state, trace)``.
 
+    Before any compute it checks the learner's hyperparameters (``Part.check``: a
+    ``ConfigError`` naming the key), ``passes``, and the data (``checks.check_data``: a
+    ``DataError`` for mismatched lengths, numbers float32 cannot hold, or targets the loss
+    does not take). A NaN or infinite prediction counts as a mistake, and the summary's
+    ``nonfinite`` holds the first round where a prediction or loss was one
+    (``checks.first_nonfinite`` finds it in a trace; ``checks.check_finite`` raises on it).
+
     Args:
       learner: any learner (a pytree; its numbers are traced, so sweeps never recompile).
       X: features, dense ``(n, d)`` or ``Sparse`` with ``(n, k)`` fields.
@@ -108,6 +120,9 @@ def run(
     >>> result.state.w.tolist(), result.trace.loss.tolist()
     ([0.75, -0.75], [0.5, 0.5, 0.125, 0.125])
     """
+    learner.check("learner")
+    check_count(passes, "passes")
+    check_data(learner, X, y)
     if state is None:
         state = learner.init(num_features(X))
     if not trace and snapshot_every:
@@ -183,10 +198,13 @@ def _run(learner, X, y, key, state, summary, first_pass, passes, predict_after_u
 
         def summed_round(carry, i):
             state, sums = carry
+            t = state.t
             state, (prediction, target, loss) = one_round(state, i)
             error = prediction - target if prediction.ndim == 0 else jnp.zeros((), prediction.dtype)
             mistake = is_mistake(prediction, target)
-            sums = Summary(sums.loss + loss, sums.squared_error + error * error, sums.mistakes + mistake)
+            bad = ~(jnp.isfinite(loss) & jnp.all(jnp.isfinite(prediction)))
+            nonfinite = jnp.where((sums.nonfinite == 0) & bad, t, sums.nonfinite)
+            sums = Summary(sums.loss + loss, sums.squared_error + error * error, sums.mistakes + mistake, nonfinite)
             return (state, sums), None
 
         def tidy_state(carry):
@@ -209,13 +227,17 @@ class Passes(NamedTuple):
     state: Any  # the learner's state after the last pass run
     mistakes: list[int]  # mistakes of each pass run (progressive: before each round's update)
     loss: list[float]  # the sum of the charged losses of each pass run
+    nonfinite: int = 0  # the first round whose prediction or loss was NaN or infinite; 0: none
 
 
 def run_passes(learner, X, y, seed=None, *, passes=1, stop_early=False, state=None) -> Passes:
     """Up to ``passes`` passes over ``(X, y)``, one compiled pass at a time, with the mistakes
     and the loss of each; ``stop_early`` stops after a pass without mistakes (the data was
-    separated; the Perceptron and MIRA would not change any more). Without stopping, the
-    state equals ``run(..., passes=passes)``'s bit for bit: pass p has the same shuffle."""
+    separated; the Perceptron and MIRA would not change any more). A pass in which a
+    prediction or loss became NaN or infinite is the last (``nonfinite`` names the round;
+    ``checks.check_finite`` turns it into an error). Otherwise the state equals
+    ``run(..., passes=passes)``'s bit for bit: pass p has the same shuffle."""
+    check_count(passes, "passes")
     if state is None:
         state = learner.init(num_features(X))
     mistakes, losses = [], []
@@ -224,6 +246,8 @@ def run_passes(learner, X, y, seed=None, *, passes=1, stop_early=False, state=No
         state = result.state
         mistakes.append(int(result.trace.mistakes))
         losses.append(float(result.trace.loss))
+        if int(result.trace.nonfinite):
+            return Passes(state, mistakes, losses, int(result.trace.nonfinite))
         if stop_early and mistakes[-1] == 0:
             break
     return Passes(state, mistakes, losses)
