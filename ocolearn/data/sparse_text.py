@@ -21,7 +21,6 @@ count in the document, the word indexed by a vocabulary or hashed like a MIRA fe
 
 from __future__ import annotations
 
-import math
 import re
 from collections import Counter
 from pathlib import Path
@@ -30,10 +29,12 @@ from typing import NamedTuple
 import numpy as np
 
 from ocolearn.data import DataError, open_binary
-from ocolearn.data.svmlight import Block, pad, parse_block
+from ocolearn.data.svmlight import FLOAT32_MAX, Block, pad, parse_block
 from ocolearn.features import Sparse
 
 DEFAULT_BITS = 18  # hashed features: 2**18 buckets unless told otherwise
+FORMATS = ("svmlight", "mira", "csv", "text")
+DOCUMENTS_PER_BLOCK = 1024
 
 
 class SparseData(NamedTuple):
@@ -56,8 +57,8 @@ def _value(text: str, where: str) -> float:
         v = float(text)
     except ValueError:
         raise DataError(f"{where}: {text!r} is not a number") from None
-    if not math.isfinite(v):
-        raise DataError(f"{where}: {text!r} is not a finite number")
+    if not abs(v) <= FLOAT32_MAX:
+        raise DataError(f"{where}: {text!r} is not a finite number in float32 (at most {FLOAT32_MAX:.4g})")
     return v
 
 
@@ -90,8 +91,14 @@ def _rows_by_line(data: bytes, first_line: int, path, row_of, label_dtype) -> Bl
             continue
         where = f"{path}, line {number}"
         label, *tokens = line.split()
+        if label_dtype is not np.float64:
+            labels.append(label)
+        elif ":" in label:  # svmlight: the line starts with a feature, it has no label
+            labels.append(np.nan)
+            tokens = [label, *tokens]
+        else:
+            labels.append(_value(label, f"{where}, label"))
         row = row_of(tokens, where)
-        labels.append(_value(label, f"{where}, label") if label_dtype is np.float64 else label)
         numbers.append(number)
         indices += list(row)
         values += list(row.values())
@@ -134,17 +141,30 @@ def csv_header(path) -> list[str]:
     return [name.strip() for name in line.split(",")]
 
 
-def csv_lines(data: bytes, first_line: int, path, header: list[str], target: str) -> Block:
+def csv_columns(path, target: str, columns=(), labelled=True):
+    """``(position of the target column or None, positions of the feature columns, header)`` of a CSV
+    file: ``columns`` by name (a model's), else every column but the target. Without
+    ``labelled`` the target column may be missing (prediction input)."""
+    header = csv_header(path)
+    if labelled and target not in header:
+        hint = "--target, the column of labels" if not target else f"no column {target!r} for the target"
+        raise DataError(f"{path}: a CSV file needs {hint}; columns: {', '.join(header)}")
+    t = header.index(target) if target in header else None
+    names = list(columns) or [h for j, h in enumerate(header) if j != t]
+    missing = [n for n in names if n not in header]
+    if missing:
+        raise DataError(f"{path}: no column {missing[0]!r} (a feature of the model); columns: {', '.join(header)}")
+    return t, [header.index(n) for n in names], header
+
+
+def csv_lines(data: bytes, first_line: int, path, target, features, header) -> Block:
     """Rows of a CSV file's lines (the header line, line 1, is skipped): the ``target``
-    column as label names, the other columns as dense features (indices 0..d-1). A ragged
-    row or a field that is not a finite number is an error naming the line and column."""
+    column (a position from ``csv_columns``, or None) as label names, the ``features``
+    columns as dense features (indices 0..d-1). A ragged row or a field that is not a finite
+    number is an error naming the line and column."""
     import csv
 
     text = _decode(data, first_line, path)
-    if target not in header:
-        raise DataError(f"{path}: no column {target!r} for the target; columns: {', '.join(header)}")
-    t = header.index(target)
-    features = [j for j in range(len(header)) if j != t]
     labels, rows, numbers = [], [], []
     for number, fields in enumerate(csv.reader(text.split("\n")), first_line):
         if number == 1 or not fields or all(not f.strip() for f in fields):
@@ -153,7 +173,7 @@ def csv_lines(data: bytes, first_line: int, path, header: list[str], target: str
             raise DataError(
                 f"{path}, line {number}: {len(fields)} fields, expected {len(header)} ({', '.join(header)})"
             )
-        labels.append(fields[t].strip())
+        labels.append(fields[target].strip() if target is not None else "")
         rows.append([_value(fields[j], f"{path}, line {number}, column {header[j]!r}") for j in features])
         numbers.append(number)
     d = len(features)
@@ -184,11 +204,11 @@ def sparse_rows(block: Block, dim: int, path, *, shift: int = 1, bits: int | Non
     return Sparse(idx, val, dim)
 
 
-def fill_rows(block: Block, start: int, stop: int, idx, val, dim: int, path, *, shift=1, bits=None) -> None:
+def fill_rows(block: Block, start: int, stop: int, idx, val, dim: int, path, *, shift=1, bits=None, drop=False) -> None:
     """Write rows ``start:stop`` of a block into the zeroed padded arrays ``idx`` and ``val``
-    (see ``sparse_rows``)."""
+    (see ``sparse_rows``); ``drop`` leaves out indices beyond ``dim`` instead of failing."""
     buckets = 0 if bits is None else 1 << bits
-    bad = pad(block.indptr[start : stop + 1], block.indices, block.values, shift, buckets, dim, idx, val)
+    bad = pad(block.indptr[start : stop + 1], block.indices, block.values, shift, buckets, dim, idx, val, drop)
     if bad >= 0:
         line = block.lines[np.searchsorted(block.indptr, bad, side="right") - 1]
         if block.indices[bad] < shift:
@@ -289,10 +309,7 @@ def read_text_folders(root, *, vocabulary: dict[str, int] | None = None, bits: i
     sorted, which is returned (None when hashing).
     """
     root = Path(root)
-    folders = sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
-    files = [(f.name, f) for folder in folders for f in sorted(folder.iterdir()) if f.is_file()]
-    if not files:
-        raise DataError(f"{root}: no documents; expected one folder of text files per label")
+    files = text_documents(root)
     counts = [Counter(tokens(f.read_text(encoding="utf-8", errors="replace"))) for _, f in files]
     if bits is not None:
         vocabulary, dim = None, 1 << bits
@@ -302,12 +319,48 @@ def read_text_folders(root, *, vocabulary: dict[str, int] | None = None, bits: i
             vocabulary = {w: i for i, w in enumerate(sorted(set().union(*counts)))}
         dim = len(vocabulary)
         rows = [{vocabulary[w]: float(n) for w, n in c.items() if w in vocabulary} for c in counts]
-    names = [f.parent.name for _, f in files]
+    names = [label for label, _ in files]
     unknown = sorted(set(names) - set(labels or names))
     if unknown:
         raise DataError(f"{root / unknown[0]}: label {unknown[0]!r} is not one of the model's labels {labels}")
     y, classes = class_indices(root, names, range(len(names)), labels)
     return SparseData(_pad(rows, dim), y, classes, np.arange(1, len(rows) + 1)), vocabulary
+
+
+def text_documents(root, seed=None) -> list[tuple[str, Path]]:
+    """``(label, file)`` of every document under ``root/LABEL/``, sorted by (label, file name),
+    then, with a ``seed``, in an order shuffled by it (folders give their labels sorted, which
+    an online learner must not see in that order)."""
+    root = Path(root)
+    folders = sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+    files = [(folder.name, f) for folder in folders for f in sorted(folder.iterdir()) if f.is_file()]
+    if not files:
+        raise DataError(f"{root}: no documents; expected one folder of text files per label")
+    if seed is not None:
+        files = [files[i] for i in np.random.default_rng(seed).permutation(len(files))]
+    return files
+
+
+def text_blocks(root, seed=None, start=0):
+    """Blocks of documents for the streaming reader: ``(documents, first document number,
+    index of the first)``, from document ``start`` of ``text_documents(root, seed)``."""
+    files = text_documents(root, seed)
+    for a in range(start, len(files), DOCUMENTS_PER_BLOCK):
+        yield files[a : a + DOCUMENTS_PER_BLOCK], a + 1, a
+
+
+def text_rows(documents, first: int, bits: int) -> Block:
+    """A block of documents as rows of hashed word counts, labelled by their folders; a
+    row's "line" is the document's number in the reading order."""
+    rows = [_hashed(Counter(tokens(f.read_text(encoding="utf-8", errors="replace"))), bits) for _, f in documents]
+    counts = [len(r) for r in rows]
+    return Block(
+        np.asarray([label for label, _ in documents], str),
+        np.r_[0, np.cumsum(counts)].astype(np.int64),
+        np.fromiter((i for r in rows for i in r), np.int64, sum(counts)),
+        np.fromiter((v for r in rows for v in r.values()), np.float64, sum(counts)),
+        np.arange(first, first + len(rows), dtype=np.int64),
+    )
 
 
 def _hashed(counts: Counter, bits: int) -> dict[int, float]:

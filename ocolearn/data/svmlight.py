@@ -7,8 +7,9 @@ this one several hundred). Numbers are parsed exactly: a value with at most 18 s
 digits and a decimal exponent within +-22 is ``M * 10^E`` in one correctly rounded float64
 operation (Clinger's fast path, as ``strtod`` does), so the result equals Python's
 ``float()``; other tokens (``1e300``, 25 digits, ``nan``) are converted by ``float()`` itself.
-A block with a line that is not ``label [qid:N] index:value ... [# comment]``, a non-finite
-number, or a repeated index in a row goes to ``slow`` (the exact per-line parser), which
+A line may start with a feature (no label: its label is NaN, for prediction input). A block
+with a line that is not ``[label] [qid:N] index:value ... [# comment]``, a number that is not
+finite in float32, or a repeated index in a row goes to ``slow`` (the exact per-line parser), which
 raises the error naming the file and line, or merges the repeats.
 """
 
@@ -21,6 +22,7 @@ import numba
 import numpy as np
 
 POW10 = 10.0 ** np.arange(23)
+FLOAT32_MAX = float(np.finfo(np.float32).max)  # a larger number would be infinite in float32
 
 
 class Block(NamedTuple):
@@ -115,6 +117,8 @@ def _parse(buf, labels, indptr, indices, values, lines, hard, pow10):
             continue
         start = i
         value, i, ok, is_hard = _number(buf, i, pow10)
+        if not ok and i < size and buf[i] == 58:  # the line starts with a feature: no label
+            value, i, ok, is_hard = np.nan, start, True, False
         if not ok:
             return n, nnz, nhard, 1, line
         labels[n] = value
@@ -169,10 +173,11 @@ def _parse(buf, labels, indptr, indices, values, lines, hard, pow10):
 
 
 @numba.njit(cache=True, nogil=True)
-def pad(indptr, indices, values, shift, buckets, dim, idx, val):
+def pad(indptr, indices, values, shift, buckets, dim, idx, val, drop):
     """Write the rows into padded ``idx``/``val`` (zeros beyond each row): indices shifted by
-    ``shift`` and folded into ``buckets`` (if > 0) or checked against ``dim``. Returns -1, or
-    the position of the first entry whose index is out of range."""
+    ``shift`` and folded into ``buckets`` (if > 0) or checked against ``dim`` (``drop``: an
+    index beyond it is left out, as a feature the model never saw). Returns -1, or the
+    position of the first entry whose index is out of range."""
     for r in range(indptr.size - 1):
         a = indptr[r]
         for p in range(a, indptr[r + 1]):
@@ -182,6 +187,8 @@ def pad(indptr, indices, values, shift, buckets, dim, idx, val):
             if buckets > 0:
                 i = i % buckets
             elif i >= dim:
+                if drop:
+                    continue
                 return p
             idx[r, p - a] = i
             val[r, p - a] = values[p]
@@ -232,9 +239,9 @@ def parse_block(data: bytes, first_line: int, source, slow) -> Block:
         return slow(data, first_line)
     for start, stop, is_value, slot in hard[:nhard]:
         number = float(data[start:stop])
+        if not abs(number) <= FLOAT32_MAX:
+            return slow(data, first_line)
         (values if is_value else labels)[slot] = number
-    if not (np.all(np.isfinite(labels[:n])) and np.all(np.isfinite(values[:nnz]))):
-        return slow(data, first_line)
     return Block(
         labels[:n].copy(), indptr[: n + 1].copy(), indices[:nnz].copy(), values[:nnz].copy(), lines[:n] + first_line
     )
