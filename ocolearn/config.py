@@ -189,14 +189,20 @@ def _build_part(family: type, value, where: str, source: str):
             continue
         tp = hints[name]
         if _is_part(tp):
-            kwargs[name] = _build_part(tp, table[name], f"{where}.{name}", source)
+            value, default = table[name], fields[name].default
+            if isinstance(value, dict) and "kind" not in value and isinstance(default, Part):
+                value = {**default.to_config(), **value}  # a field of the default part (schedule.eta=0.1)
+            kwargs[name] = _build_part(tp, value, f"{where}.{name}", source)
         elif _fits(table[name], tp):
             number = tp is float or (_fits(table[name], float) and float in typing.get_args(tp))
             value = {k: float(v) for k, v in table[name].items()} if isinstance(table[name], dict) else table[name]
             kwargs[name] = float(value) if number else value
         else:
             raise ConfigError(f"{source}: '{where}.{name}' must be {_type_name(tp)}, got {table[name]!r}")
-    return cls(**kwargs)
+    try:
+        return cls(**kwargs)
+    except (TypeError, ValueError) as e:
+        raise ConfigError(f"{source}: '{where}': {e}") from None
 
 
 def _build_spec(cls, table, where: str, source: str):

@@ -123,7 +123,6 @@ def check_step(learner: Learner, dim: int, dense=False, where="--learner/--set")
     try:
         if check is not None:
             check()
-        x = jax.ShapeDtypeStruct((dim,), np.float32) if dense else _abstract_sparse(dim)
         y = jax.ShapeDtypeStruct((), np.int32 if getattr(learner, "classes", 0) else np.float32)
         state = jax.eval_shape(lambda: learner.init(dim))
     except (ValueError, TypeError, KeyError, AttributeError) as e:
@@ -135,22 +134,21 @@ def check_step(learner: Learner, dim: int, dense=False, where="--learner/--set")
             f"--bits/--dim: {learner.name} over {dim:,} features needs {size / 2**30:.1f} GiB of state, "
             f"more than this machine's memory allows ({memory / 2**30:.0f} GiB); use fewer --bits"
         )
+
+    def step(state, idx, val, y):
+        return learner.update(state, (val if dense else Sparse(idx, val, dim), y))
+
+    width = dim if dense else 8
     try:
-        jax.eval_shape(lambda s, x, y: learner.update(s, (_concrete(x), y)), state, x, y)
+        jax.eval_shape(
+            step, state, jax.ShapeDtypeStruct((width,), np.int32), jax.ShapeDtypeStruct((width,), np.float32), y
+        )
     except (ValueError, TypeError, KeyError, AttributeError, IndexError) as e:
         raise ConfigError(f"{where}: {learner.name}: {_first_line(e)}") from None
 
 
 def _first_line(e: Exception) -> str:
     return (str(e).strip().splitlines() or [type(e).__name__])[0]
-
-
-def _abstract_sparse(dim):
-    return (jax.ShapeDtypeStruct((8,), np.int32), jax.ShapeDtypeStruct((8,), np.float32), dim)
-
-
-def _concrete(x):
-    return Sparse(x[0], x[1], x[2]) if isinstance(x, tuple) else x
 
 
 def target_map(learner_or_task, labels):
