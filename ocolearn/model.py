@@ -391,13 +391,15 @@ def evaluate(model: Model, path, *, chunk_rows=65536, fmt=None) -> dict:
     return metrics
 
 
-def read_data(path, fmt: str = "svmlight", *, dim=None, bits=None, labels=None, zero_based="auto", target="", task=""):
+def read_data(
+    path, fmt="svmlight", *, dim=None, bits=None, labels=None, zero_based="auto", target="", task="", order_seed=None
+):
     """A data file in memory, as ``SparseData`` (one chunk of the one reading path): class
     indices and label names, or numbers (labels None) for regression."""
     if zero_based == "auto":
         zero_based = fmt == "svmlight" and _has_index_zero(path)
-    source = source_of(path, fmt, bits=bits, dim=dim, labels=labels, zero_based=zero_based, target=target)
-    source, task, _ = prepare(source, task)
+    options = dict(bits=bits, dim=dim, labels=labels, zero_based=zero_based, target=target, order_seed=order_seed)
+    source, task, _ = prepare(source_of(path, fmt, **options), task)
     return _in_memory(source)
 
 
