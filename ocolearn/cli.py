@@ -3,15 +3,22 @@
     ocolearn run CONFIG [--out DIR] [--set key=value ...]
     ocolearn sweep CONFIG [--out DIR] [--set key=value ...] [--chunk-size C]
 
-    ocolearn train --learner NAME [--set key=value ...] DATA --model MODEL [--passes N] [--stop-early]
-                   [--chunk-rows R] [--checkpoint PATH --checkpoint-every N] [--resume] [--quiet] [--skip-bad]
-    ocolearn predict MODEL DATA        (one label per line)
-    ocolearn test MODEL DATA           (prints the error rate)
+    ocolearn train --learner NAME [--set key=value ...] DATA --model MODEL [--format F] [--target COLUMN]
+                   [--task T] [--passes N] [--stop-early] [--average] [--normalized] [--chunk-rows R]
+                   [--checkpoint PATH --checkpoint-every N] [--resume] [--quiet] [--skip-bad]
+    ocolearn predict MODEL DATA [--scores] [--out FILE]   (one label or value per line)
+    ocolearn test MODEL DATA           (error rate, and confusion counts; or MSE and MAE)
+    ocolearn export iris|wine --target COLUMN [--format csv|svmlight] --out FILE
+
+Every command reads data through one path (``ocolearn.data.stream``): svmlight, MIRA format,
+CSV and folders of text, in chunks with constant memory. The task (regression, binary,
+multiclass) is ``--task`` or inferred from the labels (``ocolearn.data.task``).
 
 ``run`` writes the run's metrics, trace, resolved config and figures into DIR (default
 ``runs/NAME``) and prints the metrics; ``sweep`` runs the config's ``[sweep]`` as one compiled
-program and writes its table, best configuration and figures. Errors in the config or the data are printed as one
-line naming the file and key, with exit status 2.
+program and writes its table, best configuration and figures. Every error a user can cause is
+one line ``ocolearn: error: ...`` naming the file, line, key or option, with exit status 2;
+Ctrl-C prints one line (with the last checkpoint) and exits with status 130.
 """
 
 from __future__ import annotations
@@ -129,6 +136,23 @@ def _test(args) -> int:
     return 0
 
 
+def _export(args) -> int:
+    from ocolearn import data as datasets
+    from ocolearn.io import atomic_write
+
+    table = datasets.BUNDLED[args.table]()
+    if args.target not in table:
+        raise DataError(f"--target: {args.table} has no column {args.target!r}; columns: {', '.join(table)}")
+    features = [c for c, v in table.items() if c != args.target and v.dtype.kind in "fi"]
+    if args.format == "svmlight":
+        text = datasets.table_svmlight(table, args.target, features)
+    else:
+        text = datasets.table_csv(table, [*features, args.target])
+    atomic_write(args.out, text)
+    print(f"wrote {args.out}: {len(table[args.target])} rows, features {', '.join(features)}", file=sys.stderr)
+    return 0
+
+
 class _Parser(argparse.ArgumentParser):
     """Usage errors as one line ``ocolearn: error: ...``, exit status 2."""
 
@@ -220,6 +244,14 @@ def parser() -> argparse.ArgumentParser:
     e.add_argument("data")
     _data_options(e, train=False)
     e.set_defaults(func=_test)
+    x = sub.add_parser(
+        "export", help="write a bundled table (iris, wine) as a CSV or svmlight file to try the commands"
+    )
+    x.add_argument("table", choices=["iris", "wine"])
+    x.add_argument("--target", required=True, help="the column of labels or values (iris: Species or Petal.Width)")
+    x.add_argument("--format", choices=["csv", "svmlight"], default="csv")
+    x.add_argument("--out", required=True, help="the file to write")
+    x.set_defaults(func=_export)
     return p
 
 

@@ -401,3 +401,117 @@ def test_a_file_sorted_by_label_is_warned_about(tmp_path, capsys):
     data = write_svmlight(tmp_path / "s.svm", X, np.repeat([-1, 1], 50))
     status, _, err = call(capsys, "train", "--learner", "perceptron", data, "--model", tmp_path / "m.npz", "--quiet")
     assert status == 0 and "ocolearn: warning: " in err and "sorted" in err
+
+
+def write_config(path, text):
+    path.write_text(text)
+    return path
+
+
+def test_run_on_svmlight_regression_holds_out_test_rows_and_saves_the_model(tmp_path, capsys):
+    X, y = regression_data(n=200)
+    data = write_svmlight(tmp_path / "r.svm", X, y)
+    config = write_config(
+        tmp_path / "r.toml",
+        f'name = "r"\n[data]\nsource = "{data}"\nformat = "svmlight"\ntest = 0.25\n'
+        '[learner]\nkind = "ogd"\nschedule = { kind = "constant", eta = 0.05 }\n[run]\npasses = 2\n',
+    )
+    status, out, err = call(capsys, "run", config, "--out", tmp_path / "out")
+    assert status == 0, err
+    import json
+
+    metrics = json.loads((tmp_path / "out" / "metrics.json").read_text())
+    model = load(tmp_path / "out" / "model.npz")
+    assert model.task == "regression" and metrics["T"] == 2 * 150 and metrics["test_rows"] == 50
+    from ocolearn.experiment import split_validation
+
+    _, test = split_validation(None, y, 0.25, 0)
+    w = np.asarray(metrics["final_w"])
+    np.testing.assert_allclose(model.w, w, rtol=1e-6)
+    assert metrics["test_mse"] == pytest.approx(np.mean((X[test] @ w - y[test]) ** 2), rel=1e-4)
+    mse = float(call(capsys, "test", tmp_path / "out" / "model.npz", data)[1].split()[1])
+    assert mse == pytest.approx(np.mean((X @ w - y) ** 2), rel=1e-4)
+
+
+def test_run_model_of_a_scaled_table_reads_the_raw_columns(tmp_path, capsys):
+    from pathlib import Path
+
+    from ocolearn.data import table_csv, load_iris, scale
+
+    config = Path(__file__).parent.parent / "configs/iris_ridge_magic.toml"
+    status, _, err = call(capsys, "run", config, "--out", tmp_path / "out")
+    assert status == 0, err
+    import json
+
+    w = np.asarray(json.loads((tmp_path / "out" / "metrics.json").read_text())["final_w"])
+    features = ["Sepal.Width", "Sepal.Length", "Petal.Length"]
+    raw = load_iris()
+    scaled = scale(raw)
+    expected = np.stack([scaled[f] for f in features], 1) @ w * raw["Petal.Width"].std(ddof=1)
+    expected += raw["Petal.Width"].mean()  # the target was scaled too: predictions are in cm again
+    csv = tmp_path / "iris.csv"
+    csv.write_text(table_csv(raw))
+    out = call(capsys, "predict", tmp_path / "out" / "model.npz", csv)[1]
+    np.testing.assert_allclose(np.array(out.split(), float), expected, rtol=1e-5, atol=1e-5)
+
+
+def test_run_infers_the_classes(tmp_path, capsys):
+    config = write_config(
+        tmp_path / "w.toml",
+        'name = "w"\n[data]\nsource = "wine"\nfeatures = ["alcohol", "flavanoids", "color_intensity", "proline"]\n'
+        'target = "Cultivar"\nscale = true\nintercept = true\ntest = 0.3\n[learner]\nkind = "perceptron"\n'
+        "[run]\npasses = 5\nshuffle_seed = 0\n",
+    )
+    status, _, err = call(capsys, "run", config, "--out", tmp_path / "out")
+    assert status == 0, err
+    model = load(tmp_path / "out" / "model.npz")
+    assert model.w.shape == (3, 4) and model.labels == ["cultivar_1", "cultivar_2", "cultivar_3"]
+
+
+def pegasos_svmlight(tmp_path, n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.normal(size=(n, 6)), 3)
+    y = np.where(X @ rng.normal(size=6) + 0.3 * rng.normal(size=n) > 0, 1, -1)
+    return X, y, write_svmlight(tmp_path / "c.svm", X, y)
+
+
+def test_sweep_scores_classifiers_by_held_out_error(tmp_path, capsys):
+    from ocolearn import Pegasos
+    from ocolearn.experiment import split_validation
+    from ocolearn.run import run_passes
+
+    X, y, data = pegasos_svmlight(tmp_path)
+    config = write_config(
+        tmp_path / "p.toml",
+        f'name = "p"\n[data]\nsource = "{data}"\nformat = "svmlight"\n[learner]\nkind = "pegasos"\n'
+        "[run]\npasses = 2\nshuffle_seed = 0\n[sweep]\nvalidation = 0.3\n"
+        '[sweep.values]\n"learner.lam" = [0.001, 0.1, 10.0]\n',
+    )
+    status, out, err = call(capsys, "sweep", config, "--out", tmp_path / "out")
+    assert status == 0, err
+    import json
+
+    best = json.loads((tmp_path / "out" / "best.json").read_text())
+    table = np.genfromtxt(tmp_path / "out" / "sweep.csv", delimiter=",", names=True)
+    train, held = split_validation(None, y, 0.3, 0)
+    for lam, error in zip(table["learnerlam"], table["validation_error"], strict=True):
+        learner = Pegasos(lam=float(lam))
+        state = run_passes(learner, X[train].astype(np.float32), y[train].astype(np.float32), 0, passes=2).state
+        w = np.asarray(learner.weights(state), np.float64)
+        assert error == pytest.approx(np.mean((X[held] @ w) * y[held] <= 0), abs=1e-6)
+    assert best["score"] == "validation_error" and best["mean_score"] == pytest.approx(min(table["validation_error"]))
+    # The hinge as the score, and a regression sweep on the same kind of file.
+    status, _, err = call(capsys, "sweep", config, "--set", 'sweep.score="hinge"', "--out", tmp_path / "h")
+    assert status == 0 and json.loads((tmp_path / "h" / "best.json").read_text())["score"] == "learner_loss", err
+
+
+def test_the_pegasos_lambda_curve_config_runs_through_sweep(tmp_path, capsys):
+    from pathlib import Path
+
+    corpus = text_corpus(tmp_path / "reviews", n=40)
+    config = Path(__file__).parent.parent / "configs/polarity_pegasos.toml"
+    sets = [f"data.source={corpus}", "sweep.seeds=2", "run.passes=2", 'sweep.values."learner.lam"=[0.01, 0.5]']
+    status, _, err = call(capsys, "sweep", config, *[a for s in sets for a in ("--set", s)], "--out", tmp_path / "o")
+    assert status == 0, err
+    table = np.genfromtxt(tmp_path / "o" / "sweep.csv", delimiter=",", names=True)
+    assert table.shape == (4,) and np.all(table["validation_error"] < 0.2)
