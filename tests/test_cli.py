@@ -436,7 +436,7 @@ def test_run_on_svmlight_regression_holds_out_test_rows_and_saves_the_model(tmp_
 def test_run_model_of_a_scaled_table_reads_the_raw_columns(tmp_path, capsys):
     from pathlib import Path
 
-    from ocolearn.data import table_csv, load_iris, scale
+    from ocolearn.data import load_iris, scale, table_csv
 
     config = Path(__file__).parent.parent / "configs/iris_ridge_magic.toml"
     status, _, err = call(capsys, "run", config, "--out", tmp_path / "out")

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import bz2
 import csv
-import io
 import gzip
+import io
 import lzma
 import math
 from importlib import resources
