@@ -312,6 +312,11 @@ def run_experiment(experiment: Experiment, out_dir):
         curves = {}
     else:
         metrics, curves, snapshots, learner, state = regress(experiment, data)
+    if not np.all(np.isfinite(np.asarray(learner.weights(state)))):
+        raise datasets.DataError(
+            f"{experiment.source}: the weights became infinite or NaN; use a smaller step size or a larger "
+            "regularization, or scale the features"
+        )
     model, why_not = experiment_model(experiment, learner, state, data)
     metrics["model"] = "model.npz" if model is not None else f"none: {why_not}"
     atomic_write(out / "config.toml", tomli_w.dumps(experiment.to_config()))
