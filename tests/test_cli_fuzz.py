@@ -1,7 +1,6 @@
 """Random options, configs and mutated files fed to the command line: every outcome is a result
 (status 0) or one line ``ocolearn: error: ...`` (status 2), never a traceback."""
 
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
