@@ -29,6 +29,8 @@ import os
 import sys
 from pathlib import Path
 
+import numpy as np
+
 import ocolearn  # noqa: F401  (first: sets XLA's CPU flags before JAX starts)
 from ocolearn.config import ConfigError, load
 from ocolearn.data import DataError
@@ -144,6 +146,9 @@ def _export(args) -> int:
     if args.target not in table:
         raise DataError(f"--target: {args.table} has no column {args.target!r}; columns: {', '.join(table)}")
     features = [c for c, v in table.items() if c != args.target and v.dtype.kind in "fi"]
+    if args.order_seed is not None:  # the bundled tables are sorted by class: an online learner must not see that
+        order = np.random.default_rng(args.order_seed).permutation(len(table[args.target]))
+        table = {name: column[order] for name, column in table.items()}
     if args.format == "svmlight":
         text = datasets.table_svmlight(table, args.target, features)
     else:
@@ -251,6 +256,7 @@ def parser() -> argparse.ArgumentParser:
     x.add_argument("--target", required=True, help="the column of labels or values (iris: Species or Petal.Width)")
     x.add_argument("--format", choices=["csv", "svmlight"], default="csv")
     x.add_argument("--out", required=True, help="the file to write")
+    x.add_argument("--order-seed", type=int, default=0, help="rows in an order shuffled by this seed (default 0)")
     x.set_defaults(func=_export)
     return p
 
@@ -275,6 +281,9 @@ def main(argv=None) -> int:
         return args.func(args)
     except (ConfigError, DataError) as e:
         return _fail(str(e))
+    except BrokenPipeError:  # the reader stopped early (| head): not an error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except OSError as e:  # a folder given as a file, a full disk, no permission
         return _fail(f"{e.filename or ''}{': ' if e.filename else ''}{e.strerror or e}")
     except KeyboardInterrupt:
