@@ -29,8 +29,9 @@ import tomli_w
 
 from ocolearn import data as datasets
 from ocolearn.config import Experiment
-from ocolearn.data.sparse_text import SparseData, class_indices, read_text_folders
+from ocolearn.data.sparse_text import SparseData, class_indices
 from ocolearn.data.task import Labels, infer
+from ocolearn.data.textdirs import read_text_folders
 from ocolearn.features import Sparse, dot, num_features, row
 from ocolearn.io import atomic_write, write_json
 from ocolearn.model import _feature_columns, check_learner, loss_name, model_of, read_data, save, source_of, targets

@@ -26,7 +26,7 @@ import numpy as np
 from ocolearn.config import ConfigError, _build_part, apply_overrides
 from ocolearn.data import DataError
 from ocolearn.data.sparse_text import DEFAULT_BITS, SparseData
-from ocolearn.data.stream import Source, chunks, scan
+from ocolearn.data.stream import Source, chunks, reader_of, scan
 from ocolearn.data.task import infer
 from ocolearn.features import Sparse
 from ocolearn.io import atomic_write
@@ -63,7 +63,7 @@ def prepare(source: Source, task: str = "") -> tuple[Source, str, object]:
     """A first pass over ``source`` (where its labels, dimension or task are not known): the
     source with its labels, dimension and task filled in, and the ``Scan`` (or None)."""
     found = None
-    if not source.labels or not source.dim or source.format == "csv" or not task:
+    if not source.labels or not source.dim or reader_of(source).dense or not task:
         found = scan(source)
         task = infer(found.labels, task, source.path)
         labels = () if task == "regression" else tuple(source.labels or found.labels.names)
@@ -278,7 +278,7 @@ def train_file(
 def _feature_columns(source: Source) -> list[str]:
     if source.format != "csv":
         return []
-    from ocolearn.data.sparse_text import csv_columns
+    from ocolearn.data.csvfile import csv_columns
 
     _, features, header = csv_columns(source.path, source.target)
     return [header[j] for j in features]
@@ -404,7 +404,8 @@ def read_data(
 
 
 def _has_index_zero(path) -> bool:
-    from ocolearn.data.sparse_text import parse_svmlight, read_bytes
+    from ocolearn.data.sparse_text import read_bytes
+    from ocolearn.data.svmlight import parse_svmlight
 
     block = parse_svmlight(read_bytes(path), 1, path)
     return bool(block.indices.size and block.indices.min() == 0)

@@ -18,8 +18,9 @@ from hypothesis import strategies as st
 
 from ocolearn import MIRA, AdaGrad, Hinge, PassiveAggressive, Pegasos, Perceptron, run
 from ocolearn.data import DataError
-from ocolearn.data.sparse_text import parse_svmlight, read_svmlight, sparse_rows, svmlight_lines
+from ocolearn.data.sparse_text import sparse_rows
 from ocolearn.data.stream import Source, chunks, scan
+from ocolearn.data.svmlight import parse_svmlight, read_svmlight, svmlight_lines
 from ocolearn.model import load, target_map, train_file
 from ocolearn.streaming import Progress, run_stream
 

@@ -43,26 +43,21 @@ def _number(text: str):
 
 
 def parse_csv(lines, source: str) -> dict[str, np.ndarray]:
-    """A table from CSV lines with a header. Columns whose every value is a number are numeric.
+    """A table from CSV lines with a header (split by ``ocolearn.data.csvfile.csv_rows``, the
+    one CSV parser). Columns whose every value is a number are numeric.
 
     NaN, infinite values, ragged rows and empty files are errors naming ``source`` and the line.
     """
-    reader = csv.reader(lines)
-    header = next(reader, None)
+    from ocolearn.data.csvfile import csv_rows
+
+    lines = iter(lines)
+    header = next(csv.reader([next(lines, "")]), None)
     if not header:
         raise DataError(f"{source}: empty file; expected a header line of column names")
     header = [h.strip() for h in header]
     if len(set(header)) != len(header):
         raise DataError(f"{source}, line 1: repeated column names in {header}")
-    rows = []
-    for row in reader:
-        if not row or all(not c.strip() for c in row):
-            continue
-        if len(row) != len(header):
-            raise DataError(
-                f"{source}, line {reader.line_num}: {len(row)} fields, expected {len(header)} ({', '.join(header)})"
-            )
-        rows.append((reader.line_num, [c.strip() for c in row]))
+    rows = csv_rows(lines, source, header, 2)
     if not rows:
         raise DataError(f"{source}: no data rows after the header")
     table = {}

@@ -17,25 +17,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ocolearn.data import DataError, open_binary
-from ocolearn.data.sparse_text import (
-    DEFAULT_BITS,
-    FORMATS,
-    csv_columns,
-    csv_lines,
-    fill_rows,
-    label_names,
-    mira_lines,
-    parse_svmlight,
-    svmlight_lines,
-    text_blocks,
-    text_rows,
-)
-from ocolearn.data.svmlight import FLOAT32_MAX, Block, line_end
+from ocolearn.data import DataError, csvfile, mira, svmlight, textdirs
+from ocolearn.data.sparse_text import FLOAT32_MAX, Block, fill_rows, label_names
 from ocolearn.data.task import MAX_LABELS, Labels, _is_number
 from ocolearn.features import Sparse
-
-BLOCK_BYTES = 8 << 20
 
 
 class Position(NamedTuple):
@@ -73,49 +58,15 @@ class Chunk(NamedTuple):
     skipped: int  # malformed lines skipped in it
 
 
-def _blocks(source: Source, start: Position, size=BLOCK_BYTES):
-    """``(bytes of whole lines, first line number, offset of its start)`` from ``start``; the
-    last line may lack its newline (a truncated file)."""
-    if source.format == "text":
-        yield from text_blocks(source.path, source.order_seed, start.offset)
-        return
-    with open_binary(source.path) as f:
-        f.seek(start.offset)
-        rest, offset, line = b"", start.offset, start.line
-        while True:
-            data = f.read(size)
-            if not data:
-                if rest.strip():
-                    yield rest, line, offset
-                return
-            data = rest + data
-            cut = data.rfind(b"\n") + 1
-            if cut == 0:
-                rest = data
-                continue
-            yield data[:cut], line, offset
-            line += data.count(b"\n", 0, cut)
-            offset += cut
-            rest = data[cut:]
+READERS = {reader.name: reader for reader in (svmlight.READER, mira.READER, csvfile.READER, textdirs.READER)}
 
 
-def _parsers(source: Source):
-    """``(fast, exact)`` parsers ``(bytes, first line) -> Block`` of the source's format: the
-    exact one parses line by line (to skip bad lines); for a CSV file its header is read here,
-    once."""
-    path = source.path
-    if source.format == "mira":
-        fast = exact = lambda d, f: mira_lines(d, f, path, source.bits or DEFAULT_BITS)  # noqa: E731
-    elif source.format == "text":
-        fast = exact = lambda d, f: text_rows(d, f, source.bits or DEFAULT_BITS)  # noqa: E731
-    elif source.format == "csv":
-        columns = csv_columns(path, source.target, source.columns, source.labelled)
-        fast = exact = lambda d, f: csv_lines(d, f, path, *columns)  # noqa: E731
-    elif source.format == "svmlight":
-        fast, exact = (lambda d, f: parse_svmlight(d, f, path)), (lambda d, f: svmlight_lines(d, f, path))
-    else:
-        raise DataError(f"{path}: unknown format {source.format!r}; expected one of {', '.join(FORMATS)}")
-    return fast, exact
+def reader_of(source: Source):
+    """The format's reader (see ``ocolearn.data.sparse_text.Reader``)."""
+    reader = READERS.get(source.format)
+    if reader is None:
+        raise DataError(f"{source.path}: unknown format {source.format!r}; expected one of {', '.join(READERS)}")
+    return reader
 
 
 def _parse(source: Source, parsers, data: bytes, first_line: int) -> tuple[Block, int]:
@@ -141,10 +92,11 @@ PARSERS = 2  # blocks parsed at once, on threads (the compiled parser releases t
 def _parsed(source: Source, start: Position):
     """``(data, first line, offset, (block, skipped))`` of each block in order, parsed
     ``PARSERS`` at a time ahead of the reader; memory stays a few blocks."""
-    parsers = _parsers(source)
+    reader = reader_of(source)
+    parsers = reader.parsers(source)
     with ThreadPoolExecutor(PARSERS) as pool:
         ahead: deque = deque()
-        for data, first_line, offset in _blocks(source, start):
+        for data, first_line, offset in reader.blocks(source, start):
             ahead.append((data, first_line, offset, pool.submit(_parse, source, parsers, data, first_line)))
             if len(ahead) > PARSERS:
                 data, first_line, offset, parsed = ahead.popleft()
@@ -178,7 +130,7 @@ def class_of(source: Source, block: Block, start: int = 0, stop: int | None = No
         if name not in known:
             line = block.lines[start:stop][np.argmax(names == name)]
             what = "no label" if name in ("nan", "") else f"label {str(name)!r}"
-            place = "document" if source.format == "text" else "line"
+            place = reader_of(source).unit
             raise DataError(
                 f"{source.path}, {place} {line}: {what} is not one of the model's labels {list(source.labels)}"
             )
@@ -209,7 +161,7 @@ def targets_of(source: Source, block: Block, start: int = 0, stop: int | None = 
 
 def _shift(source: Source) -> int:
     """What to subtract from written indices: 1 for a 1-based svmlight file, else 0."""
-    return 0 if (source.zero_based or source.format != "svmlight") else 1
+    return 1 if reader_of(source).one_based and not source.zero_based else 0
 
 
 def _width(block: Block, start: int = 0, stop: int | None = None) -> int:
@@ -225,7 +177,7 @@ def chunks(source: Source, start: Position | None = None, chunk_rows: int = 6553
     start = start or Position()
     pending: deque = deque()  # (block, first unused row, (its bytes, first line, offset))
     have, skipped, row, last = 0, 0, start.row, None
-    shift = _shift(source)
+    shift, reader = _shift(source), reader_of(source)
 
     def emit(n, skipped):
         nonlocal row
@@ -240,7 +192,7 @@ def chunks(source: Source, start: Position | None = None, chunk_rows: int = 6553
             else:
                 pending[0] = (block, b, where)
         width = source.width or max(_width(block, a, b) for block, a, b in segments)
-        if source.format == "csv":
+        if reader.dense:
             width = source.dim
         idx, val = np.zeros((n, width), np.int32), np.zeros((n, width), np.float32)
         y = np.empty(n, np.float32 if source.task == "regression" or not source.labelled else np.int32)
@@ -255,22 +207,17 @@ def chunks(source: Source, start: Position | None = None, chunk_rows: int = 6553
                 source.dim,
                 source.path,
                 shift=shift,
-                bits=source.bits if source.format != "text" else None,
+                bits=source.bits if reader.one_based else None,  # (svmlight; the others hash when parsing)
                 drop=source.drop_unseen,
             )
             y[r : r + b - a] = targets_of(source, block, a, b)
             r += b - a
         row += n
-        X = Sparse(idx, val, source.dim) if source.format != "csv" else val  # csv rows are dense
+        X = val if reader.dense else Sparse(idx, val, source.dim)
         block, _, b = segments[-1]
         data, first_line, offset = where
         last_line = int(block.lines[b - 1])
-        after = (
-            last_line
-            if source.format == "text"
-            else offset + line_end(np.frombuffer(data, np.uint8), last_line - first_line)
-        )
-        position = Position(int(after), int(block.lines[b - 1]) + 1, row)
+        position = Position(int(reader.after(data, first_line, offset, last_line)), last_line + 1, row)
         return Chunk(X, y, position, skipped)
 
     for data, first_line, offset, (block, bad) in _parsed(source, start):
