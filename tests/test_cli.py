@@ -515,3 +515,31 @@ def test_the_pegasos_lambda_curve_config_runs_through_sweep(tmp_path, capsys):
     assert status == 0, err
     table = np.genfromtxt(tmp_path / "o" / "sweep.csv", delimiter=",", names=True)
     assert table.shape == (4,) and np.all(table["validation_error"] < 0.2)
+
+
+def test_arrays_and_sparse_matrices_read_as_the_file(tmp_path):
+    import scipy.sparse
+
+    from ocolearn.data.arrays import arrays_source
+    from ocolearn.data.stream import Source, chunks
+    from ocolearn.model import _in_memory, prepare
+
+    rng = np.random.default_rng(5)
+    X = np.round(rng.normal(size=(90, 6)), 3) * (rng.random((90, 6)) < 0.5)
+    y = np.where(X @ rng.normal(size=6) > 0, 1, -1)
+    path = write_svmlight(tmp_path / "a.svm", X, y)
+    from_file = _in_memory(prepare(Source(str(path), dim=6))[0])
+    for source in (arrays_source(X, y), arrays_source(scipy.sparse.csr_matrix(X), y)):
+        source, task, _ = prepare(source)
+        assert task == "binary" and source.labels == ("-1", "1")
+        data = _in_memory(source)
+        dense = data.X if isinstance(data.X, np.ndarray) else data.X.todense()
+        np.testing.assert_array_equal(dense, from_file.X.todense())
+        np.testing.assert_array_equal(data.y, from_file.y)
+        assert [len(c.y) for c in chunks(source, chunk_rows=40)] == [40, 40, 10]
+    regression = prepare(arrays_source(X, X @ np.arange(6.0) + 0.5))[1]
+    assert regression == "regression"
+    with pytest.raises(Exception, match=r"<arrays 90 x 6>, row 3"):
+        bad = X.copy()
+        bad[2, 0] = np.inf
+        _in_memory(prepare(arrays_source(bad, y))[0])

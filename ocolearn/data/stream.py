@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ocolearn.data import DataError, csvfile, mira, svmlight, textdirs
+from ocolearn.data import DataError, arrays, csvfile, mira, svmlight, textdirs
 from ocolearn.data.sparse_text import FLOAT32_MAX, Block, fill_rows, label_names
 from ocolearn.data.task import MAX_LABELS, Labels, _is_number
 from ocolearn.features import Sparse
@@ -35,7 +35,7 @@ class Position(NamedTuple):
 class Source(NamedTuple):
     """A file of examples and how to read it: the one description every command reads through."""
 
-    path: str
+    path: str  # (or ``ocolearn.data.arrays.Arrays``, for the formats "dense" and "csr")
     format: str = "svmlight"  # or "mira", "csv" (dense: every column but the target), "text" (folders)
     dim: int = 0  # the number of features (2**bits when hashing)
     labels: tuple = ()  # the class names, in class order
@@ -58,7 +58,10 @@ class Chunk(NamedTuple):
     skipped: int  # malformed lines skipped in it
 
 
-READERS = {reader.name: reader for reader in (svmlight.READER, mira.READER, csvfile.READER, textdirs.READER)}
+READERS = {
+    reader.name: reader
+    for reader in (svmlight.READER, mira.READER, csvfile.READER, textdirs.READER, arrays.DENSE, arrays.CSR)
+}
 
 
 def reader_of(source: Source):
