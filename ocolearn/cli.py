@@ -3,15 +3,22 @@
     ocolearn run CONFIG [--out DIR] [--set key=value ...]
     ocolearn sweep CONFIG [--out DIR] [--set key=value ...] [--chunk-size C]
 
-    ocolearn train --learner NAME [--set key=value ...] DATA --model MODEL [--passes N] [--stop-early]
-                   [--chunk-rows R] [--checkpoint PATH --checkpoint-every N] [--resume] [--quiet] [--skip-bad]
-    ocolearn predict MODEL DATA        (one label per line)
-    ocolearn test MODEL DATA           (prints the error rate)
+    ocolearn train --learner NAME [--set key=value ...] DATA --model MODEL [--format F] [--target COLUMN]
+                   [--task T] [--passes N] [--stop-early] [--average] [--normalized] [--chunk-rows R]
+                   [--checkpoint PATH --checkpoint-every N] [--resume] [--quiet] [--skip-bad]
+    ocolearn predict MODEL DATA [--scores] [--out FILE]   (one label or value per line)
+    ocolearn test MODEL DATA           (error rate, and confusion counts; or MSE and MAE)
+    ocolearn export iris|wine --target COLUMN [--format csv|svmlight] --out FILE
+
+Every command reads data through one path (``ocolearn.data.stream``): svmlight, MIRA format,
+CSV and folders of text, in chunks with constant memory. The task (regression, binary,
+multiclass) is ``--task`` or inferred from the labels (``ocolearn.data.task``).
 
 ``run`` writes the run's metrics, trace, resolved config and figures into DIR (default
 ``runs/NAME``) and prints the metrics; ``sweep`` runs the config's ``[sweep]`` as one compiled
-program and writes its table, best configuration and figures. Errors in the config or the data are printed as one
-line naming the file and key, with exit status 2.
+program and writes its table, best configuration and figures. Every error a user can cause is
+one line ``ocolearn: error: ...`` naming the file, line, key or option, with exit status 2;
+Ctrl-C prints one line (with the last checkpoint) and exits with status 130.
 """
 
 from __future__ import annotations
@@ -22,9 +29,13 @@ import os
 import sys
 from pathlib import Path
 
+import numpy as np
+
 import ocolearn  # noqa: F401  (first: sets XLA's CPU flags before JAX starts)
 from ocolearn.config import ConfigError, load
 from ocolearn.data import DataError
+from ocolearn.data.sparse_text import FORMATS
+from ocolearn.data.task import TASKS
 
 
 def _run(args) -> int:
@@ -56,49 +67,43 @@ def _train(args) -> int:
     from ocolearn import model as models
     from ocolearn.streaming import Progress
 
-    models.build_learner(args.learner, args.set)  # a mistyped learner fails before any reading
     if args.checkpoint_every and not args.checkpoint:
         raise DataError("--checkpoint-every needs --checkpoint PATH")
-    if args.format == "text":
-        data = models.read_data(args.data, args.format, bits=args.bits)
-        learner = models.build_learner(args.learner, args.set, len(data.labels))
-        trained = models.train(
-            learner,
-            data,
-            passes=args.passes,
-            seed=args.seed,
-            averaged=args.average,
-            stop_early=args.stop_early,
-            settings={"format": args.format, "bits": args.bits or models.DEFAULT_BITS},
-        )
-    else:
-        trained = models.train_file(
-            args.learner,
-            args.set,
-            args.data,
-            args.format,
-            bits=args.bits,
-            dim=args.dim,
-            labels=args.labels.split(",") if args.labels else None,
-            zero_based=args.zero_based,
-            skip_bad=args.skip_bad,
-            chunk_rows=args.chunk_rows,
-            passes=args.passes,
-            seed=args.seed,
-            averaged=args.average,
-            stop_early=args.stop_early,
-            checkpoint=args.checkpoint,
-            checkpoint_every=args.checkpoint_every,
-            resume=args.resume,
-            progress=Progress(quiet=args.quiet),
-            target=args.target,
-        )
+    trained = models.train_file(
+        args.learner,
+        args.set,
+        args.data,
+        args.format,
+        bits=args.bits,
+        dim=args.dim,
+        labels=args.labels.split(",") if args.labels else None,
+        zero_based=args.zero_based,
+        skip_bad=args.skip_bad,
+        chunk_rows=args.chunk_rows,
+        passes=args.passes,
+        seed=args.seed,
+        averaged=args.average,
+        stop_early=args.stop_early,
+        checkpoint=args.checkpoint,
+        checkpoint_every=args.checkpoint_every,
+        resume=args.resume,
+        progress=Progress(quiet=args.quiet),
+        target=args.target,
+        task=args.task,
+        normalize=args.normalized,
+        order_seed=args.order_seed,
+        warn=lambda text: print(f"ocolearn: warning: {text}", file=sys.stderr),
+    )
     models.save(trained, args.model)
-    mistakes = trained.settings["mistakes_per_pass"]
-    skipped = trained.settings.get("skipped_lines", 0)
+    s = trained.settings
+    what = (
+        f"average loss {s['average_loss']:.6g}"
+        if s["task"] == "regression"
+        else f"mistakes per pass: {' '.join(map(str, s['mistakes_per_pass']))}"
+    )
     print(
-        f"trained {args.learner} x {len(mistakes)} passes; mistakes per pass: {' '.join(map(str, mistakes))}"
-        + (f"; skipped {skipped} malformed lines" if skipped else "")
+        f"trained {args.learner} ({s['task']}) x {len(s['mistakes_per_pass'])} passes; {what}"
+        + (f"; skipped {s['skipped_lines']} malformed lines" if s["skipped_lines"] else "")
         + f"; wrote {args.model}",
         file=sys.stderr,
     )
@@ -107,9 +112,14 @@ def _train(args) -> int:
 
 def _predict(args) -> int:
     from ocolearn import model as models
+    from ocolearn.io import atomic_lines
 
     trained = models.load(args.model)
-    print("\n".join(models.predict(trained, models.data_for(trained, args.data).X)))
+    lines = models.predictions(trained, args.data, raw=args.scores, chunk_rows=args.chunk_rows, fmt=args.format)
+    if args.out:
+        atomic_lines(args.out, lines)
+    else:
+        sys.stdout.writelines(lines)
     return 0
 
 
@@ -117,14 +127,87 @@ def _test(args) -> int:
     from ocolearn import model as models
 
     trained = models.load(args.model)
-    print(f"{models.error_rate(trained, models.data_for(trained, args.data)):.6f}")
+    metrics = models.evaluate(trained, args.data, chunk_rows=args.chunk_rows, fmt=args.format)
+    for key, value in metrics.items():
+        if key == "confusion":
+            print("confusion (rows: true label, columns: predicted)", " ".join(trained.labels))
+            for label, counts in zip(trained.labels, value, strict=True):
+                print(label, " ".join(map(str, counts)))
+        else:
+            print(key, f"{value:.6f}" if isinstance(value, float) else value)
     return 0
 
 
+def _export(args) -> int:
+    from ocolearn import data as datasets
+    from ocolearn.io import atomic_write
+
+    table = datasets.BUNDLED[args.table]()
+    if args.target not in table:
+        raise DataError(f"--target: {args.table} has no column {args.target!r}; columns: {', '.join(table)}")
+    features = [c for c, v in table.items() if c != args.target and v.dtype.kind in "fi"]
+    if args.order_seed is not None:  # the bundled tables are sorted by class: an online learner must not see that
+        order = np.random.default_rng(args.order_seed).permutation(len(table[args.target]))
+        table = {name: column[order] for name, column in table.items()}
+    if args.format == "svmlight":
+        text = datasets.table_svmlight(table, args.target, features)
+    else:
+        text = datasets.table_csv(table, [*features, args.target])
+    atomic_write(args.out, text)
+    print(f"wrote {args.out}: {len(table[args.target])} rows, features {', '.join(features)}", file=sys.stderr)
+    return 0
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage errors as one line ``ocolearn: error: ...``, exit status 2."""
+
+    def error(self, message):
+        self.exit(2, f"ocolearn: error: {message}\n")
+
+
+def _at_least(low: int, high: int | None = None):
+    def number(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"{value} is not in {low}..{high if high is not None else ''}")
+        return value
+
+    return number
+
+
+def _data_options(p, train=True) -> None:
+    """The options that say how to read a data file: the same for every command."""
+    p.add_argument("--format", choices=FORMATS, default="svmlight" if train else None, help=FORMAT_HELP)
+    p.add_argument("--chunk-rows", type=_at_least(1), default=65536, help="rows per chunk (memory is a few chunks)")
+    if not train:
+        return
+    p.add_argument("--target", default="", help="csv: the column of labels (or of numbers, for regression)")
+    p.add_argument("--task", choices=TASKS, default="", help="default: inferred from the labels")
+    p.add_argument(
+        "--bits",
+        type=_at_least(1, 30),
+        help="hash MIRA features and words (default 18), or svmlight indices, into 2^bits buckets",
+    )
+    p.add_argument("--dim", type=_at_least(1), help="svmlight: the number of features (default: found by a first pass)")
+    p.add_argument("--labels", help="the labels, comma-separated, in class order (default: found by a first pass)")
+    p.add_argument("--zero-based", action="store_true", help="svmlight indices start at 0 (default 1)")
+    p.add_argument("--skip-bad", action="store_true", help="skip and count malformed lines instead of stopping")
+
+
+FORMAT_HELP = (
+    "svmlight (default for train; predict and test read as the model was trained); mira; "
+    "csv: a header line, the --target column and feature columns; "
+    "text: DATA is a folder with one folder of text files per label (bag of words)"
+)
+
+
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="ocolearn", description="Online convex optimization experiments on JAX.")
+    p = _Parser(prog="ocolearn", description="Online convex optimization experiments on JAX.")
     sub = p.add_subparsers(dest="command", required=True)
-    r = sub.add_parser("run", help="run an experiment file and write its metrics, trace and figures")
+    r = sub.add_parser("run", help="run an experiment file and write its metrics, trace, model and figures")
     r.add_argument("config", help="experiment file (TOML), e.g. configs/iris_ridge_magic.toml")
     r.add_argument("--out", help="output folder (default: runs/NAME)")
     r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a config key")
@@ -133,48 +216,48 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("config", help="experiment file (TOML) with a [sweep] table, e.g. configs/iris_sweep.toml")
     s.add_argument("--out", help="output folder (default: runs/NAME_sweep)")
     s.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a config key")
-    s.add_argument("--chunk-size", type=int, help="configurations per compiled chunk (default: by memory)")
+    s.add_argument("--chunk-size", type=_at_least(1), help="configurations per compiled chunk (default: by memory)")
     s.set_defaults(func=_sweep)
-    t = sub.add_parser("train", help="train a classifier on an svmlight, MIRA-format or text data set; save the model")
+    t = sub.add_parser("train", help="train a regression or classification learner on a data file; save the model")
     t.add_argument(
-        "--learner", required=True, help="a learner's name: perceptron, passive_aggressive, mira, pegasos, ..."
+        "--learner", required=True, help="a learner's name: ogd, perceptron, passive_aggressive, mira, pegasos, ..."
     )
     t.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="set a field of the learner")
     t.add_argument("data", help="training data")
     t.add_argument("--model", required=True, help="model file to write (.npz)")
-    t.add_argument("--passes", type=int, default=1)
-    t.add_argument("--seed", type=int, help="shuffle each pass with this seed")
+    _data_options(t)
+    t.add_argument("--passes", type=_at_least(1), default=1)
+    t.add_argument("--seed", type=int, help="shuffle the rows of each chunk, each pass, with this seed")
+    t.add_argument("--order-seed", type=int, default=0, help="text: the seed of the one shuffle of the documents")
     t.add_argument("--stop-early", action="store_true", help="stop after a pass without mistakes")
     t.add_argument("--average", action="store_true", help="save the averaged weights (perceptron, mira, ocp_svm)")
-    t.add_argument(
-        "--format",
-        choices=["svmlight", "mira", "csv", "text"],
-        default="svmlight",
-        help="text: DATA is a folder with one folder of text files per label (bag of words); "
-        "csv: a header line, labels in the --target column, every other column a feature",
-    )
-    t.add_argument("--target", default="", help="csv: the column of labels")
-    t.add_argument(
-        "--bits", type=int, help="hash MIRA features and words (default 18), or svmlight indices, into 2^bits buckets"
-    )
-    t.add_argument("--dim", type=int, help="svmlight: the number of features (default: found by a first pass)")
-    t.add_argument("--labels", help="the labels, comma-separated, in class order (default: found by a first pass)")
-    t.add_argument("--zero-based", action="store_true", help="svmlight indices start at 0 (default 1)")
-    t.add_argument("--skip-bad", action="store_true", help="skip and count malformed lines instead of stopping")
-    t.add_argument("--chunk-rows", type=int, default=65536, help="rows per chunk (memory is a few chunks)")
+    t.add_argument("--normalized", action="store_true", help="scale each class's weights to unit norm (MIRA write-up)")
     t.add_argument("--checkpoint", help="checkpoint file (.npz), written atomically")
-    t.add_argument("--checkpoint-every", type=int, default=0, metavar="N", help="checkpoint every N rows")
+    t.add_argument("--checkpoint-every", type=_at_least(0), default=0, metavar="N", help="checkpoint every N rows")
     t.add_argument("--resume", action="store_true", help="continue from --checkpoint")
     t.add_argument("--quiet", action="store_true", help="no progress line")
     t.set_defaults(func=_train)
-    for name, func, text in (
-        ("predict", _predict, "print one predicted label per line"),
-        ("test", _test, "print the error rate"),
-    ):
-        q = sub.add_parser(name, help=text)
-        q.add_argument("model")
-        q.add_argument("data")
-        q.set_defaults(func=func)
+    q = sub.add_parser("predict", help="print one predicted label (or value) per line; labels in DATA are optional")
+    q.add_argument("model")
+    q.add_argument("data")
+    q.add_argument("--scores", action="store_true", help="print the raw score(s) of each row")
+    q.add_argument("--out", help="write the predictions to this file (atomically) instead of printing them")
+    _data_options(q, train=False)
+    q.set_defaults(func=_predict)
+    e = sub.add_parser("test", help="print the error rate (classification) or MSE and MAE (regression)")
+    e.add_argument("model")
+    e.add_argument("data")
+    _data_options(e, train=False)
+    e.set_defaults(func=_test)
+    x = sub.add_parser(
+        "export", help="write a bundled table (iris, wine) as a CSV or svmlight file to try the commands"
+    )
+    x.add_argument("table", choices=["iris", "wine"])
+    x.add_argument("--target", required=True, help="the column of labels or values (iris: Species or Petal.Width)")
+    x.add_argument("--format", choices=["csv", "svmlight"], default="csv")
+    x.add_argument("--out", required=True, help="the file to write")
+    x.add_argument("--order-seed", type=int, default=0, help="rows in an order shuffled by this seed (default 0)")
+    x.set_defaults(func=_export)
     return p
 
 
@@ -197,8 +280,26 @@ def main(argv=None) -> int:
     try:
         return args.func(args)
     except (ConfigError, DataError) as e:
-        print(f"ocolearn: error: {e}", file=sys.stderr)
-        return 2
+        return _fail(str(e))
+    except BrokenPipeError:  # the reader stopped early (| head): not an error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except OSError as e:  # a folder given as a file, a full disk, no permission
+        return _fail(f"{e.filename or ''}{': ' if e.filename else ''}{e.strerror or e}")
+    except KeyboardInterrupt:
+        checkpoint = getattr(args, "checkpoint", None)
+        where = (
+            f"; the last checkpoint is {checkpoint} (continue with --resume)"
+            if checkpoint and Path(checkpoint).exists()
+            else "; outputs were left as they were"
+        )
+        print(f"ocolearn: interrupted{where}", file=sys.stderr)
+        return 130
+
+
+def _fail(message: str) -> int:
+    print(f"ocolearn: error: {message}", file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":

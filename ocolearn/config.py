@@ -24,17 +24,23 @@ import numpy as np
 from ocolearn.learners import Learner
 from ocolearn.parts import ConfigError, Part, fields_of
 
-FORMATS = ("table", "svmlight", "mira", "text")
+FORMATS = ("table", "svmlight", "mira", "csv", "text")
+TASKS = ("", "regression", "binary", "multiclass")
+SCORES = ("", "average_loss", "learner_loss", "error_rate", "hinge", "validation_loss", "validation_error")
 
 
 @dataclasses.dataclass(frozen=True)
 class DataSpec:
     """``[data]``. ``format = "table"``: ``source`` is a bundled table (``iris``, ``wine``) or a
-    CSV file with a header, read as the ``features`` columns and the ``target`` column (a
-    column of names is a class label); ``"svmlight"`` or ``"mira"``: a sparse text file;
+    CSV file with a header, read as the ``features`` columns and the ``target`` column;
+    ``"svmlight"``, ``"mira"`` or ``"csv"`` (every column but ``target`` a feature): a data
+    file read as ``ocolearn train`` reads it (``bits``, ``dim``, ``zero_based``, ``labels``);
     ``"text"``: a folder with one folder of documents per label, as word counts (words indexed
-    by a vocabulary, or hashed into ``2**bits`` buckets if ``bits`` is set). ``test`` holds
-    out a fraction of the rows (chosen by ``test_seed``) for the test error of classifiers."""
+    by a vocabulary, or hashed into ``2**bits`` buckets if ``bits`` is set), read in an order
+    shuffled once by ``order_seed`` (folders come sorted by label). ``task`` is
+    ``regression``, ``binary`` or ``multiclass`` (default: inferred from the target, see
+    ``ocolearn.data.task``). ``test`` holds out a fraction of the rows (chosen by
+    ``test_seed``) for the test metrics of the final weights."""
 
     source: str = "iris"
     format: str = "table"
@@ -45,6 +51,11 @@ class DataSpec:
     bits: int | None = None  # hash MIRA features (default 18) and words into 2^bits buckets
     test: float = 0.0
     test_seed: int = 0
+    task: str = ""
+    dim: int | None = None
+    zero_based: bool = False
+    labels: list[str] = dataclasses.field(default_factory=list)
+    order_seed: int | None = 0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,12 +76,15 @@ class SweepSpec:
     numbers or a range ``{linspace|logspace|geomspace = [start, stop, num]}`` (numpy's
     meaning); ``seeds`` shuffled orders (seeds 0..seeds-1; 0: the run's own order);
     ``validation`` a fraction of rows held out (chosen by ``validation_seed``) to score the
-    final weights on."""
+    final weights on; ``score`` what picks the best (default: ``validation_loss`` or
+    ``average_loss`` for regression, ``validation_error`` or ``error_rate`` for classifiers;
+    ``hinge`` or ``learner_loss``: the mean loss the learner was charged)."""
 
     values: dict = dataclasses.field(default_factory=dict)
     seeds: int = 0
     validation: float = 0.0
     validation_seed: int = 0
+    score: str = ""
 
     def axes(self) -> dict[str, np.ndarray]:
         """The swept values of each key, as arrays."""
@@ -184,7 +198,10 @@ def _build_part(family: type, value, where: str, source: str):
             continue
         tp = hints[name]
         if _is_part(tp):
-            kwargs[name] = _build_part(tp, table[name], f"{where}.{name}", source)
+            value, default = table[name], fields[name].default
+            if isinstance(value, dict) and "kind" not in value and isinstance(default, Part):
+                value = {**default.to_config(), **value}  # a field of the default part (schedule.eta=0.1)
+            kwargs[name] = _build_part(tp, value, f"{where}.{name}", source)
         elif _fits(table[name], tp):
             number = tp is float or (_fits(table[name], float) and float in typing.get_args(tp))
             value = {k: float(v) for k, v in table[name].items()} if isinstance(table[name], dict) else table[name]
@@ -196,6 +213,8 @@ def _build_part(family: type, value, where: str, source: str):
     except ConfigError as e:  # a number out of its declared range, named by its key
         e = e.at(where)
         raise ConfigError(f"{source}: {e}", e.key) from None
+    except (TypeError, ValueError) as e:
+        raise ConfigError(f"{source}: '{where}': {e}") from None
 
 
 def _build_spec(cls, table, where: str, source: str):
@@ -239,6 +258,10 @@ def _build_sweep(table, learner, source: str) -> SweepSpec:
             raise ConfigError(f"{source}: '{where}' must be a non-empty list of numbers, got {value!r}")
     if not 0.0 <= spec.validation < 1.0 or spec.seeds < 0:
         raise ConfigError(f"{source}: 'sweep.validation' must be in [0, 1) and 'sweep.seeds' >= 0")
+    if spec.score not in SCORES:
+        raise ConfigError(f"{source}: 'sweep.score' must be one of {', '.join(SCORES[1:])}, got {spec.score!r}")
+    if spec.score.startswith("validation") and not spec.validation:
+        raise ConfigError(f"{source}: 'sweep.score' = {spec.score!r} needs 'sweep.validation' > 0")
     return dataclasses.replace(spec, values=values)
 
 
@@ -258,18 +281,27 @@ def from_dict(raw: dict, source: str = "<config>") -> Experiment:
         raise ConfigError(f"{source}: '[data]' needs 'features' (a list of column names) and 'target'")
     if not 0.0 <= data.test < 1.0:
         raise ConfigError(f"{source}: 'data.test' must be a fraction in [0, 1), got {data.test}")
+    if data.task not in TASKS:
+        raise ConfigError(f"{source}: 'data.task' must be one of {', '.join(TASKS[1:])}, got {data.task!r}")
+    if data.format == "csv" and not data.target:
+        raise ConfigError(f"{source}: '[data]' of format 'csv' needs 'target', the column of labels or values")
+    if data.bits is not None and not 1 <= data.bits <= 30 or data.dim is not None and data.dim < 1:
+        raise ConfigError(f"{source}: 'data.bits' must be in 1..30 and 'data.dim' >= 1")
     learner = _build_part(Learner, raw["learner"], "learner", source)
     compare = raw.get("compare", {})
     if not isinstance(compare, dict):
         raise ConfigError(f"{source}: 'compare' must be a table of learner tables, [compare.NAME]")
     compare = {name: _build_part(Learner, table, f"compare.{name}", source) for name, table in compare.items()}
+    run = _build_spec(RunSpec, raw.get("run", {}), "run", source)
+    if run.passes < 1 or run.snapshot_every < 0:
+        raise ConfigError(f"{source}: 'run.passes' must be >= 1 and 'run.snapshot_every' >= 0")
     return Experiment(
         compare=compare,
         name=raw["name"],
         description=raw.get("description", ""),
         learner=learner,
         data=data,
-        run=_build_spec(RunSpec, raw.get("run", {}), "run", source),
+        run=run,
         sweep=_build_sweep(raw["sweep"], learner, source) if "sweep" in raw else None,
         source=source,
     )

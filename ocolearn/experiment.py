@@ -10,9 +10,10 @@
 - ``config.toml``: the resolved experiment, which reruns it exactly;
 - ``normalized_loss.png`` and ``regret.png``; ``snapshots.npy`` if snapshots were asked for.
 
-A classification experiment (class labels: a sparse format, or a table whose target is a
-column of names) writes instead ``metrics.json`` with the mistakes of each pass and the test
-error (``classify``), and ``mistakes.png``.
+A classification experiment (the task declared or inferred from the target,
+``ocolearn.data.task``) writes instead ``metrics.json`` with the mistakes of each pass and the
+test error (``classify``), and ``mistakes.png``. Both write ``model.npz``, the model file that
+``ocolearn predict`` and ``ocolearn test`` read.
 """
 
 from __future__ import annotations
@@ -28,10 +29,12 @@ import tomli_w
 
 from ocolearn import data as datasets
 from ocolearn.config import Experiment
-from ocolearn.data.sparse_text import DEFAULT_BITS, SparseData, class_indices
-from ocolearn.features import dot, row
+from ocolearn.data.sparse_text import SparseData, class_indices
+from ocolearn.data.task import Labels, infer
+from ocolearn.data.textdirs import read_text_folders
+from ocolearn.features import Sparse, dot, num_features, row
 from ocolearn.io import atomic_write, write_json
-from ocolearn.model import read_data, targets
+from ocolearn.model import _feature_columns, check_learner, loss_name, model_of, read_data, save, source_of, targets
 from ocolearn.projections import Identity
 from ocolearn.regret import best_fixed_weights, gradient_bound, ogd_regret_bound, regret_curve, round_losses
 from ocolearn.run import is_mistake, run, run_passes
@@ -56,42 +59,83 @@ def load_data(experiment: Experiment):
     return datasets.design(table, spec.features, spec.target, spec.intercept, source)
 
 
-def is_classification(experiment: Experiment) -> bool:
-    """Class labels: a sparse or text format, or a table whose target column holds names."""
-    spec = experiment.data
-    if spec.format != "table":
-        return True
-    target = datasets.load_table(spec.source).get(spec.target)
-    return target is not None and target.dtype.kind not in "fi"
+def _label_names(column) -> list[str]:
+    return [v if isinstance(v, str) else f"{v:g}" for v in column.tolist()]
 
 
 def load_examples(experiment: Experiment) -> SparseData:
-    """The experiment's ``[data]`` as classification examples: features (dense for tables),
-    class indices and the sorted label names."""
+    """The experiment's ``[data]`` in memory, through the one reading path: features (dense
+    for tables and CSV), and class indices with the sorted label names, or for a regression
+    task (declared or inferred, ``ocolearn.data.task``) the target values with labels None.
+    Documents of a text folder come in the order shuffled once by ``data.order_seed``."""
     spec = experiment.data
-    if spec.format != "table":
-        bits = spec.bits if spec.format == "text" else (spec.bits or DEFAULT_BITS)
-        return read_data(spec.source, spec.format, bits=bits)
-    table = datasets.load_table(spec.source)
-    if spec.scale:
-        table = datasets.scale(table, None if spec.scale is True else spec.scale, spec.source)
-    X = datasets.feature_matrix(table, spec.features, spec.intercept, spec.source).astype(np.float32)
-    names = [v if isinstance(v, str) else f"{v:g}" for v in table[spec.target].tolist()]
-    y, labels = class_indices(spec.source, names, range(2, len(names) + 2))
-    return SparseData(X, y, labels, np.arange(2, len(names) + 2))
+    if spec.format == "table":
+        table = datasets.load_table(spec.source)
+        if spec.scale:
+            table = datasets.scale(table, None if spec.scale is True else spec.scale, spec.source)
+        X = datasets.feature_matrix(table, spec.features, spec.intercept, spec.source)
+        if spec.target not in table:
+            raise datasets.DataError(f"{spec.source}: unknown target {spec.target!r}; columns: {', '.join(table)}")
+        column, lines = table[spec.target], np.arange(2, len(X) + 2)
+        names = _label_names(column)
+        numeric = column.dtype.kind in "fi"
+        distinct = sorted(set(names), key=float if numeric else None)
+        found = Labels(distinct, numeric, numeric and bool(np.all(np.mod(column, 1) == 0)) if numeric else False)
+        if infer(found, spec.task, spec.source) == "regression":  # float64: the comparators are exact
+            return SparseData(X, column.astype(np.float64), None, lines)
+        y, labels = class_indices(spec.source, names, lines, spec.labels or None, order=float if numeric else None)
+        return SparseData(X.astype(np.float32), y, labels, lines)
+    if spec.format == "text" and spec.bits is None:
+        data = read_text_folders(spec.source, labels=spec.labels or None)[0]
+        if spec.order_seed is None:
+            return data
+        order = np.random.default_rng(spec.order_seed).permutation(len(data.y))
+        return SparseData(row(data.X, order), data.y[order], data.labels, data.lines[order])
+    return read_data(
+        spec.source,
+        spec.format,
+        bits=spec.bits,
+        dim=spec.dim,
+        labels=spec.labels or None,
+        zero_based=spec.zero_based,
+        target=spec.target,
+        task=spec.task,
+        order_seed=spec.order_seed if spec.format == "text" else None,
+    )
+
+
+def task_of(data: SparseData) -> str:
+    if data.labels is None:
+        return "regression"
+    return "binary" if len(data.labels) == 2 else "multiclass"
+
+
+def fit_learner(learner, data: SparseData, where: str):
+    """The learner with ``classes`` set to the data's number of classes where it has that
+    field (a multiclass task), checked against the task (``ocolearn.model.check_learner``)."""
+    task = task_of(data)
+    if task == "multiclass" and hasattr(learner, "classes") and learner.classes != len(data.labels):
+        learner = learner.replace(classes=len(data.labels))
+    check_learner(learner, task, data.labels or (), where)
+    return learner
 
 
 def error_rate(scores, y) -> float:
-    """The fraction of wrong signs (+-1 targets) or wrong argmaxes (class indices)."""
-    return float(np.mean(np.asarray(jax.vmap(is_mistake)(jnp.asarray(scores), jnp.asarray(y)))))
+    """The fraction of wrong signs (+-1 targets) or wrong argmaxes (class indices); a score
+    that is not finite is a mistake."""
+    scores, y = jnp.asarray(scores), jnp.asarray(y)
+    finite = jnp.all(jnp.isfinite(scores.reshape(len(y), -1)), axis=1)
+    return float(np.mean(np.asarray(jax.vmap(is_mistake)(scores, y) | ~finite)))
 
 
-def classify(experiment: Experiment, data: SparseData | None = None) -> dict:
+def classify(experiment: Experiment, data: SparseData | None = None):
     """Train the classifier pass by pass on the rows not held out by ``data.test``; returns
-    the metrics: mistakes and training error rate of each pass (progressive, before each
-    round's update), and the test error of the final and, where kept, averaged weights."""
+    the metrics (mistakes and training error rate of each pass, progressive, before each
+    round's update; the test error of the final and, where kept, averaged weights), the
+    learner (``classes`` set from the data) and its final state."""
     data = load_examples(experiment) if data is None else data
-    learner, opts, spec = experiment.learner, experiment.run, experiment.data
+    opts, spec = experiment.run, experiment.data
+    learner = fit_learner(experiment.learner, data, experiment.source)
     y = targets(learner, data)
     train, test = split_validation(None, y, spec.test, spec.test_seed)
     passes = run_passes(
@@ -99,6 +143,7 @@ def classify(experiment: Experiment, data: SparseData | None = None) -> dict:
     )
     metrics = {
         "name": experiment.name,
+        "task": task_of(data),
         "labels": data.labels,
         "train_rows": len(train),
         "test_rows": len(test),
@@ -112,11 +157,75 @@ def classify(experiment: Experiment, data: SparseData | None = None) -> dict:
         if hasattr(learner, "averaged"):
             w = learner.averaged(passes.state)
             metrics["test_error_averaged"] = error_rate(jax.vmap(dot, (None, 0))(w, X_test), y[test])
-    return metrics
+    return metrics, learner, passes.state
+
+
+def _dense(X, where: str):
+    """Dense features for the regression metrics (comparators need them)."""
+    if not isinstance(X, Sparse):
+        return X
+    if X.shape[0] * X.dim > 50_000_000:
+        raise datasets.DataError(
+            f"{where}: {X.shape[0]} rows x {X.dim} features is too large for 'ocolearn run' (its comparators are "
+            "dense); train it with 'ocolearn train', which streams"
+        )
+    return X.todense()
+
+
+def regress(experiment: Experiment, data: SparseData):
+    """Run a regression experiment on the rows not held out by ``data.test``: ``evaluate``'s
+    metrics and curves, with ``test_mse`` and ``test_mae`` of the final weights on the
+    held-out rows; returns ``(metrics, curves, snapshots, learner, state)``."""
+    spec = experiment.data
+    learner = fit_learner(experiment.learner, data, experiment.source)
+    X, y = np.asarray(_dense(data.X, spec.source), np.float64), np.asarray(data.y, np.float64)
+    train, test = split_validation(None, y, spec.test, spec.test_seed)
+    metrics, curves, snapshots, state = evaluate(experiment, X[train], y[train])
+    if len(test):
+        error = X[test] @ np.asarray(learner.weights(state), np.float64) - y[test]
+        metrics.update(train_rows=len(train), test_rows=len(test))
+        metrics.update(test_mse=float(np.mean(error**2)), test_mae=float(np.mean(np.abs(error))))
+    return metrics, curves, snapshots, learner, state
+
+
+def experiment_model(experiment: Experiment, learner, state, data: SparseData):
+    """The model file of a run, which ``ocolearn predict``/``test`` read: for a table, a CSV
+    file with the feature columns (and the target) by name, its scaling and intercept folded
+    into the weights and offset, so the model reads the raw columns; for a data file, read
+    as the run read it. None (with the reason) for words indexed by a run's own vocabulary."""
+    spec = experiment.data
+    task = task_of(data)
+    labels = data.labels or []
+    if spec.format == "text" and spec.bits is None:
+        return None, "words were indexed by this run's vocabulary; set data.bits to hash them and get a model file"
+    settings = {"task": task, "format": spec.format, "target": spec.target, "zero_based": spec.zero_based}
+    if spec.format != "table":
+        source = source_of(spec.source, spec.format, bits=spec.bits, target=spec.target)
+        settings.update(bits=source.bits, columns=_feature_columns(source) if spec.format == "csv" else [])
+        return model_of(learner, state, labels, num_features(data.X), settings=settings), ""
+    d = len(spec.features)
+    settings.update(format="csv", bits=None, columns=list(spec.features))
+    model = model_of(learner, state, labels, num_features(data.X), settings=settings)
+    raw = datasets.load_table(spec.source)
+    scaled = set() if not spec.scale else set(raw) if spec.scale is True else set(spec.scale)
+    scaled = {c for c in scaled if raw[c].dtype.kind in "fi"}
+
+    def centre_and_scale(name):
+        return (raw[name].mean(), raw[name].std(ddof=1)) if name in scaled else (0.0, 1.0)
+
+    mean, sd = np.array([centre_and_scale(f) for f in spec.features], np.float64).T
+    w = np.asarray(model.w, np.float64)
+    intercept = w[..., d] if spec.intercept else 0.0
+    w_raw = w[..., :d] / sd
+    offset = np.asarray(model.offset, np.float64) + w_raw @ mean - intercept
+    if task == "regression" and spec.target in scaled:
+        m, s = centre_and_scale(spec.target)
+        w_raw, offset = s * w_raw, s * offset - m
+    return model._replace(w=w_raw.astype(np.float32), offset=offset.astype(np.float32)), ""
 
 
 def evaluate(experiment: Experiment, X=None, y=None):
-    """Run the experiment; returns ``(metrics, curves, snapshots)`` without writing anything."""
+    """Run the experiment; returns ``(metrics, curves, snapshots, state)`` without writing anything."""
     if X is None:
         X, y = load_data(experiment)
     learner, opts = experiment.learner, experiment.run
@@ -175,7 +284,7 @@ def evaluate(experiment: Experiment, X=None, y=None):
             metrics["regret_within_bound"] = bool(np.all(curves["regret"] <= bound))
     metrics["final_w"] = np.asarray(learner.weights(result.state)).tolist()
     metrics["definitions"] = DEFINITIONS
-    return metrics, curves, trace.snapshots
+    return metrics, curves, trace.snapshots, result.state
 
 
 TRACE_COLUMNS = ("row", "prediction", "target", "loss", "squared_error", "cumulative_average_loss", "regret")
@@ -193,18 +302,31 @@ def trace_csv(curves: dict) -> str:
 
 
 def run_experiment(experiment: Experiment, out_dir):
-    """Evaluate the experiment and write its outputs into ``out_dir``; returns ``(metrics, curves)``."""
+    """Evaluate the experiment and write its outputs (and ``model.npz``, the model file
+    ``ocolearn predict``/``test`` read) into ``out_dir``; returns ``(metrics, curves)``."""
     from ocolearn import plots
 
     out = Path(out_dir)
-    if is_classification(experiment):
-        metrics = classify(experiment)
-        atomic_write(out / "config.toml", tomli_w.dumps(experiment.to_config()))
+    data = load_examples(experiment)
+    if task_of(data) != "regression":
+        metrics, learner, state = classify(experiment, data)
+        curves = {}
+    else:
+        metrics, curves, snapshots, learner, state = regress(experiment, data)
+    if not np.all(np.isfinite(np.asarray(learner.weights(state)))):
+        raise datasets.DataError(
+            f"{experiment.source}: the weights became infinite or NaN; use a smaller step size or a larger "
+            "regularization, or scale the features"
+        )
+    model, why_not = experiment_model(experiment, learner, state, data)
+    metrics["model"] = "model.npz" if model is not None else f"none: {why_not}"
+    atomic_write(out / "config.toml", tomli_w.dumps(experiment.to_config()))
+    if model is not None:
+        save(model, out / "model.npz")
+    if not curves:
         plots.mistakes_figure({experiment.name: metrics["mistakes_per_pass"]}, out / "mistakes.png")
         write_json(out / "metrics.json", metrics)
         return metrics, {}
-    metrics, curves, snapshots = evaluate(experiment)
-    atomic_write(out / "config.toml", tomli_w.dumps(experiment.to_config()))
     atomic_write(out / "trace.csv", trace_csv(curves))
     if snapshots is not None:
         buffer = io.BytesIO()
@@ -230,69 +352,32 @@ def _config_learner(learners, c):
 def run_sweep(experiment: Experiment, out_dir, *, chunk_size=None):
     """Run the experiment's ``[sweep]`` as one compiled program and write into ``out_dir``:
 
-    - ``sweep.csv``: a row per configuration and seed: the swept values, ``average_loss``
-      (mean (yhat - y)^2 of the recorded predictions), ``learner_loss``, ``regret`` against
-      that configuration's feasible comparator (where one is solved exactly), ``mistakes``
-      (for +-1 targets) and ``validation_loss`` (mean squared error of the final weights on
-      the held-out rows, if ``validation`` is set);
+    - ``sweep.csv``: a row per configuration and seed: the swept values, then for regression
+      ``average_loss`` (mean (yhat - y)^2 of the recorded predictions), ``learner_loss``,
+      ``regret`` against that configuration's feasible comparator (where one is solved
+      exactly), ``mistakes`` (for +-1 targets) and ``validation_loss`` (mean squared error of
+      the final weights on the held-out rows, if ``validation`` is set); for classifiers
+      ``error_rate`` (progressive mistakes / rounds), ``learner_loss`` (the mean loss charged:
+      the hinge for Pegasos) and ``validation_error`` (of the final weights on the held-out rows);
     - ``best.json`` and ``best.toml``: the configuration with the lowest mean score over
-      seeds (``validation_loss`` if set, else ``average_loss``) and its resolved experiment;
-    - ``sweep.png`` (a heatmap for two swept keys, curves with bands over seeds for one) and
-      ``best_regret.png`` (regret curves of the best configurations, bands over seeds).
+      seeds (``sweep.score``; by default ``validation_loss``/``validation_error`` if rows are
+      held out, else ``average_loss``/``error_rate``) and its resolved experiment;
+    - ``sweep.png`` (a heatmap for two swept keys, curves with bands over seeds for one) and,
+      for regression, ``best_regret.png`` (regret curves of the best configurations).
 
     Returns ``(table, best)``.
     """
     from ocolearn import plots
-    from ocolearn.sweep import product, stack_values, sweep
 
-    spec, opts = experiment.sweep, experiment.run
-    X, y = load_data(experiment)
-    train, held = (np.arange(len(y)), np.arange(0))
-    if spec.validation > 0:
-        train, held = split_validation(X, y, spec.validation, spec.validation_seed)
-    Xt, yt = X[train], y[train]
-    axes = spec.axes()
-    columns = product(axes)
-    learners = stack_values(experiment.learner, {k.removeprefix("learner."): v for k, v in columns.items()})
-    if spec.seeds:
-        seeds = list(range(spec.seeds))
-    else:
-        seeds = None if opts.shuffle_seed is None else [opts.shuffle_seed]
-    run_opts = dict(passes=opts.passes, predict_after_update=opts.predict_after_update)
-    X32, y32 = np.asarray(Xt, np.float32), np.asarray(yt, np.float32)
-    result = sweep(learners, X32, y32, seeds, chunk_size=chunk_size, **run_opts)
-    T = len(yt) * opts.passes
-    num, num_seeds = result.trace.loss.shape
-    table = {k: np.repeat(v, num_seeds) for k, v in columns.items()}
-    table["seed"] = np.tile([-1] if seeds is None else seeds, num)  # -1: the stored order
-    table["average_loss"] = (np.asarray(result.trace.squared_error, np.float64) / T).ravel()
-    table["learner_loss"] = (np.asarray(result.trace.loss, np.float64) / T).ravel()
-    solved = {}  # projection's numbers -> (comparator weights or None, its loss summed over rounds)
-
-    def comparator(c):
-        """The configuration's learner and its feasible comparator, solved once per projection."""
-        learner = _config_learner(learners, c)
-        key = tuple(np.asarray(leaf).item() for leaf in jax.tree.leaves(getattr(learner, "projection", None)))
-        if key not in solved:
-            u = best_fixed_weights(learner.loss, learner.projection, Xt, yt) if hasattr(learner, "projection") else None
-            total = (
-                np.nan if u is None else opts.passes * round_losses(learner.loss, u, Xt, yt, np.arange(len(yt))).sum()
-            )
-            solved[key] = (u, total)
-        return learner, *solved[key]
-
-    regret = [np.asarray(result.trace.loss[c], np.float64) - comparator(c)[2] for c in range(num)]
-    table["regret"] = np.ravel(regret)
-    if set(np.unique(y)) <= {-1.0, 1.0}:
-        table["mistakes"] = np.asarray(result.trace.mistakes).ravel()
-    if len(held):
-        w = np.asarray(jax.vmap(jax.vmap(experiment.learner.weights))(result.state), np.float64)  # (C, S, d)
-        table["validation_loss"] = np.mean((w @ X[held].T - y[held]) ** 2, axis=-1).ravel()
-    score = "validation_loss" if len(held) else "average_loss"
+    data = load_examples(experiment)
+    compute = _sweep_regression if task_of(data) == "regression" else _sweep_classifier
+    table, columns, score, bands = compute(experiment, data, chunk_size)
+    axes = experiment.sweep.axes()
+    num = len(next(iter(columns.values())))
+    num_seeds = len(table[score]) // num
     mean = table[score].reshape(num, num_seeds).mean(axis=1)
     best_c = int(np.nanargmin(mean))
     best_values = {k: float(v[best_c]) for k, v in columns.items()}
-    best_experiment = apply_values(experiment, best_values)
     best = {
         "score": score,
         "mean_score": float(mean[best_c]),
@@ -313,26 +398,129 @@ def run_sweep(experiment: Experiment, out_dir, *, chunk_size=None):
         comments="",
     )
     atomic_write(out / "sweep.csv", buffer.getvalue())
-    atomic_write(out / "best.toml", tomli_w.dumps(best_experiment.to_config()))
+    atomic_write(out / "best.toml", tomli_w.dumps(apply_values(experiment, best_values).to_config()))
     write_json(out / "best.json", best)
     plots.sweep_figure(axes, mean.reshape([len(v) for v in axes.values()]), score, out / "sweep.png")
-    top = np.argsort(mean)[:3]
-    top_learners = jax.tree.map(lambda a: a[top], learners)
-    traced = sweep(top_learners, X32, y32, seeds, trace=True, **run_opts)
-    bands = []
-    for j, c in enumerate(top):
-        learner, u, _ = comparator(c)
-        if u is None:
-            continue
-        curves = [
-            regret_curve(traced.trace.loss[j, s], round_losses(learner.loss, u, Xt, yt, traced.trace.index[j, s]))
-            for s in range(num_seeds)
-        ]
-        label = ", ".join(f"{k.split('.')[-1]}={columns[k][c]:.3g}" for k in columns)
-        bands.append((label, np.array(curves)))
-    if bands:
-        plots.regret_bands(bands, out / "best_regret.png")
+    if bands is not None:
+        curves = bands(np.argsort(mean)[:3])
+        if curves:
+            plots.regret_bands(curves, out / "best_regret.png")
     return table, best
+
+
+def _sweep_setup(experiment: Experiment, learner, n: int):
+    """What both sweeps share: the swept columns, the stacked learners, the seeds, and the
+    (train, held-out) rows."""
+    from ocolearn.sweep import product, stack_values
+
+    spec, opts = experiment.sweep, experiment.run
+    train, held = (np.arange(n), np.arange(0))
+    if spec.validation > 0:
+        train, held = split_validation(None, np.arange(n), spec.validation, spec.validation_seed)
+    columns = product(spec.axes())
+    learners = stack_values(learner, {k.removeprefix("learner."): v for k, v in columns.items()})
+    if spec.seeds:
+        seeds = list(range(spec.seeds))
+    else:
+        seeds = None if opts.shuffle_seed is None else [opts.shuffle_seed]
+    return columns, learners, seeds, train, held
+
+
+def _sweep_classifier(experiment: Experiment, data: SparseData, chunk_size):
+    """The sweep table of a classifier: error rate and loss per configuration and seed, and
+    the error of the final weights on the held-out rows."""
+    from ocolearn.sweep import sweep
+
+    learner = fit_learner(experiment.learner, data, experiment.source)
+    y = targets(learner, data)
+    columns, learners, seeds, train, held = _sweep_setup(experiment, learner, len(y))
+    passes = experiment.run.passes
+    result = sweep(learners, row(data.X, train), y[train], seeds, passes=passes, chunk_size=chunk_size)
+    num, num_seeds = result.trace.loss.shape
+    T = len(train) * passes
+    table = {k: np.repeat(v, num_seeds) for k, v in columns.items()}
+    table["seed"] = np.tile([-1] if seeds is None else seeds, num)  # -1: the stored order
+    table["error_rate"] = (np.asarray(result.trace.mistakes, np.float64) / T).ravel()
+    table["learner_loss"] = (np.asarray(result.trace.loss, np.float64) / T).ravel()
+    if len(held):
+        X_held, y_held = row(data.X, held), jnp.asarray(y[held])
+
+        def held_error(one, state):
+            scores = jax.vmap(one.predict, (None, 0))(state, X_held)
+            finite = jnp.all(jnp.isfinite(scores.reshape(len(held), -1)), axis=1)
+            return jnp.mean(jax.vmap(is_mistake)(scores, y_held) | ~finite)
+
+        errors = jax.vmap(jax.vmap(held_error, (None, 0)))(learners, result.state)
+        table["validation_error"] = np.asarray(errors, np.float64).ravel()
+    score = experiment.sweep.score or ("validation_error" if len(held) else "error_rate")
+    if score == "hinge":
+        if loss_name(learner) != "hinge":
+            raise datasets.DataError(f"{experiment.source}: sweep.score 'hinge' needs a learner charged the hinge")
+        score = "learner_loss"
+    if score not in table:
+        raise datasets.DataError(f"{experiment.source}: sweep.score {score!r} is not a classifier's score")
+    return table, columns, score, None
+
+
+def _sweep_regression(experiment: Experiment, data: SparseData, chunk_size):
+    """The sweep table of a regression learner (see ``run_sweep``), and a function giving
+    the regret curves of chosen configurations."""
+    from ocolearn.sweep import sweep
+
+    opts = experiment.run
+    X, y = np.asarray(_dense(data.X, experiment.data.source), np.float64), np.asarray(data.y, np.float64)
+    learner = fit_learner(experiment.learner, data, experiment.source)
+    columns, learners, seeds, train, held = _sweep_setup(experiment, learner, len(y))
+    Xt, yt = X[train], y[train]
+    run_opts = dict(passes=opts.passes, predict_after_update=opts.predict_after_update)
+    X32, y32 = np.asarray(Xt, np.float32), np.asarray(yt, np.float32)
+    result = sweep(learners, X32, y32, seeds, chunk_size=chunk_size, **run_opts)
+    T = len(yt) * opts.passes
+    num, num_seeds = result.trace.loss.shape
+    table = {k: np.repeat(v, num_seeds) for k, v in columns.items()}
+    table["seed"] = np.tile([-1] if seeds is None else seeds, num)  # -1: the stored order
+    table["average_loss"] = (np.asarray(result.trace.squared_error, np.float64) / T).ravel()
+    table["learner_loss"] = (np.asarray(result.trace.loss, np.float64) / T).ravel()
+    solved = {}  # projection's numbers -> (comparator weights or None, its loss summed over rounds)
+
+    def comparator(c):
+        """The configuration's learner and its feasible comparator, solved once per projection."""
+        one = _config_learner(learners, c)
+        key = tuple(np.asarray(leaf).item() for leaf in jax.tree.leaves(getattr(one, "projection", None)))
+        if key not in solved:
+            u = best_fixed_weights(one.loss, one.projection, Xt, yt) if hasattr(one, "projection") else None
+            total = np.nan if u is None else opts.passes * round_losses(one.loss, u, Xt, yt, np.arange(len(yt))).sum()
+            solved[key] = (u, total)
+        return one, *solved[key]
+
+    regret = [np.asarray(result.trace.loss[c], np.float64) - comparator(c)[2] for c in range(num)]
+    table["regret"] = np.ravel(regret)
+    if set(np.unique(y)) <= {-1.0, 1.0}:
+        table["mistakes"] = np.asarray(result.trace.mistakes).ravel()
+    if len(held):
+        w = np.asarray(jax.vmap(jax.vmap(learner.weights))(result.state), np.float64)  # (C, S, d)
+        table["validation_loss"] = np.mean((w @ X[held].T - y[held]) ** 2, axis=-1).ravel()
+    score = experiment.sweep.score or ("validation_loss" if len(held) else "average_loss")
+    if score not in table:
+        raise datasets.DataError(f"{experiment.source}: sweep.score {score!r} is not a regression score")
+
+    def bands(top):
+        """Regret curves of configurations ``top``, one band over seeds each."""
+        traced = sweep(jax.tree.map(lambda a: a[top], learners), X32, y32, seeds, trace=True, **run_opts)
+        out = []
+        for j, c in enumerate(top):
+            one, u, _ = comparator(c)
+            if u is None:
+                continue
+            curves = [
+                regret_curve(traced.trace.loss[j, s], round_losses(one.loss, u, Xt, yt, traced.trace.index[j, s]))
+                for s in range(num_seeds)
+            ]
+            label = ", ".join(f"{k.split('.')[-1]}={columns[k][c]:.3g}" for k in columns)
+            out.append((label, np.array(curves)))
+        return out
+
+    return table, columns, score, bands
 
 
 def apply_values(experiment: Experiment, values: dict) -> Experiment:

@@ -1,111 +1,211 @@
-"""Train a classifier on a sparse text file, save it, and predict or test with it.
+"""Train a model on a data file, save it, and predict or test with it.
 
-A model file is an ``.npz`` holding the weights as array ``w`` (``(d,)`` binary, ``(K, d)``
-multiclass), the label names as ``labels``, and the learner and feature settings as JSON in
-``settings``, so that prediction needs nothing else. Files are written atomically.
+A model file is an ``.npz`` holding the weights as array ``w`` (``(d,)`` regression and
+binary, ``(K, d)`` multiclass), the label names as ``labels`` (none for regression), and the
+learner, the task and the feature settings as JSON in ``settings``, so that prediction needs
+nothing else. Files are written atomically.
 
-Labels: with a multiclass learner (``classes``) the sorted distinct labels of the training
-file become classes 0..K-1 (``classes`` is set from the data when not given); with a binary
-one the file must hold exactly two labels, the smaller read as -1 and the larger as +1.
+Every function here reads through one path: a ``Source`` (``ocolearn.data.stream``) read in
+chunks of rows, with constant memory, whatever the format. The task (``ocolearn.data.task``)
+is declared or inferred from the labels once, and picks the targets: numbers for regression,
+-1/+1 for a binary learner (the smaller label read as -1), class indices 0..K-1 (the sorted
+labels) for a multiclass one (``classes`` is set from the data when not given).
 """
 
 from __future__ import annotations
 
 import io
 import json
+import os
+import zipfile
 from typing import NamedTuple
 
+import jax
 import numpy as np
 
-from ocolearn.config import _build_part, apply_overrides
+from ocolearn.config import ConfigError, _build_part, apply_overrides
 from ocolearn.data import DataError
-from ocolearn.data.sparse_text import (
-    DEFAULT_BITS,
-    SparseData,
-    class_indices,
-    csv_header,
-    csv_lines,
-    label_names,
-    read_bytes,
-    read_mira,
-    read_svmlight,
-    read_text_folders,
-)
+from ocolearn.data.sparse_text import DEFAULT_BITS, SparseData
+from ocolearn.data.stream import Source, chunks, reader_of, scan
+from ocolearn.data.task import infer
 from ocolearn.features import Sparse
 from ocolearn.io import atomic_write
 from ocolearn.learners import Learner
 from ocolearn.learners.base import positive
+from ocolearn.learners.mira import normalized as unit_rows
 from ocolearn.parts import fields_of
 from ocolearn.run import run_passes
+
+REGRESSION_LOSSES = ("squared", "absolute", "epsilon_insensitive")
+REGRESSION_LEARNERS = "ogd, adagrad, nag, ons, coin_betting, optax, passive_aggressive --set loss=epsilon_insensitive"
 
 
 class Model(NamedTuple):
     w: np.ndarray  # (d,) or (K, d)
-    labels: list[str]
-    settings: dict  # {"learner": config table, "format", "dim", "bits", "averaged"}
+    labels: list[str]  # class names (none for regression)
+    settings: dict  # {"learner": config table, "task", "format", "dim", "bits", "averaged", ...}
     offset: np.ndarray = np.zeros(())  # subtracted from w . x (Winnow's threshold), () or (K,)
 
-
-def read_data(path, fmt: str, *, dim=None, bits=None, labels=None, zero_based="auto", target="") -> SparseData:
-    """A svmlight or MIRA-format file, or a folder of text files per label (``fmt`` "text"),
-    as ``SparseData``; labels are always names. ``bits`` hashes MIRA feature names and words
-    (default 18) and svmlight indices (if given) into ``2**bits`` buckets."""
-    if fmt == "mira":
-        return read_mira(path, bits=bits or DEFAULT_BITS, labels=labels)
-    if fmt == "text":
-        return read_text_folders(path, bits=bits or DEFAULT_BITS, labels=labels)[0]
-    if fmt == "csv":
-        block = csv_lines(read_bytes(path), 1, path, csv_header(path), target)
-        X = block.values.astype(np.float32).reshape(len(block.labels), -1)
-        y, classes = class_indices(path, block.labels.tolist(), block.lines, labels)
-        return SparseData(X, y, classes, block.lines)
-    if fmt != "svmlight":
-        raise DataError(f"{path}: unknown format {fmt!r}; expected 'svmlight', 'mira', 'csv' or 'text'")
-    data = read_svmlight(path, dim=dim, zero_based=zero_based, bits=bits)
-    y, classes = class_indices(path, label_names(data.y).tolist(), data.lines, labels, order=float)
-    return SparseData(data.X, y, classes, data.lines)
+    @property
+    def task(self) -> str:
+        return self.settings.get("task") or ("regression" if not self.labels else "binary")
 
 
-def build_learner(name: str, overrides=(), num_labels: int = 2) -> Learner:
+def source_of(path, fmt="svmlight", *, bits=None, dim=None, labels=None, zero_based=False, target="", **options):
+    """The ``Source`` of a data file: hashing ``bits`` (default 18 for MIRA features and words;
+    svmlight indices only if given) fix ``dim`` to ``2**bits``."""
+    if fmt in ("mira", "text"):
+        bits = bits or DEFAULT_BITS
+    source = Source(str(path), fmt, dim or 0, tuple(labels or ()), bool(zero_based), bits, target=target, **options)
+    return source._replace(dim=1 << bits) if bits is not None else source
+
+
+def prepare(source: Source, task: str = "") -> tuple[Source, str, object]:
+    """A first pass over ``source`` where its labels, dimension or task are not known (given
+    labels and dimension are a classification task, read without a first pass): the source
+    with its labels, dimension and task filled in, and the ``Scan`` (or None)."""
+    found = None
+    if source.labels and source.dim and not reader_of(source).dense and task != "regression":
+        task = task or ("binary" if len(source.labels) == 2 else "multiclass")  # given labels: no first pass
+        return source._replace(task=task), task, None
+    if not source.labels or not source.dim or reader_of(source).dense or not task:
+        found = scan(source)
+        task = infer(found.labels, task, source.path)
+        labels = () if task == "regression" else tuple(source.labels or found.labels.names)
+        source = source._replace(labels=labels, dim=source.dim or found.dim, width=found.width)
+    return source._replace(task=task), task, found
+
+
+def build_learner(name: str, overrides=(), num_labels: int = 2, task: str = "") -> Learner:
     """A learner from its registered name and ``key=value`` overrides of its fields; a learner
-    with ``classes`` gets the data's number of labels when there are more than two."""
+    with ``classes`` gets the data's number of labels for a multiclass task."""
     table = apply_overrides({"kind": name}, overrides)
     cls = Learner.registry.get(name)
-    if cls is not None and "classes" in fields_of(cls) and "classes" not in table and num_labels > 2:
+    multiclass = task == "multiclass" or (not task and num_labels > 2)
+    if cls is not None and "classes" in fields_of(cls) and "classes" not in table and multiclass:
         table["classes"] = num_labels
     return _build_part(Learner, table, "learner", "--learner/--set")
 
 
-def targets(learner: Learner, data: SparseData):
-    """Class indices for multiclass learners, -1/+1 for binary ones."""
-    return target_map(learner, data.labels)(data.y)
+def loss_name(learner) -> str:
+    return getattr(getattr(learner, "loss", None), "name", "")
 
 
-def train(learner: Learner, data: SparseData, *, passes=1, seed=None, averaged=False, stop_early=False, settings=None):
-    """Run ``learner`` over the data for up to ``passes`` passes (``stop_early``: until a pass
-    without mistakes); see ``model_of``."""
-    result = run_passes(learner, data.X, targets(learner, data), seed, passes=passes, stop_early=stop_early)
-    settings = {**(settings or {}), "mistakes_per_pass": result.mistakes}
-    return model_of(learner, result.state, list(data.labels), data.X.dim, averaged, settings)
+def check_learner(learner: Learner, task: str, labels=(), where="the data") -> None:
+    """The learner can learn the task: regression needs a regression loss, more than two
+    classes a multiclass learner; otherwise an error saying what to do."""
+    name = learner.name
+    if task == "regression":
+        if getattr(learner, "classes", 0) or loss_name(learner) not in REGRESSION_LOSSES:
+            fix = " (--set loss=epsilon_insensitive)" if name == "passive_aggressive" else ""
+            raise DataError(
+                f"{where}: the target is real-valued (a regression task), but {name!r} with loss "
+                f"{loss_name(learner) or 'of its own'} is a classifier{fix}; train a regression learner "
+                f"({REGRESSION_LEARNERS}), or declare the classes with --task binary|multiclass"
+            )
+    elif task == "multiclass" and not getattr(learner, "classes", 0):
+        raise DataError(
+            f"{where}: {len(labels)} labels (a multiclass task), but {name!r} is a binary learner; "
+            f"use --learner one_vs_rest --set base.kind={name}, or a multiclass learner "
+            "(perceptron, passive_aggressive, mira, cw, arow, scw)"
+        )
+    elif task == "binary" and getattr(learner, "classes", 0) not in (0, 2):
+        raise DataError(f"{where}: 2 labels, but the learner has classes={learner.classes}")
 
 
-def target_map(learner: Learner, labels):
-    """Class indices -> the learner's targets: as they are for a multiclass learner, -1/+1
-    for a binary one (which needs exactly two labels)."""
-    if getattr(learner, "classes", 0):
+def has_average(learner) -> bool:
+    """Whether the learner keeps averaged weights (``averaged(state)``), also inside one-vs-rest."""
+    base = getattr(learner, "base", None)
+    return hasattr(learner, "averaged") and (base is None or has_average(base))
+
+
+def check_step(learner: Learner, dim: int, dense=False, where="--learner/--set") -> None:
+    """Trace one step of the learner on an abstract example of the data's shape, before any
+    data is read: a hyperparameter outside its set (a variant, an optax name) fails here with
+    one message, and a state too large for this machine's memory (``--bits``, ``--dim``) is
+    refused before it is allocated. The learner's own ``check()``, where it has one, runs first."""
+    base = getattr(learner, "base", None)
+    if base is not None and getattr(base, "classes", 0):
+        raise ConfigError(
+            f"{where}: {learner.name}'s base must be a binary learner; {base.name!r} is multiclass "
+            f"(use --learner {base.name} itself)"
+        )
+    check = getattr(learner, "check", None)
+    try:
+        if check is not None:
+            check()
+        y = jax.ShapeDtypeStruct((), np.int32 if getattr(learner, "classes", 0) else np.float32)
+        state = jax.eval_shape(lambda: learner.init(dim))
+    except (ValueError, TypeError, KeyError, AttributeError) as e:
+        raise ConfigError(f"{where}: {learner.name}: {_first_line(e)}") from None
+    size = sum(leaf.size * leaf.dtype.itemsize for leaf in jax.tree.leaves(state))
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    if 4 * size > memory:
+        raise ConfigError(
+            f"--bits/--dim: {learner.name} over {dim:,} features needs {size / 2**30:.1f} GiB of state, "
+            f"more than this machine's memory allows ({memory / 2**30:.0f} GiB); use fewer --bits"
+        )
+
+    def step(state, idx, val, y):
+        return learner.update(state, (val if dense else Sparse(idx, val, dim), y))
+
+    width = dim if dense else 8
+    try:
+        jax.eval_shape(
+            step, state, jax.ShapeDtypeStruct((width,), np.int32), jax.ShapeDtypeStruct((width,), np.float32), y
+        )
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError) as e:
+        raise ConfigError(f"{where}: {learner.name}: {_first_line(e)}") from None
+
+
+def _first_line(e: Exception) -> str:
+    return (str(e).strip().splitlines() or [type(e).__name__])[0]
+
+
+def target_map(learner_or_task, labels):
+    """Class indices (or numbers) -> the learner's targets: numbers for regression, class
+    indices for a multiclass learner, -1/+1 for a binary one (which needs exactly two labels)."""
+    if learner_or_task == "regression":
+        return lambda y: np.asarray(y, np.float32)
+    if getattr(learner_or_task, "classes", 0) or learner_or_task == "multiclass":
         return lambda y: y
     if len(labels) != 2:
         raise DataError(f"a binary learner needs exactly two labels, the data has {len(labels)}: {list(labels)}")
     return lambda y: np.where(y == 1, 1.0, -1.0).astype(np.float32)
 
 
-def model_of(learner: Learner, state, labels, dim: int, averaged=False, settings=None) -> Model:
+def targets(learner: Learner, data: SparseData):
+    """Targets of in-memory data for the learner: class indices or -1/+1, numbers when the
+    data has no label names (regression)."""
+    return target_map("regression" if data.labels is None else learner, data.labels)(data.y)
+
+
+def train(learner: Learner, data: SparseData, *, passes=1, seed=None, averaged=False, stop_early=False, settings=None):
+    """Run ``learner`` over in-memory data for up to ``passes`` passes (``stop_early``: until a
+    pass without mistakes); see ``model_of``. The model reads files as svmlight unless
+    ``settings`` name another format."""
+    result = run_passes(learner, data.X, targets(learner, data), seed, passes=passes, stop_early=stop_early)
+    task = "regression" if data.labels is None else ("multiclass" if getattr(learner, "classes", 0) > 2 else "binary")
+    dense = not isinstance(data.X, Sparse)
+    base = {"format": "csv" if dense else "svmlight", "task": task, "zero_based": False}
+    settings = {**base, **(settings or {}), "mistakes_per_pass": result.mistakes}
+    dim = data.X.shape[1] if dense else data.X.dim
+    return model_of(learner, result.state, list(data.labels or []), dim, averaged, settings)
+
+
+def model_of(learner: Learner, state, labels, dim: int, averaged=False, settings=None, normalize=False) -> Model:
     """The model of a trained state: its final (or averaged) weights, the learner's score for
-    an all-zero example, negated, as ``offset``, and the learner in the settings."""
+    an all-zero example, negated, as ``offset``, and the learner in the settings. ``normalize``
+    scales each class's weights (and offset) to unit L2 norm, as the MIRA write-up does
+    before predicting."""
     w = learner.averaged(state) if averaged else learner.weights(state)
     zero = Sparse(np.zeros((1,), np.int32), np.zeros((1,), np.float32), dim)
     offset = -np.asarray(learner.predict(state, zero), np.float32)
+    if normalize:
+        norms = np.sqrt(np.sum(np.square(np.asarray(w, np.float64)), axis=-1))
+        w, offset = unit_rows(w), (offset / np.where(norms > 0, norms, 1.0)).astype(np.float32)
     settings = {**(settings or {}), "learner": learner.to_config(), "averaged": averaged, "dim": dim}
+    settings["normalized"] = normalize
     return Model(np.asarray(w, np.float32), list(labels), settings, offset)
 
 
@@ -130,31 +230,37 @@ def train_file(
     resume=False,
     progress=None,
     target="",
+    task="",
+    normalize=False,
+    order_seed=0,
+    warn=None,
 ) -> Model:
-    """Train the named learner on an svmlight or MIRA-format file streamed in chunks
-    (``ocolearn.streaming.run_stream``: constant memory, checkpoints, resume). Without
-    ``labels`` (and, for svmlight without hashing, ``dim``) one first pass over the file
-    finds them; ``bits`` hashes MIRA names (default 18) or svmlight indices. A CSV file has a
-    header line; its ``target`` column holds the labels, every other column is a feature."""
-    from ocolearn.data.stream import Source, scan
+    """Train the named learner on a data file streamed in chunks (``ocolearn.streaming``:
+    constant memory, checkpoints, resume). Without ``labels``, ``dim`` or ``task`` one first
+    pass finds them. The learner and its step are checked before that pass. A folder of
+    text documents is read in an order shuffled by ``order_seed`` (recorded in the model);
+    a file whose labels come sorted gets a warning through ``warn``."""
     from ocolearn.streaming import run_stream
 
-    if fmt not in ("svmlight", "mira", "csv"):
-        raise DataError(f"{path}: streaming reads 'svmlight', 'mira' or 'csv' files, not {fmt!r}")
-    if fmt == "csv" and not target:
-        raise DataError(f"{path}: a CSV file needs --target, the column of labels")
-    bits = (bits or DEFAULT_BITS) if fmt == "mira" else bits
-    source = Source(str(path), fmt, dim or 0, tuple(labels or ()), zero_based, bits, skip_bad, target=target)
-    if bits is not None:
-        source = source._replace(dim=1 << bits)
-    if not labels or not source.dim or fmt == "csv":
-        found, found_dim, width = scan(source)
-        source = source._replace(labels=tuple(labels or found), dim=source.dim or found_dim, width=width)
-    learner = build_learner(name, overrides, len(source.labels))
+    learner = build_learner(name, overrides, len(labels or ()) or 2, task)
+    if averaged and not has_average(learner):
+        raise ConfigError(f"--average: {name!r} keeps no averaged weights (perceptron, mira, ocp_svm do)")
+    options = dict(skip_bad=skip_bad, order_seed=order_seed if fmt == "text" else None)
+    source = source_of(path, fmt, bits=bits, dim=dim, labels=labels, zero_based=zero_based, target=target, **options)
+    check_step(learner, source.dim or 8, dense=fmt == "csv")  # before the data is read
+    source, task, found = prepare(source, task)
+    learner = build_learner(name, overrides, len(source.labels), task)
+    check_learner(learner, task, source.labels, source.path)
+    check_step(learner, source.dim, dense=fmt == "csv")
+    if found is not None and found.sorted_labels and task != "regression" and seed is None and warn:
+        warn(
+            f"{source.path}: the labels come sorted (each in one run of rows); an online learner sees one class "
+            "after the other. Shuffle the file, or pass --seed with --chunk-rows of at least the number of rows"
+        )
     result = run_stream(
         learner,
         source,
-        targets=target_map(learner, source.labels),
+        targets=target_map(task if task == "regression" else learner, source.labels),
         passes=passes,
         chunk_rows=chunk_rows,
         seed=seed,
@@ -166,22 +272,34 @@ def train_file(
     )
     settings = {
         "format": fmt,
-        "bits": bits,
+        "task": task,
+        "bits": source.bits,
         "zero_based": zero_based,
         "target": target,
+        "columns": _feature_columns(source),
+        "order_seed": source.order_seed,
         "mistakes_per_pass": result.mistakes_per_pass,
         "skipped_lines": result.skipped,
         "rounds": result.rounds,
         "average_loss": float(result.summary.loss) / max(result.rounds, 1),
     }
-    return model_of(learner, result.state, source.labels, source.dim, averaged, settings)
+    return model_of(learner, result.state, source.labels, source.dim, averaged, settings, normalize)
+
+
+def _feature_columns(source: Source) -> list[str]:
+    if source.format != "csv":
+        return []
+    from ocolearn.data.csvfile import csv_columns
+
+    _, features, header = csv_columns(source.path, source.target)
+    return [header[j] for j in features]
 
 
 def save(model: Model, path) -> None:
     """Write the model file atomically."""
     buffer = io.BytesIO()
     settings = json.dumps(model.settings)
-    np.savez(buffer, w=model.w, labels=np.asarray(model.labels), settings=settings, offset=model.offset)
+    np.savez(buffer, w=model.w, labels=np.asarray(model.labels, str), settings=settings, offset=model.offset)
     atomic_write(path, buffer.getvalue())
 
 
@@ -190,8 +308,33 @@ def load(path) -> Model:
     try:
         with np.load(path) as f:
             return Model(f["w"], [str(v) for v in f["labels"]], json.loads(str(f["settings"])), f["offset"])
-    except (OSError, KeyError, ValueError) as e:
-        raise DataError(f"{path}: not an ocolearn model file (an .npz with w, labels, settings, offset): {e}") from None
+    except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as e:
+        if isinstance(e, FileNotFoundError):
+            raise DataError(f"{path}: no such model file") from None
+        reason = getattr(e, "strerror", None) or str(e) or type(e).__name__
+        raise DataError(
+            f"{path}: not an ocolearn model file (an .npz with w, labels, settings, offset): {reason}"
+        ) from None
+
+
+def model_source(model: Model, path, *, labelled=True, fmt=None) -> Source:
+    """The ``Source`` of ``path`` read as the model was trained (format, features, labels):
+    ``labelled=False`` for prediction input, whose labels are optional and whose features
+    beyond the model's are left out."""
+    s = model.settings
+    return source_of(
+        path,
+        fmt or s.get("format", "svmlight"),
+        bits=s.get("bits"),
+        dim=s["dim"],
+        labels=model.labels,
+        zero_based=s.get("zero_based", False),
+        target=s.get("target", ""),
+        task=model.task,
+        labelled=labelled,
+        drop_unseen=not labelled,
+        columns=tuple(s.get("columns") or ()),
+    )
 
 
 def scores(model: Model, X) -> np.ndarray:
@@ -205,20 +348,92 @@ def scores(model: Model, X) -> np.ndarray:
     return np.einsum("nk,cnk->nc", val, w[:, idx]) - model.offset
 
 
-def predict(model: Model, X: Sparse) -> list[str]:
-    """The predicted label name of each row."""
+def classes_of(model: Model, s: np.ndarray) -> np.ndarray:
+    """Class indices predicted from scores (a binary score is class 1 where ``positive``: the
+    learners' own rule)."""
+    return positive(s).astype(np.int32) if s.ndim == 1 else np.argmax(s, axis=1).astype(np.int32)
+
+
+def predict(model: Model, X) -> list:
+    """The predicted label name of each row (the predicted value, for regression)."""
     s = scores(model, X)
-    if model.w.ndim == 1:
-        return [model.labels[1] if positive(v) else model.labels[0] for v in s]
-    return [model.labels[k] for k in np.argmax(s, axis=1)]
+    if model.task == "regression":
+        return s.tolist()
+    return [model.labels[k] for k in classes_of(model, s)]
+
+
+def batches(model: Model, path, *, labelled=True, chunk_rows=65536, fmt=None):
+    """``(scores, targets)`` of each chunk of ``path`` (see ``model_source``)."""
+    for chunk in chunks(model_source(model, path, labelled=labelled, fmt=fmt), chunk_rows=chunk_rows):
+        yield scores(model, chunk.X), chunk.y
+
+
+def predictions(model: Model, path, *, raw=False, chunk_rows=65536, fmt=None):
+    """Lines of output, one per row: the label (or value, for regression), or with ``raw`` the
+    score(s); labels in the file are optional and ignored."""
+    for s, _ in batches(model, path, labelled=False, chunk_rows=chunk_rows, fmt=fmt):
+        if raw or model.task == "regression":
+            yield from (" ".join(f"{v:.9g}" for v in np.atleast_1d(r)) + "\n" for r in s)
+        else:
+            yield from (model.labels[k] + "\n" for k in classes_of(model, s))
+
+
+def evaluate(model: Model, path, *, chunk_rows=65536, fmt=None) -> dict:
+    """Metrics of the model on a labelled file, streamed: ``mse`` and ``mae`` for regression;
+    ``error_rate`` for classifiers (a non-finite score is a mistake), and for more than two
+    classes ``confusion`` (rows: the true class, columns: the predicted one)."""
+    K = max(len(model.labels), 2)
+    rows, squared, absolute, wrong = 0, 0.0, 0.0, 0
+    confusion = np.zeros((K, K), np.int64)
+    for s, y in batches(model, path, chunk_rows=chunk_rows, fmt=fmt):
+        rows += len(y)
+        if model.task == "regression":
+            error = s - np.asarray(y, np.float64)
+            squared, absolute = squared + float(np.sum(error**2)), absolute + float(np.sum(np.abs(error)))
+            continue
+        guess = classes_of(model, s)
+        finite = np.all(np.isfinite(s.reshape(len(y), -1)), axis=1)
+        wrong += int(np.sum((guess != y) | ~finite))
+        np.add.at(confusion, (y, guess), 1)
+    if model.task == "regression":
+        return {"mse": squared / rows, "mae": absolute / rows, "rows": rows}
+    metrics = {"error_rate": wrong / rows, "rows": rows}
+    if len(model.labels) > 2:
+        metrics["confusion"] = confusion.tolist()
+    return metrics
+
+
+def read_data(
+    path, fmt="svmlight", *, dim=None, bits=None, labels=None, zero_based="auto", target="", task="", order_seed=None
+):
+    """A data file in memory, as ``SparseData`` (one chunk of the one reading path): class
+    indices and label names, or numbers (labels None) for regression."""
+    if zero_based == "auto":
+        zero_based = fmt == "svmlight" and _has_index_zero(path)
+    options = dict(bits=bits, dim=dim, labels=labels, zero_based=zero_based, target=target, order_seed=order_seed)
+    source, task, _ = prepare(source_of(path, fmt, **options), task)
+    return _in_memory(source)
+
+
+def _has_index_zero(path) -> bool:
+    from ocolearn.data.sparse_text import read_bytes
+    from ocolearn.data.svmlight import parse_svmlight
+
+    block = parse_svmlight(read_bytes(path), 1, path)
+    return bool(block.indices.size and block.indices.min() == 0)
+
+
+def _in_memory(source: Source) -> SparseData:
+    (chunk,) = list(chunks(source, chunk_rows=1 << 62)) or [None]
+    if chunk is None:
+        raise DataError(f"{source.path}: no examples")
+    labels = None if source.task == "regression" else list(source.labels)
+    return SparseData(chunk.X, chunk.y, labels)
 
 
 def data_for(model: Model, path) -> SparseData:
-    """Read ``path`` with the model's feature settings and label names."""
-    s = model.settings
-    zero_based = s.get("zero_based", "auto")
-    options = dict(dim=s["dim"], bits=s.get("bits"), labels=model.labels, zero_based=zero_based)
-    return read_data(path, s["format"], target=s.get("target", ""), **options)
+    """Read ``path`` in memory with the model's feature settings and label names."""
+    return _in_memory(model_source(model, path))
 
 
 def error_rate(model: Model, data: SparseData) -> float:
@@ -231,8 +446,10 @@ __all__ = [
     "build_learner",
     "data_for",
     "error_rate",
+    "evaluate",
     "load",
     "predict",
+    "predictions",
     "read_data",
     "save",
     "targets",

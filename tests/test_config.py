@@ -110,7 +110,7 @@ def test_classifiers_from_config(tmp_path):
 
 def test_data_format_and_test_fraction_are_checked(tmp_path):
     message = error(tmp_path, BASE.replace("[data]\n", '[data]\nformat = "svm"\n'))
-    assert "'data.format' must be one of table, svmlight, mira, text, got 'svm'" in message
+    assert "'data.format' must be one of table, svmlight, mira, csv, text, got 'svm'" in message
     assert "'data.test' must be a fraction in [0, 1)" in error(
         tmp_path, BASE.replace("[data]\n", "[data]\ntest = 1.5\n")
     )

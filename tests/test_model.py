@@ -83,7 +83,7 @@ def test_cli_train_predict_test_on_svmlight_and_mira(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     predicted = cli("predict", tmp_path / "pa.npz", path).stdout.split()
-    rate = float(cli("test", tmp_path / "pa.npz", path).stdout)
+    rate = float(cli("test", tmp_path / "pa.npz", path).stdout.split()[1])
     truth = [line.split()[0] for line in path.read_text().splitlines()]
     assert len(predicted) == 120 and rate == pytest.approx(np.mean(np.array(predicted) != np.array(truth)))
     settings = json.loads(str(np.load(tmp_path / "pa.npz")["settings"]))
@@ -171,7 +171,7 @@ def test_cli_on_folders_of_text(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert cli("predict", tmp_path / "p.npz", tmp_path / "train").stdout.split() == ["neg", "neg", "pos", "pos"]
-    assert float(cli("test", tmp_path / "p.npz", tmp_path / "train").stdout) == 0.0
+    assert float(cli("test", tmp_path / "p.npz", tmp_path / "train").stdout.split()[1]) == 0.0
     (tmp_path / "train" / "meh").mkdir()
     (tmp_path / "train" / "meh" / "0.txt").write_text("so so")
     done = cli("test", tmp_path / "p.npz", tmp_path / "train")

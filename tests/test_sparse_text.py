@@ -4,7 +4,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ocolearn.data import DataError
-from ocolearn.data.sparse_text import feature_hash, read_mira, read_svmlight, read_text_folders, tokens
+from ocolearn.data.mira import read_mira
+from ocolearn.data.sparse_text import feature_hash
+from ocolearn.data.svmlight import read_svmlight
+from ocolearn.data.textdirs import read_text_folders, tokens
 
 
 def write(tmp_path, text, name="d.txt"):

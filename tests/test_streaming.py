@@ -18,8 +18,9 @@ from hypothesis import strategies as st
 
 from ocolearn import MIRA, AdaGrad, Hinge, PassiveAggressive, Pegasos, Perceptron, run
 from ocolearn.data import DataError
-from ocolearn.data.sparse_text import parse_svmlight, read_svmlight, sparse_rows, svmlight_lines
+from ocolearn.data.sparse_text import sparse_rows
 from ocolearn.data.stream import Source, chunks, scan
+from ocolearn.data.svmlight import parse_svmlight, read_svmlight, svmlight_lines
 from ocolearn.model import load, target_map, train_file
 from ocolearn.streaming import Progress, run_stream
 
@@ -64,8 +65,9 @@ LEARNERS = [Pegasos(0.01), PassiveAggressive(0.5), AdaGrad(0.2, loss=Hinge()), P
 @pytest.mark.parametrize("chunk_rows", [1, 64, 250, 5000])
 def test_chunked_run_equals_the_whole_array_bit_for_bit(tmp_path, learner, chunk_rows):
     path = write(tmp_path, svmlight_text())
-    labels, dim, width = scan(Source(str(path)))
-    assert dim == 40 and labels == ["-1", "1"]
+    found = scan(Source(str(path)))
+    labels, dim, width = found.labels.names, found.dim, found.width
+    assert dim == 40 and labels == ["-1", "1"] and found.labels.numeric and not found.sorted_labels
     X, y, _ = whole(path, width)
     targets = target_map(learner, labels)
     expected = run(learner, X, targets(y), passes=3, trace=False)
@@ -234,7 +236,7 @@ def test_empty_truncated_and_out_of_range_input(tmp_path):
         list(chunks(Source(str(wide), dim=5, labels=("-1", "1"))))
     hashed = list(chunks(Source(str(wide), dim=8, labels=("-1", "1"), bits=3)))[0]
     assert hashed.X.idx[1, 0] == 11 % 8  # hashing folds it instead
-    with pytest.raises(DataError, match="line 2: label '-1' is not one of the labels"):
+    with pytest.raises(DataError, match="line 2: label '-1' is not one of the model's labels"):
         list(chunks(Source(str(wide), dim=16, labels=("0", "1"))))
 
 
@@ -333,7 +335,8 @@ def test_csv_streams_as_dense_rows(tmp_path):
         f"{r[0]:g},{r[1]:g},{n},{r[2]:g},{r[3]:g}\n" for r, n in zip(X, names, strict=True)
     )
     path = write(tmp_path, text, "data.csv.gz")
-    labels, dim, _ = scan(Source(str(path), "csv", target="label"))
+    found = scan(Source(str(path), "csv", target="label"))
+    labels, dim = found.labels.names, found.dim
     assert labels == ["no", "yes"] and dim == 4
     source = Source(str(path), "csv", dim=4, labels=("no", "yes"), target="label")
     learner = PassiveAggressive(0.5)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import bz2
 import csv
 import gzip
+import io
 import lzma
 import math
 from importlib import resources
@@ -42,26 +43,21 @@ def _number(text: str):
 
 
 def parse_csv(lines, source: str) -> dict[str, np.ndarray]:
-    """A table from CSV lines with a header. Columns whose every value is a number are numeric.
+    """A table from CSV lines with a header (split by ``ocolearn.data.csvfile.csv_rows``, the
+    one CSV parser). Columns whose every value is a number are numeric.
 
     NaN, infinite values, ragged rows and empty files are errors naming ``source`` and the line.
     """
-    reader = csv.reader(lines)
-    header = next(reader, None)
+    from ocolearn.data.csvfile import csv_rows
+
+    lines = iter(lines)
+    header = next(csv.reader([next(lines, "")]), None)
     if not header:
         raise DataError(f"{source}: empty file; expected a header line of column names")
     header = [h.strip() for h in header]
     if len(set(header)) != len(header):
         raise DataError(f"{source}, line 1: repeated column names in {header}")
-    rows = []
-    for row in reader:
-        if not row or all(not c.strip() for c in row):
-            continue
-        if len(row) != len(header):
-            raise DataError(
-                f"{source}, line {reader.line_num}: {len(row)} fields, expected {len(header)} ({', '.join(header)})"
-            )
-        rows.append((reader.line_num, [c.strip() for c in row]))
+    rows = csv_rows(lines, source, header, 2)
     if not rows:
         raise DataError(f"{source}: no data rows after the header")
     table = {}
@@ -106,6 +102,33 @@ def load_wine() -> dict[str, np.ndarray]:
 
 
 BUNDLED = {"iris": load_iris, "wine": load_wine}
+
+
+def table_csv(table, columns=None) -> str:
+    """A table as CSV text with a header line (numbers written to round-trip), the ``columns``
+    in order (default: all)."""
+    columns = list(columns or table)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(columns)
+    cells = [[repr(float(v)) if table[c].dtype.kind in "fi" else str(v) for v in table[c]] for c in columns]
+    writer.writerows(zip(*cells, strict=True))
+    return out.getvalue()
+
+
+def table_svmlight(table, target: str, features) -> str:
+    """A table as svmlight text: the ``target`` column as the label (class names as their
+    number 1..K in sorted order, named in a first comment line), the ``features`` as indices
+    1..d (zeros left out)."""
+    column = table[target]
+    numeric = column.dtype.kind in "fi"
+    names = sorted(set(column.tolist())) if not numeric else []
+    lines = [f"# labels: {' '.join(f'{k + 1}={n}' for k, n in enumerate(names))}\n"] if names else []
+    for i in range(len(column)):
+        label = repr(float(column[i])) if numeric else str(names.index(column[i]) + 1)
+        entries = " ".join(f"{j + 1}:{float(table[f][i])!r}" for j, f in enumerate(features) if table[f][i] != 0)
+        lines.append(f"{label} {entries}".rstrip() + "\n")
+    return "".join(lines)
 
 
 def load_table(source: str) -> dict[str, np.ndarray]:

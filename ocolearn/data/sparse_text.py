@@ -1,39 +1,118 @@
-"""Sparse text formats: svmlight/libsvm, the MIRA write-up's format with hashed feature names.
+"""Rows as every reader produces them, and what the readers share.
 
-Both give a ``SparseData``: padded ``Sparse`` features (repeated features of a line merged by
-summing their values, padding with value 0), the labels, and where the labels are names the
-sorted list of names (labels are then int32 indices into it). Every malformed line is an
-error that names the file, the line number and the expected form.
-
-svmlight/libsvm: ``label [qid:N] index:value ...  [# comment]``; indices are 1-based unless
-``zero_based`` (``"auto"``: zero-based if any index is 0, as scikit-learn decides); ``qid``
-is ignored; blank and comment-only lines are skipped.
-
-MIRA format (the Clojure MIRA write-up): ``label feature[:value] ...``; a feature without
-``:value`` has value 1; feature names are strings hashed into ``2**bits`` buckets with
-``feature_hash`` (32-bit FNV-1a of the UTF-8 name, modulo the number of buckets: stable across
-runs, machines and Python versions).
-
-Raw text (the Pegasos write-up's bag of words): one folder per label, one document per
-file; ``tokens`` lowercases and splits a document into words, and each feature is a word's
-count in the document, the word indexed by a vocabulary or hashed like a MIRA feature.
+A reader (one module per format: ``svmlight``, ``mira``, ``csvfile``, ``textdirs``) turns
+bytes into ``Block``s: labels as written, CSR-style rows of (index, value) and each row's line
+number. ``fill_rows`` pads a block's rows into the ``Sparse`` arrays the learners read;
+``SparseData`` is a whole data set in memory. Every malformed line is an error that names the
+file, the line number and the expected form.
 """
 
 from __future__ import annotations
 
-import math
-import re
-from collections import Counter
-from pathlib import Path
+from collections.abc import Callable
 from typing import NamedTuple
 
+import numba
 import numpy as np
 
 from ocolearn.data import DataError, open_binary
-from ocolearn.data.svmlight import Block, pad, parse_block
 from ocolearn.features import Sparse
 
+FLOAT32_MAX = float(np.finfo(np.float32).max)  # a larger number would be infinite in float32
+BLOCK_BYTES = 8 << 20
+
+
+class Block(NamedTuple):
+    labels: np.ndarray  # (n,) float64 (or str names, for the MIRA format)
+    indptr: np.ndarray  # (n + 1,) int64: row i holds entries indptr[i]:indptr[i + 1]
+    indices: np.ndarray  # (nnz,) int64, as written (not shifted to 0-based)
+    values: np.ndarray  # (nnz,) float64
+    lines: np.ndarray  # (n,) int64: the line number of each row
+
+
+class Reader(NamedTuple):
+    """What the streaming layer (``ocolearn.data.stream``) needs of a format, one per module
+    (``svmlight``, ``mira``, ``csvfile``, ``textdirs``):
+
+    - ``blocks(source, start)``: ``(payload, first line, offset)`` from a ``Position``;
+    - ``parsers(source)``: ``(fast, exact)`` parsers ``(payload, first line) -> Block``, the
+      exact one line by line (to skip bad lines);
+    - ``one_based``: indices as written start at 1 (unless the source is ``zero_based``);
+    - ``dense``: rows are dense (every feature in every row); ``unit``: "line" or "document";
+    - ``after(payload, first line, offset, last line)``: the offset just after a row's line.
+    """
+
+    name: str
+    blocks: Callable
+    parsers: Callable
+    one_based: bool = False
+    dense: bool = False
+    unit: str = "line"  # what error messages call a row's place
+    after: Callable = lambda data, first_line, offset, last_line: (
+        offset + line_end(np.frombuffer(data, np.uint8), last_line - first_line)
+    )
+
+
+def byte_blocks(source, start, size=BLOCK_BYTES):
+    """``(bytes of whole lines, first line number, offset of its start)`` of a file from
+    ``start``; the last line may lack its newline (a truncated file)."""
+    with open_binary(source.path) as f:
+        f.seek(start.offset)
+        rest, offset, line = b"", start.offset, start.line
+        while True:
+            data = f.read(size)
+            if not data:
+                if rest.strip():
+                    yield rest, line, offset
+                return
+            data = rest + data
+            cut = data.rfind(b"\n") + 1
+            if cut == 0:
+                rest = data
+                continue
+            yield data[:cut], line, offset
+            line += data.count(b"\n", 0, cut)
+            offset += cut
+            rest = data[cut:]
+
+
+@numba.njit(cache=True, nogil=True)
+def line_end(buf, k):
+    """The offset just after line ``k`` (0-based) of ``buf``: after its newline, or the end."""
+    seen = 0
+    for i in range(buf.size):
+        if buf[i] == 10:
+            if seen == k:
+                return i + 1
+            seen += 1
+    return buf.size
+
+
+@numba.njit(cache=True, nogil=True)
+def pad(indptr, indices, values, shift, buckets, dim, idx, val, drop):
+    """Write the rows into padded ``idx``/``val`` (zeros beyond each row): indices shifted by
+    ``shift`` and folded into ``buckets`` (if > 0) or checked against ``dim`` (``drop``: an
+    index beyond it is left out, as a feature the model never saw). Returns -1, or the
+    position of the first entry whose index is out of range."""
+    for r in range(indptr.size - 1):
+        a = indptr[r]
+        for p in range(a, indptr[r + 1]):
+            i = indices[p] - shift
+            if i < 0:
+                return p
+            if buckets > 0:
+                i = i % buckets
+            elif i >= dim:
+                if drop:
+                    continue
+                return p
+            idx[r, p - a] = i
+            val[r, p - a] = values[p]
+    return -1
+
+
 DEFAULT_BITS = 18  # hashed features: 2**18 buckets unless told otherwise
+FORMATS = ("svmlight", "mira", "csv", "text")
 
 
 class SparseData(NamedTuple):
@@ -56,8 +135,8 @@ def _value(text: str, where: str) -> float:
         v = float(text)
     except ValueError:
         raise DataError(f"{where}: {text!r} is not a number") from None
-    if not math.isfinite(v):
-        raise DataError(f"{where}: {text!r} is not a finite number")
+    if not abs(v) <= FLOAT32_MAX:
+        raise DataError(f"{where}: {text!r} is not a finite number in float32 (at most {FLOAT32_MAX:.4g})")
     return v
 
 
@@ -90,8 +169,14 @@ def _rows_by_line(data: bytes, first_line: int, path, row_of, label_dtype) -> Bl
             continue
         where = f"{path}, line {number}"
         label, *tokens = line.split()
+        if label_dtype is not np.float64:
+            labels.append(label)
+        elif ":" in label:  # svmlight: the line starts with a feature, it has no label
+            labels.append(np.nan)
+            tokens = [label, *tokens]
+        else:
+            labels.append(_value(label, f"{where}, label"))
         row = row_of(tokens, where)
-        labels.append(_value(label, f"{where}, label") if label_dtype is np.float64 else label)
         numbers.append(number)
         indices += list(row)
         values += list(row.values())
@@ -104,71 +189,6 @@ def _rows_by_line(data: bytes, first_line: int, path, row_of, label_dtype) -> Bl
         as_array(values, np.float64),
         as_array(numbers, np.int64),
     )
-
-
-def svmlight_lines(data: bytes, first_line: int, path) -> Block:
-    """The exact, line-by-line svmlight parser (see ``ocolearn.data.svmlight``): the same rows
-    as the compiled one, repeated indices of a row merged by summing, or the error naming
-    the file, the line and the expected form."""
-
-    def row_of(tokens, where):
-        row: dict[int, float] = {}
-        for token in tokens:
-            name, sep, value = token.partition(":")
-            if name == "qid":
-                continue
-            if not sep or not name.isdigit():
-                raise DataError(f"{where}: {token!r} is not of the form index:value (index a non-negative integer)")
-            row[int(name)] = row.get(int(name), 0.0) + _value(value, f"{where}, feature {name}")
-        return row
-
-    return _rows_by_line(data, first_line, path, row_of, np.float64)
-
-
-def csv_header(path) -> list[str]:
-    """A CSV file's column names (its first line)."""
-    with open_binary(path) as f:
-        line = f.readline().decode("utf-8", "replace").strip()
-    if not line:
-        raise DataError(f"{path}: empty file; expected a header line of column names")
-    return [name.strip() for name in line.split(",")]
-
-
-def csv_lines(data: bytes, first_line: int, path, header: list[str], target: str) -> Block:
-    """Rows of a CSV file's lines (the header line, line 1, is skipped): the ``target``
-    column as label names, the other columns as dense features (indices 0..d-1). A ragged
-    row or a field that is not a finite number is an error naming the line and column."""
-    import csv
-
-    text = _decode(data, first_line, path)
-    if target not in header:
-        raise DataError(f"{path}: no column {target!r} for the target; columns: {', '.join(header)}")
-    t = header.index(target)
-    features = [j for j in range(len(header)) if j != t]
-    labels, rows, numbers = [], [], []
-    for number, fields in enumerate(csv.reader(text.split("\n")), first_line):
-        if number == 1 or not fields or all(not f.strip() for f in fields):
-            continue
-        if len(fields) != len(header):
-            raise DataError(
-                f"{path}, line {number}: {len(fields)} fields, expected {len(header)} ({', '.join(header)})"
-            )
-        labels.append(fields[t].strip())
-        rows.append([_value(fields[j], f"{path}, line {number}, column {header[j]!r}") for j in features])
-        numbers.append(number)
-    d = len(features)
-    return Block(
-        np.asarray(labels, str),
-        np.arange(len(rows) + 1, dtype=np.int64) * d,
-        np.tile(np.arange(d, dtype=np.int64), len(rows)),
-        np.asarray(rows, np.float64).reshape(-1),
-        np.asarray(numbers, np.int64),
-    )
-
-
-def parse_svmlight(data: bytes, first_line: int, path) -> Block:
-    """The rows of svmlight text, by the compiled parser (``ocolearn.data.svmlight.parse_block``)."""
-    return parse_block(data, first_line, path, lambda d, f: svmlight_lines(d, f, path))
 
 
 def sparse_rows(block: Block, dim: int, path, *, shift: int = 1, bits: int | None = None, width=None) -> Sparse:
@@ -184,11 +204,11 @@ def sparse_rows(block: Block, dim: int, path, *, shift: int = 1, bits: int | Non
     return Sparse(idx, val, dim)
 
 
-def fill_rows(block: Block, start: int, stop: int, idx, val, dim: int, path, *, shift=1, bits=None) -> None:
+def fill_rows(block: Block, start: int, stop: int, idx, val, dim: int, path, *, shift=1, bits=None, drop=False) -> None:
     """Write rows ``start:stop`` of a block into the zeroed padded arrays ``idx`` and ``val``
-    (see ``sparse_rows``)."""
+    (see ``sparse_rows``); ``drop`` leaves out indices beyond ``dim`` instead of failing."""
     buckets = 0 if bits is None else 1 << bits
-    bad = pad(block.indptr[start : stop + 1], block.indices, block.values, shift, buckets, dim, idx, val)
+    bad = pad(block.indptr[start : stop + 1], block.indices, block.values, shift, buckets, dim, idx, val, drop)
     if bad >= 0:
         line = block.lines[np.searchsorted(block.indptr, bad, side="right") - 1]
         if block.indices[bad] < shift:
@@ -200,55 +220,6 @@ def read_bytes(path) -> bytes:
     """A file's bytes, decompressed by its suffix (.gz, .bz2, .xz)."""
     with open_binary(path) as f:
         return f.read()
-
-
-def read_svmlight(path, *, dim: int | None = None, zero_based="auto", bits: int | None = None) -> SparseData:
-    """An svmlight/libsvm file as ``SparseData`` with float32 labels (see the module docstring).
-
-    ``dim`` fixes the number of features (an index beyond it is an error); by default it is
-    the largest index + 1. ``bits`` folds indices into ``2**bits`` buckets instead (hashing).
-    """
-    block = parse_svmlight(read_bytes(path), 1, path)
-    if not block.labels.size:
-        raise DataError(f"{path}: no examples (every line is blank or a comment)")
-    seen_zero = bool(block.indices.size and block.indices.min() == 0)
-    if zero_based is False and seen_zero:
-        raise DataError(f"{path}: index 0 in a file read as 1-based (pass zero_based=True)")
-    shift = 0 if (zero_based is True or (zero_based == "auto" and seen_zero)) else 1
-    top = int(block.indices.max(initial=shift - 1)) - shift + 1
-    dim = (1 << bits) if bits is not None else (top if dim is None else dim)
-    X = sparse_rows(block, dim, path, shift=shift, bits=bits)
-    return SparseData(X, block.labels.astype(np.float32), None, block.lines)
-
-
-def mira_lines(data: bytes, first_line: int, path, bits: int) -> Block:
-    """The rows of MIRA-format text (labels as names, feature names hashed into ``2**bits``
-    buckets, repeated buckets of a line merged by summing), or the error naming the line."""
-
-    def row_of(tokens, where):
-        row: dict[int, float] = {}
-        for token in tokens:
-            name, sep, value = token.rpartition(":") if ":" in token else (token, "", "")
-            if sep and not name:
-                raise DataError(f"{where}: {token!r} is not of the form feature or feature:value")
-            index = feature_hash(name, bits)
-            row[index] = row.get(index, 0.0) + (_value(value, f"{where}, feature {name!r}") if sep else 1.0)
-        return row
-
-    return _rows_by_line(data, first_line, path, row_of, str)
-
-
-def read_mira(path, *, bits: int = DEFAULT_BITS, labels: list[str] | None = None) -> SparseData:
-    """A MIRA-format file: named labels, hashed features (see the module docstring).
-
-    ``labels`` fixes the class names (a label outside them is an error, as at predict time);
-    by default they are the sorted names found in the file.
-    """
-    block = mira_lines(read_bytes(path), 1, path, bits)
-    if not block.labels.size:
-        raise DataError(f"{path}: no examples (every line is blank or a comment)")
-    y, classes = class_indices(path, block.labels.tolist(), block.lines, labels)
-    return SparseData(sparse_rows(block, 1 << bits, path, shift=0), y, classes, block.lines)
 
 
 def label_names(labels) -> np.ndarray:
@@ -270,49 +241,3 @@ def class_indices(path, names, lines, labels=None, order=None):
         if name not in position:
             raise DataError(f"{path}, line {line}: label {name!r} is not one of the model's labels {classes}")
     return np.asarray([position[n] for n in names], np.int32), classes
-
-
-_WORD = re.compile(r"\w+(?:'\w+)*")
-
-
-def tokens(text: str) -> list[str]:
-    """The words of ``text``, lowercased: runs of letters and digits, with inner apostrophes."""
-    return _WORD.findall(text.lower())
-
-
-def read_text_folders(root, *, vocabulary: dict[str, int] | None = None, bits: int | None = None, labels=None):
-    """``(SparseData, vocabulary)``: every file under ``root/LABEL/`` as a bag of word counts,
-    rows in sorted (label, file name) order, labels the folder names (sorted, or ``labels``).
-
-    Words are indexed by ``vocabulary`` (words outside it are dropped), by hashing into
-    ``2**bits`` buckets when ``bits`` is given, or else by a new vocabulary of every word seen,
-    sorted, which is returned (None when hashing).
-    """
-    root = Path(root)
-    folders = sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
-    files = [(f.name, f) for folder in folders for f in sorted(folder.iterdir()) if f.is_file()]
-    if not files:
-        raise DataError(f"{root}: no documents; expected one folder of text files per label")
-    counts = [Counter(tokens(f.read_text(encoding="utf-8", errors="replace"))) for _, f in files]
-    if bits is not None:
-        vocabulary, dim = None, 1 << bits
-        rows = [_hashed(c, bits) for c in counts]
-    else:
-        if vocabulary is None:
-            vocabulary = {w: i for i, w in enumerate(sorted(set().union(*counts)))}
-        dim = len(vocabulary)
-        rows = [{vocabulary[w]: float(n) for w, n in c.items() if w in vocabulary} for c in counts]
-    names = [f.parent.name for _, f in files]
-    unknown = sorted(set(names) - set(labels or names))
-    if unknown:
-        raise DataError(f"{root / unknown[0]}: label {unknown[0]!r} is not one of the model's labels {labels}")
-    y, classes = class_indices(root, names, range(len(names)), labels)
-    return SparseData(_pad(rows, dim), y, classes, np.arange(1, len(rows) + 1)), vocabulary
-
-
-def _hashed(counts: Counter, bits: int) -> dict[int, float]:
-    row: dict[int, float] = {}
-    for word, n in counts.items():
-        index = feature_hash(word, bits)
-        row[index] = row.get(index, 0.0) + n
-    return row

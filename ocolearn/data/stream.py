@@ -17,21 +17,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ocolearn.data import DataError, open_binary
-from ocolearn.data.sparse_text import (
-    DEFAULT_BITS,
-    csv_header,
-    csv_lines,
-    fill_rows,
-    label_names,
-    mira_lines,
-    parse_svmlight,
-    svmlight_lines,
-)
-from ocolearn.data.svmlight import Block, line_end
+from ocolearn.data import DataError, arrays, csvfile, mira, svmlight, textdirs
+from ocolearn.data.sparse_text import FLOAT32_MAX, Block, fill_rows, label_names
+from ocolearn.data.task import MAX_LABELS, Labels, _is_number
 from ocolearn.features import Sparse
-
-BLOCK_BYTES = 8 << 20
 
 
 class Position(NamedTuple):
@@ -44,17 +33,22 @@ class Position(NamedTuple):
 
 
 class Source(NamedTuple):
-    """A file of examples and how to read it."""
+    """A file of examples and how to read it: the one description every command reads through."""
 
-    path: str
-    format: str = "svmlight"  # or "mira", or "csv" (dense: every column but the target)
+    path: str  # (or ``ocolearn.data.arrays.Arrays``, for the formats "dense" and "csr")
+    format: str = "svmlight"  # or "mira", "csv" (dense: every column but the target), "text" (folders)
     dim: int = 0  # the number of features (2**bits when hashing)
     labels: tuple = ()  # the class names, in class order
     zero_based: bool = False  # svmlight indices start at 0
-    bits: int | None = None  # hash indices (svmlight) or names (mira) into 2**bits buckets
+    bits: int | None = None  # hash indices (svmlight) or names (mira, text) into 2**bits buckets
     skip_bad: bool = False
     width: int | None = None  # entries per padded row (None: per chunk, a multiple of 8)
     target: str = ""  # csv: the label column
+    task: str = ""  # "regression": targets are the labels as numbers; else class indices
+    labelled: bool = True  # False: labels are optional and ignored (prediction input)
+    drop_unseen: bool = False  # leave out features beyond ``dim`` (prediction input) instead of failing
+    columns: tuple = ()  # csv: the feature columns, in order (default: every column but the target)
+    order_seed: int | None = None  # text: the documents are read in an order shuffled by this seed
 
 
 class Chunk(NamedTuple):
@@ -64,42 +58,18 @@ class Chunk(NamedTuple):
     skipped: int  # malformed lines skipped in it
 
 
-def _blocks(path, start: Position, size=BLOCK_BYTES):
-    """``(bytes of whole lines, first line number, offset of its start)`` from ``start``; the
-    last line may lack its newline (a truncated file)."""
-    with open_binary(path) as f:
-        f.seek(start.offset)
-        rest, offset, line = b"", start.offset, start.line
-        while True:
-            data = f.read(size)
-            if not data:
-                if rest.strip():
-                    yield rest, line, offset
-                return
-            data = rest + data
-            cut = data.rfind(b"\n") + 1
-            if cut == 0:
-                rest = data
-                continue
-            yield data[:cut], line, offset
-            line += data.count(b"\n", 0, cut)
-            offset += cut
-            rest = data[cut:]
+READERS = {
+    reader.name: reader
+    for reader in (svmlight.READER, mira.READER, csvfile.READER, textdirs.READER, arrays.DENSE, arrays.CSR)
+}
 
 
-def _parsers(source: Source):
-    """``(fast, exact)`` parsers ``(bytes, first line) -> Block`` of the source's format: the
-    exact one parses line by line (to skip bad lines); for a CSV file its header is read here,
-    once."""
-    path = source.path
-    if source.format == "mira":
-        fast = exact = lambda d, f: mira_lines(d, f, path, source.bits or DEFAULT_BITS)  # noqa: E731
-    elif source.format == "csv":
-        header = csv_header(path)
-        fast = exact = lambda d, f: csv_lines(d, f, path, header, source.target)  # noqa: E731
-    else:
-        fast, exact = (lambda d, f: parse_svmlight(d, f, path)), (lambda d, f: svmlight_lines(d, f, path))
-    return fast, exact
+def reader_of(source: Source):
+    """The format's reader (see ``ocolearn.data.sparse_text.Reader``)."""
+    reader = READERS.get(source.format)
+    if reader is None:
+        raise DataError(f"{source.path}: unknown format {source.format!r}; expected one of {', '.join(READERS)}")
+    return reader
 
 
 def _parse(source: Source, parsers, data: bytes, first_line: int) -> tuple[Block, int]:
@@ -125,10 +95,11 @@ PARSERS = 2  # blocks parsed at once, on threads (the compiled parser releases t
 def _parsed(source: Source, start: Position):
     """``(data, first line, offset, (block, skipped))`` of each block in order, parsed
     ``PARSERS`` at a time ahead of the reader; memory stays a few blocks."""
-    parsers = _parsers(source)
+    reader = reader_of(source)
+    parsers = reader.parsers(source)
     with ThreadPoolExecutor(PARSERS) as pool:
         ahead: deque = deque()
-        for data, first_line, offset in _blocks(source.path, start):
+        for data, first_line, offset in reader.blocks(source, start):
             ahead.append((data, first_line, offset, pool.submit(_parse, source, parsers, data, first_line)))
             if len(ahead) > PARSERS:
                 data, first_line, offset, parsed = ahead.popleft()
@@ -161,15 +132,39 @@ def class_of(source: Source, block: Block, start: int = 0, stop: int | None = No
     for name in distinct:
         if name not in known:
             line = block.lines[start:stop][np.argmax(names == name)]
+            what = "no label" if name in ("nan", "") else f"label {str(name)!r}"
+            place = reader_of(source).unit
             raise DataError(
-                f"{source.path}, line {line}: label {str(name)!r} is not one of the labels {list(source.labels)}"
+                f"{source.path}, {place} {line}: {what} is not one of the model's labels {list(source.labels)}"
             )
     return np.array([known[n] for n in distinct], np.int32)[inverse] if names.size else np.zeros(0, np.int32)
 
 
+def targets_of(source: Source, block: Block, start: int = 0, stop: int | None = None) -> np.ndarray:
+    """The targets of rows ``start:stop``: float32 numbers for regression, class indices
+    otherwise (``class_of``), zeros for unlabelled input."""
+    labels = block.labels[start:stop]
+    if not source.labelled:
+        return np.zeros(len(labels), np.float32)
+    if source.task != "regression":
+        return class_of(source, block, start, stop)
+    try:
+        values = np.asarray(labels, np.float64) if labels.dtype.kind in "US" else labels.astype(np.float64)
+    except ValueError:
+        bad = next(i for i, v in enumerate(labels) if not _is_number(v))
+        raise DataError(
+            f"{source.path}, line {block.lines[start:stop][bad]}: target {labels[bad]!r} is not a number"
+        ) from None
+    bad = ~(np.abs(values) <= FLOAT32_MAX)
+    if bad.any():
+        line = block.lines[start:stop][np.argmax(bad)]
+        raise DataError(f"{source.path}, line {line}: no label, or one that is not a finite float32 number")
+    return values.astype(np.float32)
+
+
 def _shift(source: Source) -> int:
     """What to subtract from written indices: 1 for a 1-based svmlight file, else 0."""
-    return 0 if (source.zero_based or source.format != "svmlight") else 1
+    return 1 if reader_of(source).one_based and not source.zero_based else 0
 
 
 def _width(block: Block, start: int = 0, stop: int | None = None) -> int:
@@ -185,7 +180,7 @@ def chunks(source: Source, start: Position | None = None, chunk_rows: int = 6553
     start = start or Position()
     pending: deque = deque()  # (block, first unused row, (its bytes, first line, offset))
     have, skipped, row, last = 0, 0, start.row, None
-    shift = _shift(source)
+    shift, reader = _shift(source), reader_of(source)
 
     def emit(n, skipped):
         nonlocal row
@@ -200,9 +195,10 @@ def chunks(source: Source, start: Position | None = None, chunk_rows: int = 6553
             else:
                 pending[0] = (block, b, where)
         width = source.width or max(_width(block, a, b) for block, a, b in segments)
-        if source.format == "csv":
+        if reader.dense:
             width = source.dim
-        idx, val, y = np.zeros((n, width), np.int32), np.zeros((n, width), np.float32), np.empty(n, np.int32)
+        idx, val = np.zeros((n, width), np.int32), np.zeros((n, width), np.float32)
+        y = np.empty(n, np.float32 if source.task == "regression" or not source.labelled else np.int32)
         r = 0
         for block, a, b in segments:
             fill_rows(
@@ -214,16 +210,17 @@ def chunks(source: Source, start: Position | None = None, chunk_rows: int = 6553
                 source.dim,
                 source.path,
                 shift=shift,
-                bits=source.bits,
+                bits=source.bits if reader.one_based else None,  # (svmlight; the others hash when parsing)
+                drop=source.drop_unseen,
             )
-            y[r : r + b - a] = class_of(source, block, a, b)
+            y[r : r + b - a] = targets_of(source, block, a, b)
             r += b - a
         row += n
-        X = Sparse(idx, val, source.dim) if source.format != "csv" else val  # csv rows are dense
+        X = val if reader.dense else Sparse(idx, val, source.dim)
         block, _, b = segments[-1]
         data, first_line, offset = where
-        after = offset + line_end(np.frombuffer(data, np.uint8), int(block.lines[b - 1]) - first_line)
-        position = Position(int(after), int(block.lines[b - 1]) + 1, row)
+        last_line = int(block.lines[b - 1])
+        position = Position(int(reader.after(data, first_line, offset, last_line)), last_line + 1, row)
         return Chunk(X, y, position, skipped)
 
     for data, first_line, offset, (block, bad) in _parsed(source, start):
@@ -241,30 +238,41 @@ def chunks(source: Source, start: Position | None = None, chunk_rows: int = 6553
         yield emit(have, skipped)
     elif skipped:  # only skipped lines since the last chunk: an empty chunk at the end reports them
         data, first_line, offset = last
-        end = Position(offset + len(data), first_line + data.count(b"\n"), row)
+        end = Position(offset + len(data), first_line + data.count(b"\n"), row)  # (not for text: never skips)
         empty = Sparse(np.zeros((0, 1), np.int32), np.zeros((0, 1), np.float32), source.dim)
         yield Chunk(empty, np.zeros(0, np.int32), end, skipped)
 
 
-def scan(source: Source) -> tuple[list[str], int, int]:
-    """One pass over the file: its sorted label names, its dimension (largest index + 1,
-    0-based) and a padded width that fits every row (a multiple of 8)."""
-    names, top, width = set(), -1, 1
+class Scan(NamedTuple):
+    """What a first pass over a file found."""
+
+    labels: Labels  # the distinct labels (see ``ocolearn.data.task``)
+    dim: int  # the largest index + 1 (0-based)
+    width: int  # a padded width that fits every row (a multiple of 8)
+    sorted_labels: bool  # each label came in one run of rows (a file sorted by label)
+
+
+def scan(source: Source) -> Scan:
+    """One pass over the file (see ``Scan``)."""
+    names, top, width, runs, previous, rows = set(), -1, 1, 0, None, 0
     for _, _, _, (block, _) in _parsed(source, Position()):
-        names.update(label_names(block.labels).tolist())
+        if not len(block.labels):
+            continue
+        if len(names) <= MAX_LABELS:
+            names.update(label_names(block.labels).tolist())
+        labels = block.labels
+        runs += int(np.count_nonzero(labels[1:] != labels[:-1])) + (previous is None or labels[0] != previous)
+        previous, rows = labels[-1], rows + len(labels)
         if block.indices.size:
             top = max(top, int(block.indices.max()))
         width = max(width, _width(block))
-    if not names:
+    if not rows:
         raise DataError(f"{source.path}: no examples (every line is blank, a comment or skipped)")
-    shift = _shift(source)
+    if source.labelled and "nan" in names and source.format == "svmlight":
+        raise DataError(f"{source.path}: a line without a label (it starts with a feature); training needs labels")
     numeric = all(_is_number(n) for n in names)
-    return sorted(names, key=float if numeric else None), top + 1 - shift, width
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
+    integral = numeric and all(float(n).is_integer() for n in names)
+    more = len(names) > MAX_LABELS
+    found = sorted(names, key=float if numeric else None)[:MAX_LABELS]
+    shift = _shift(source)
+    return Scan(Labels(found, numeric, integral, more), top + 1 - shift, width, 2 <= len(names) == runs < rows)

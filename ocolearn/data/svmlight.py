@@ -7,28 +7,33 @@ this one several hundred). Numbers are parsed exactly: a value with at most 18 s
 digits and a decimal exponent within +-22 is ``M * 10^E`` in one correctly rounded float64
 operation (Clinger's fast path, as ``strtod`` does), so the result equals Python's
 ``float()``; other tokens (``1e300``, 25 digits, ``nan``) are converted by ``float()`` itself.
-A block with a line that is not ``label [qid:N] index:value ... [# comment]``, a non-finite
-number, or a repeated index in a row goes to ``slow`` (the exact per-line parser), which
+A line may start with a feature (no label: its label is NaN, for prediction input). A block
+with a line that is not ``[label] [qid:N] index:value ... [# comment]``, a number that is not
+finite in float32, or a repeated index in a row goes to ``slow`` (the exact per-line parser), which
 raises the error naming the file and line, or merges the repeats.
 """
 
 from __future__ import annotations
 
 import threading
-from typing import NamedTuple
 
 import numba
 import numpy as np
 
+from ocolearn.data import DataError
+from ocolearn.data.sparse_text import (
+    FLOAT32_MAX,
+    Block,
+    Reader,
+    SparseData,
+    _rows_by_line,
+    _value,
+    byte_blocks,
+    read_bytes,
+    sparse_rows,
+)
+
 POW10 = 10.0 ** np.arange(23)
-
-
-class Block(NamedTuple):
-    labels: np.ndarray  # (n,) float64 (or str names, for the MIRA format)
-    indptr: np.ndarray  # (n + 1,) int64: row i holds entries indptr[i]:indptr[i + 1]
-    indices: np.ndarray  # (nnz,) int64, as written (not shifted to 0-based)
-    values: np.ndarray  # (nnz,) float64
-    lines: np.ndarray  # (n,) int64: the line number of each row
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -115,6 +120,8 @@ def _parse(buf, labels, indptr, indices, values, lines, hard, pow10):
             continue
         start = i
         value, i, ok, is_hard = _number(buf, i, pow10)
+        if not ok and i < size and buf[i] == 58:  # the line starts with a feature: no label
+            value, i, ok, is_hard = np.nan, start, True, False
         if not ok:
             return n, nnz, nhard, 1, line
         labels[n] = value
@@ -168,38 +175,6 @@ def _parse(buf, labels, indptr, indices, values, lines, hard, pow10):
     return n, nnz, nhard, 0, line
 
 
-@numba.njit(cache=True, nogil=True)
-def pad(indptr, indices, values, shift, buckets, dim, idx, val):
-    """Write the rows into padded ``idx``/``val`` (zeros beyond each row): indices shifted by
-    ``shift`` and folded into ``buckets`` (if > 0) or checked against ``dim``. Returns -1, or
-    the position of the first entry whose index is out of range."""
-    for r in range(indptr.size - 1):
-        a = indptr[r]
-        for p in range(a, indptr[r + 1]):
-            i = indices[p] - shift
-            if i < 0:
-                return p
-            if buckets > 0:
-                i = i % buckets
-            elif i >= dim:
-                return p
-            idx[r, p - a] = i
-            val[r, p - a] = values[p]
-    return -1
-
-
-@numba.njit(cache=True, nogil=True)
-def line_end(buf, k):
-    """The offset just after line ``k`` (0-based) of ``buf``: after its newline, or the end."""
-    seen = 0
-    for i in range(buf.size):
-        if buf[i] == 10:
-            if seen == k:
-                return i + 1
-            seen += 1
-    return buf.size
-
-
 _local = threading.local()
 
 
@@ -232,9 +207,60 @@ def parse_block(data: bytes, first_line: int, source, slow) -> Block:
         return slow(data, first_line)
     for start, stop, is_value, slot in hard[:nhard]:
         number = float(data[start:stop])
+        if not abs(number) <= FLOAT32_MAX:
+            return slow(data, first_line)
         (values if is_value else labels)[slot] = number
-    if not (np.all(np.isfinite(labels[:n])) and np.all(np.isfinite(values[:nnz]))):
-        return slow(data, first_line)
     return Block(
         labels[:n].copy(), indptr[: n + 1].copy(), indices[:nnz].copy(), values[:nnz].copy(), lines[:n] + first_line
     )
+
+
+def svmlight_lines(data: bytes, first_line: int, path) -> Block:
+    """The exact, line-by-line svmlight parser (see ``ocolearn.data.svmlight``): the same rows
+    as the compiled one, repeated indices of a row merged by summing, or the error naming
+    the file, the line and the expected form."""
+
+    def row_of(tokens, where):
+        row: dict[int, float] = {}
+        for token in tokens:
+            name, sep, value = token.partition(":")
+            if name == "qid":
+                continue
+            if not sep or not name.isdigit():
+                raise DataError(f"{where}: {token!r} is not of the form index:value (index a non-negative integer)")
+            row[int(name)] = row.get(int(name), 0.0) + _value(value, f"{where}, feature {name}")
+        return row
+
+    return _rows_by_line(data, first_line, path, row_of, np.float64)
+
+
+def parse_svmlight(data: bytes, first_line: int, path) -> Block:
+    """The rows of svmlight text, by the compiled parser (``ocolearn.data.svmlight.parse_block``)."""
+    return parse_block(data, first_line, path, lambda d, f: svmlight_lines(d, f, path))
+
+
+def read_svmlight(path, *, dim: int | None = None, zero_based="auto", bits: int | None = None) -> SparseData:
+    """An svmlight/libsvm file as ``SparseData`` with float32 labels (see the module docstring).
+
+    ``dim`` fixes the number of features (an index beyond it is an error); by default it is
+    the largest index + 1. ``bits`` folds indices into ``2**bits`` buckets instead (hashing).
+    """
+    block = parse_svmlight(read_bytes(path), 1, path)
+    if not block.labels.size:
+        raise DataError(f"{path}: no examples (every line is blank or a comment)")
+    seen_zero = bool(block.indices.size and block.indices.min() == 0)
+    if zero_based is False and seen_zero:
+        raise DataError(f"{path}: index 0 in a file read as 1-based (pass zero_based=True)")
+    shift = 0 if (zero_based is True or (zero_based == "auto" and seen_zero)) else 1
+    top = int(block.indices.max(initial=shift - 1)) - shift + 1
+    dim = (1 << bits) if bits is not None else (top if dim is None else dim)
+    X = sparse_rows(block, dim, path, shift=shift, bits=bits)
+    return SparseData(X, block.labels.astype(np.float32), None, block.lines)
+
+
+READER = Reader(
+    "svmlight",
+    byte_blocks,
+    lambda source: (lambda d, f: parse_svmlight(d, f, source.path), lambda d, f: svmlight_lines(d, f, source.path)),
+    one_based=True,
+)

@@ -1,0 +1,85 @@
+"""CSV files: a header line of column names, then one row per line.
+
+``csv_rows`` splits and checks the rows (ragged rows are errors naming the line); it is the one
+CSV parser, used by the streamed reader here (``csv_lines``: the target column as labels, the
+feature columns as dense rows) and by the tables of ``ocolearn.data`` (``parse_csv``).
+"""
+
+from __future__ import annotations
+
+import csv
+
+import numpy as np
+
+from ocolearn.data import DataError, open_binary
+from ocolearn.data.sparse_text import Block, Reader, _decode, _value, byte_blocks
+
+
+def csv_rows(lines, source, header, first_line: int):
+    """``(line number, stripped fields)`` of each non-blank row of ``lines`` (numbered from
+    ``first_line``; a line equal to 1 is the header and skipped); a row with another number of
+    fields than ``header`` is an error naming its line."""
+    rows = []
+    for number, fields in enumerate(csv.reader(lines), first_line):
+        if number == 1 or not fields or all(not f.strip() for f in fields):
+            continue
+        if len(fields) != len(header):
+            raise DataError(
+                f"{source}, line {number}: {len(fields)} fields, expected {len(header)} ({', '.join(header)})"
+            )
+        rows.append((number, [f.strip() for f in fields]))
+    return rows
+
+
+def csv_header(path) -> list[str]:
+    """A CSV file's column names (its first line)."""
+    with open_binary(path) as f:
+        line = f.readline().decode("utf-8", "replace").strip()
+    if not line:
+        raise DataError(f"{path}: empty file; expected a header line of column names")
+    return [name.strip() for name in line.split(",")]
+
+
+def csv_columns(path, target: str, columns=(), labelled=True):
+    """``(position of the target column or None, positions of the feature columns, header)`` of a CSV
+    file: ``columns`` by name (a model's), else every column but the target. Without
+    ``labelled`` the target column may be missing (prediction input)."""
+    header = csv_header(path)
+    if labelled and target not in header:
+        hint = "--target, the column of labels" if not target else f"no column {target!r} for the target"
+        raise DataError(f"{path}: a CSV file needs {hint}; columns: {', '.join(header)}")
+    t = header.index(target) if target in header else None
+    names = list(columns) or [h for j, h in enumerate(header) if j != t]
+    missing = [n for n in names if n not in header]
+    if missing:
+        raise DataError(f"{path}: no column {missing[0]!r} (a feature of the model); columns: {', '.join(header)}")
+    return t, [header.index(n) for n in names], header
+
+
+def csv_lines(data: bytes, first_line: int, path, target, features, header) -> Block:
+    """Rows of a CSV file's lines (the header line, line 1, is skipped): the ``target``
+    column (a position from ``csv_columns``, or None) as label names, the ``features``
+    columns as dense features (indices 0..d-1). A ragged row or a field that is not a finite
+    number is an error naming the line and column."""
+    labels, rows, numbers = [], [], []
+    for number, fields in csv_rows(_decode(data, first_line, path).split("\n"), path, header, first_line):
+        labels.append(fields[target] if target is not None else "")
+        rows.append([_value(fields[j], f"{path}, line {number}, column {header[j]!r}") for j in features])
+        numbers.append(number)
+    d = len(features)
+    return Block(
+        np.asarray(labels, str),
+        np.arange(len(rows) + 1, dtype=np.int64) * d,
+        np.tile(np.arange(d, dtype=np.int64), len(rows)),
+        np.asarray(rows, np.float64).reshape(-1),
+        np.asarray(numbers, np.int64),
+    )
+
+
+def _parsers(source):
+    columns = csv_columns(source.path, source.target, source.columns, source.labelled)  # the header, read once
+    parse = lambda d, f: csv_lines(d, f, source.path, *columns)  # noqa: E731
+    return parse, parse
+
+
+READER = Reader("csv", byte_blocks, _parsers, dense=True)

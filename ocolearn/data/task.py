@@ -1,0 +1,65 @@
+"""The task of a data set: regression, binary or multiclass, declared or inferred once.
+
+A reader turns bytes into rows and keeps each label as written; the task says what the labels
+mean. It is declared (``--task``, ``[data] task``) or inferred from the labels a first pass
+found (``Labels``): names that are not all numbers are classes; numbers with a fraction, or
+more than ``MAX_CLASSES`` distinct ones, are a real-valued target (regression), never
+thousands of classes; other numbers are classes. Two classes are binary, more multiclass.
+
+>>> infer(Labels(["-1", "1"], numeric=True, integral=True))
+'binary'
+>>> infer(Labels(["0.5", "1.25", "3"], numeric=True, integral=False))
+'regression'
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from ocolearn.data import DataError
+
+TASKS = ("regression", "binary", "multiclass")
+MAX_CLASSES = 100  # a numeric target with more distinct values is read as regression
+MAX_LABELS = 10000  # distinct labels a first pass keeps (beyond: "more")
+
+
+class Labels(NamedTuple):
+    """What a first pass found about the labels."""
+
+    names: list  # the distinct label names, sorted (numerically when numeric), at most MAX_LABELS
+    numeric: bool = False  # every label is a number
+    integral: bool = False  # ... and a whole number
+    more: bool = False  # there were more than MAX_LABELS distinct labels
+
+
+def infer(labels: Labels, declared: str = "", where: str = "the data") -> str:
+    """The task: ``declared`` if given (checked against the labels), else inferred (see the
+    module docstring)."""
+    if declared and declared not in TASKS:
+        raise DataError(f"--task: {declared!r} is not one of {', '.join(TASKS)}")
+    count = f"more than {MAX_LABELS}" if labels.more else str(len(labels.names))
+    real = labels.numeric and (not labels.integral or labels.more or len(labels.names) > MAX_CLASSES)
+    if declared == "regression":
+        if not labels.numeric:
+            first = next(n for n in labels.names if not _is_number(n))
+            raise DataError(f"{where}: --task regression needs numeric targets; label {first!r} is not a number")
+        return declared
+    if declared:
+        if labels.more:
+            raise DataError(f"{where}: {count} distinct labels cannot be classes; is it a regression target?")
+        if declared == "binary" and len(labels.names) != 2:
+            raise DataError(f"{where}: --task binary needs exactly two labels, the data has {count}")
+        return declared
+    if real:
+        return "regression"
+    if len(labels.names) < 2:
+        raise DataError(f"{where}: only one label, {labels.names[0]!r}; classification needs two or more")
+    return "binary" if len(labels.names) == 2 else "multiclass"
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
