@@ -23,8 +23,12 @@ import sys
 from pathlib import Path
 
 import ocolearn  # noqa: F401  (first: sets XLA's CPU flags before JAX starts)
+from ocolearn import provenance, tracking
 from ocolearn.config import ConfigError, load
 from ocolearn.data import DataError
+
+TRACKED_CURVES = ("loss", "squared_error", "cumulative_average_loss", "regret", "regret_bound")  # --track
+TRACKED_TRAINING = ("mistakes_per_pass", "average_loss", "rounds", "skipped_lines")  # --track
 
 
 def _run(args) -> int:
@@ -32,7 +36,10 @@ def _run(args) -> int:
     out = args.out or f"runs/{experiment.name}"
     from ocolearn.experiment import run_experiment
 
-    metrics, _ = run_experiment(experiment, out)
+    tracker = tracking.start(args.track, experiment.name, "run")
+    metrics, curves = run_experiment(experiment, out)
+    series = {k: v for k, v in curves.items() if k in TRACKED_CURVES}
+    tracker.log(params=experiment.to_config(), metrics=metrics, series=series, folder=out)
     shown = {k: v for k, v in metrics.items() if k != "definitions" and not k.endswith("_w")}
     print(json.dumps(shown, indent=2))
     print(f"wrote {out}/", file=sys.stderr)
@@ -46,7 +53,10 @@ def _sweep(args) -> int:
     out = args.out or f"runs/{experiment.name}_sweep"
     from ocolearn.experiment import run_sweep
 
-    _, best = run_sweep(experiment, out, chunk_size=args.chunk_size)
+    tracker = tracking.start(args.track, experiment.name, "sweep")
+    table, best = run_sweep(experiment, out, chunk_size=args.chunk_size)
+    swept = [*best["values"], "seed"]
+    tracker.log(params=experiment.to_config(), metrics=best, table=table, table_params=swept, folder=out)
     print(json.dumps(best, indent=2))
     print(f"wrote {out}/", file=sys.stderr)
     return 0
@@ -57,6 +67,7 @@ def _train(args) -> int:
     from ocolearn.streaming import Progress
 
     models.build_learner(args.learner, args.set)  # a mistyped learner fails before any reading
+    tracker = tracking.start(args.track, "train", args.learner)
     if args.checkpoint_every and not args.checkpoint:
         raise DataError("--checkpoint-every needs --checkpoint PATH")
     if args.format == "text":
@@ -93,7 +104,11 @@ def _train(args) -> int:
             progress=Progress(quiet=args.quiet),
             target=args.target,
         )
+    trained = trained._replace(settings={**trained.settings, "provenance": provenance.record()})
     models.save(trained, args.model)
+    options = {k: v for k, v in vars(args).items() if k != "func"}
+    metrics = {k: v for k, v in trained.settings.items() if k in TRACKED_TRAINING}
+    tracker.log(params={**options, "learner": trained.settings["learner"]}, metrics=metrics, files=[args.model])
     mistakes = trained.settings["mistakes_per_pass"]
     skipped = trained.settings.get("skipped_lines", 0)
     print(
@@ -167,6 +182,8 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--resume", action="store_true", help="continue from --checkpoint")
     t.add_argument("--quiet", action="store_true", help="no progress line")
     t.set_defaults(func=_train)
+    for command in (r, s, t):
+        command.add_argument("--track", choices=["mlflow"], help="log to MLflow (MLFLOW_TRACKING_URI, else ./mlruns)")
     for name, func, text in (
         ("predict", _predict, "print one predicted label per line"),
         ("test", _test, "print the error rate"),

@@ -8,7 +8,8 @@
 - ``trace.csv``: one row per round (t, row, prediction, target, loss, squared_error,
   cumulative_average_loss, regret);
 - ``config.toml``: the resolved experiment, which reruns it exactly;
-- ``normalized_loss.png`` and ``regret.png``; ``snapshots.npy`` if snapshots were asked for.
+- ``normalized_loss.png`` and ``regret.png``; ``snapshots.npy`` if snapshots were asked for;
+- ``provenance.json``: versions, device, git commit, command line and time (``ocolearn.provenance``).
 
 A classification experiment (class labels: a sparse format, or a table whose target is a
 column of names) writes instead ``metrics.json`` with the mistakes of each pass and the test
@@ -27,6 +28,7 @@ import numpy as np
 import tomli_w
 
 from ocolearn import data as datasets
+from ocolearn import provenance
 from ocolearn.config import Experiment
 from ocolearn.data.sparse_text import DEFAULT_BITS, SparseData, class_indices
 from ocolearn.features import dot, row
@@ -197,6 +199,7 @@ def run_experiment(experiment: Experiment, out_dir):
     from ocolearn import plots
 
     out = Path(out_dir)
+    provenance.write(out)  # what produced the folder (ocolearn.provenance)
     if is_classification(experiment):
         metrics = classify(experiment)
         atomic_write(out / "config.toml", tomli_w.dumps(experiment.to_config()))
@@ -302,6 +305,7 @@ def run_sweep(experiment: Experiment, out_dir, *, chunk_size=None):
         "seeds": num_seeds,
     }
     out = Path(out_dir)
+    provenance.write(out)  # what produced the folder (ocolearn.provenance)
     buffer = io.StringIO()
     names = list(table)
     np.savetxt(
