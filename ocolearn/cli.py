@@ -55,8 +55,10 @@ def _sweep(args) -> int:
 
     tracker = tracking.start(args.track, experiment.name, "sweep")
     table, best = run_sweep(experiment, out, chunk_size=args.chunk_size)
-    swept = [*best["values"], "seed"]
-    tracker.log(params=experiment.to_config(), metrics=best, table=table, table_params=swept, folder=out)
+    per_seed = {k: v for k, v in table.items() if k != "seed"}
+    tracker.log(
+        params=experiment.to_config(), metrics=best, table=per_seed, table_params=list(best["values"]), folder=out
+    )
     print(json.dumps(best, indent=2))
     print(f"wrote {out}/", file=sys.stderr)
     return 0

@@ -10,9 +10,13 @@ one MLflow run in the MLflow experiment named ``experiment``:
   out;
 - ``series``: per-round curves as metric histories, step = round, thinned evenly to at most
   ``MAX_STEPS`` points (the last round always kept);
-- ``table``: one nested run per row (a sweep's configurations and seeds): the columns in
-  ``table_params`` as parameters, the others as metrics;
-- ``folder``: its figures and small outputs (``*.png``, ``*.json``, ``*.toml``) as artifacts,
+- ``table``: a sweep's table (a row per configuration and seed): one nested run per distinct
+  value of the ``table_params`` columns (a configuration), its other columns averaged over
+  that configuration's rows (its seeds) as metrics, with their standard deviation as
+  ``NAME_std``. One run per row would be thousands of runs, which the file store writes at
+  tens of milliseconds each; the rows themselves are in the ``sweep.csv`` artifact;
+- ``folder``: its figures and small outputs (``*.png``, ``*.json``, ``*.toml``, ``sweep.csv``)
+  as artifacts,
   and ``files``: more files to attach (a model file).
 
 The store is ``MLFLOW_TRACKING_URI`` if set, else the folder ``mlruns/`` under the working
@@ -33,7 +37,7 @@ from ocolearn.config import ConfigError
 
 MAX_STEPS = 2000
 BATCH = 1000  # MLflow's most metrics in one log_batch call
-ARTIFACTS = ("*.png", "*.json", "*.toml")
+ARTIFACTS = ("*.png", "*.json", "*.toml", "sweep.csv")
 
 
 class TrackingError(ConfigError):
@@ -80,6 +84,29 @@ def _steps(n: int) -> np.ndarray:
     return np.unique(np.linspace(0, n - 1, MAX_STEPS).round().astype(int))
 
 
+def _groups(table: dict, keys: list[str]):
+    """``(values of keys, {column: mean})`` for each distinct combination of the ``keys``
+    columns of ``table`` (in order of first appearance), the other numeric columns averaged
+    over its rows, with ``column_std`` beside each where it has several rows."""
+    if not table:
+        return []
+    columns = {k: np.asarray(v) for k, v in table.items()}
+    rest = [k for k in columns if k not in keys and columns[k].dtype.kind in "biuf"]
+    combos = np.stack([columns[k].astype(np.float64) for k in keys], axis=1)
+    _, first, which = np.unique(combos, axis=0, return_index=True, return_inverse=True)
+    out = []
+    for g in np.argsort(first):
+        rows = which.ravel() == g
+        numbers = {}
+        for k in rest:
+            values = columns[k][rows].astype(np.float64)
+            numbers[k] = float(values.mean())
+            if values.size > 1:
+                numbers[f"{k}_std"] = float(values.std())
+        out.append(({k: columns[k][first[g]].item() for k in keys}, numbers))
+    return out
+
+
 class Tracker:
     def __init__(self, client, experiment: str, run_name: str):
         self.client, self.experiment, self.run_name = client, experiment, run_name
@@ -108,12 +135,8 @@ class Tracker:
             if curve.ndim == 1:
                 history += [Metric(key, float(curve[i]), now, int(i) + 1) for i in _steps(curve.size)]
         run_id = self._run(experiment_id, self.run_name, flatten(params), history)
-        rows = {k: np.asarray(v) for k, v in (table or {}).items()}
-        for i in range(len(next(iter(rows.values()))) if rows else 0):
-            values = {k: v[i].item() for k, v in rows.items()}
-            numbers = {k: _number(v) for k, v in values.items() if k not in table_params}
-            child = [Metric(k, v, now, 0) for k, v in numbers.items() if v is not None]
-            child_params = {k: values[k] for k in table_params}
+        for child_params, numbers in _groups(table or {}, list(table_params)):
+            child = [Metric(k, v, now, 0) for k, v in numbers.items() if _number(v) is not None]
             name = ", ".join(f"{k.split('.')[-1]}={v:.6g}" for k, v in child_params.items())
             self._run(experiment_id, name, child_params, child, parent=run_id)
         if folder is not None:
