@@ -134,6 +134,24 @@ def test_tracked_run_and_sweep_read_back_from_the_local_mlflow_store(tmp_path, m
     assert {"sweep.png", "sweep.csv"} <= {a.path for a in client.list_artifacts(parent.info.run_id)}
 
 
+def test_tracked_training_logs_the_learner_mistakes_per_pass_and_the_model(tmp_path, monkeypatch, capsys):
+    pytest.importorskip("mlflow")
+    from mlflow.tracking import MlflowClient
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    (tmp_path / "d.svm").write_text("1 1:1 2:0.5\n-1 1:-1 3:2\n1 2:1\n-1 1:2 3:-1\n")
+    argv = ["train", "--learner", "perceptron", "d.svm", "--model", "m.npz", "--passes", "3", "--quiet"]
+    assert cli.main([*argv, "--track", "mlflow"]) == 0
+    client = MlflowClient((tmp_path / "mlruns").as_uri())
+    (run,) = client.search_runs([client.get_experiment_by_name("train").experiment_id])
+    settings = model_file.load(tmp_path / "m.npz").settings
+    assert run.data.params["learner.kind"] == "perceptron" and run.data.params["passes"] == "3"
+    history = sorted(client.get_metric_history(run.info.run_id, "mistakes_per_pass"), key=lambda m: m.step)
+    assert [(m.step, m.value) for m in history] == list(enumerate(map(float, settings["mistakes_per_pass"]), 1))
+    assert "m.npz" in {a.path for a in client.list_artifacts(run.info.run_id)}
+
+
 def test_tracking_without_mlflow_is_one_line_error(monkeypatch, capsys, tmp_path):
     import builtins
 
