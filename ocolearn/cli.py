@@ -32,10 +32,14 @@ from pathlib import Path
 import numpy as np
 
 import ocolearn  # noqa: F401  (first: sets XLA's CPU flags before JAX starts)
+from ocolearn import provenance, tracking
 from ocolearn.config import ConfigError, load
 from ocolearn.data import DataError
 from ocolearn.data.sparse_text import FORMATS
 from ocolearn.data.task import TASKS
+
+TRACKED_CURVES = ("loss", "squared_error", "cumulative_average_loss", "regret", "regret_bound")  # --track
+TRACKED_TRAINING = ("mistakes_per_pass", "average_loss", "rounds", "skipped_lines")  # --track
 
 
 def _run(args) -> int:
@@ -43,7 +47,10 @@ def _run(args) -> int:
     out = args.out or f"runs/{experiment.name}"
     from ocolearn.experiment import run_experiment
 
-    metrics, _ = run_experiment(experiment, out)
+    tracker = tracking.start(args.track, experiment.name, "run")
+    metrics, curves = run_experiment(experiment, out)
+    series = {k: v for k, v in curves.items() if k in TRACKED_CURVES}
+    tracker.log(params=experiment.to_config(), metrics=metrics, series=series, folder=out)
     shown = {k: v for k, v in metrics.items() if k != "definitions" and not k.endswith("_w")}
     print(json.dumps(shown, indent=2))
     print(f"wrote {out}/", file=sys.stderr)
@@ -57,7 +64,12 @@ def _sweep(args) -> int:
     out = args.out or f"runs/{experiment.name}_sweep"
     from ocolearn.experiment import run_sweep
 
-    _, best = run_sweep(experiment, out, chunk_size=args.chunk_size)
+    tracker = tracking.start(args.track, experiment.name, "sweep")
+    table, best = run_sweep(experiment, out, chunk_size=args.chunk_size)
+    per_seed = {k: v for k, v in table.items() if k != "seed"}
+    tracker.log(
+        params=experiment.to_config(), metrics=best, table=per_seed, table_params=list(best["values"]), folder=out
+    )
     print(json.dumps(best, indent=2))
     print(f"wrote {out}/", file=sys.stderr)
     return 0
@@ -67,6 +79,7 @@ def _train(args) -> int:
     from ocolearn import model as models
     from ocolearn.streaming import Progress
 
+    tracker = tracking.start(args.track, "train", args.learner)
     if args.checkpoint_every and not args.checkpoint:
         raise DataError("--checkpoint-every needs --checkpoint PATH")
     trained = models.train_file(
@@ -94,7 +107,11 @@ def _train(args) -> int:
         order_seed=args.order_seed,
         warn=lambda text: print(f"ocolearn: warning: {text}", file=sys.stderr),
     )
+    trained = trained._replace(settings={**trained.settings, "provenance": provenance.record()})
     models.save(trained, args.model)
+    options = {k: v for k, v in vars(args).items() if k != "func"}
+    metrics = {k: v for k, v in trained.settings.items() if k in TRACKED_TRAINING}
+    tracker.log(params={**options, "learner": trained.settings["learner"]}, metrics=metrics, files=[args.model])
     s = trained.settings
     what = (
         f"average loss {s['average_loss']:.6g}"
@@ -237,6 +254,8 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--resume", action="store_true", help="continue from --checkpoint")
     t.add_argument("--quiet", action="store_true", help="no progress line")
     t.set_defaults(func=_train)
+    for command in (r, s, t):
+        command.add_argument("--track", choices=["mlflow"], help="log to MLflow (MLFLOW_TRACKING_URI, else ./mlruns)")
     q = sub.add_parser("predict", help="print one predicted label (or value) per line; labels in DATA are optional")
     q.add_argument("model")
     q.add_argument("data")

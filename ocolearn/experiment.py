@@ -8,7 +8,8 @@
 - ``trace.csv``: one row per round (t, row, prediction, target, loss, squared_error,
   cumulative_average_loss, regret);
 - ``config.toml``: the resolved experiment, which reruns it exactly;
-- ``normalized_loss.png`` and ``regret.png``; ``snapshots.npy`` if snapshots were asked for.
+- ``normalized_loss.png`` and ``regret.png``; ``snapshots.npy`` if snapshots were asked for;
+- ``provenance.json``: versions, device, git commit, command line and time (``ocolearn.provenance``).
 
 A classification experiment (the task declared or inferred from the target,
 ``ocolearn.data.task``) writes instead ``metrics.json`` with the mistakes of each pass and the
@@ -28,6 +29,7 @@ import numpy as np
 import tomli_w
 
 from ocolearn import data as datasets
+from ocolearn import provenance
 from ocolearn.config import Experiment
 from ocolearn.data.sparse_text import SparseData, class_indices
 from ocolearn.data.task import Labels, infer
@@ -307,6 +309,7 @@ def run_experiment(experiment: Experiment, out_dir):
     from ocolearn import plots
 
     out = Path(out_dir)
+    provenance.write(out)  # what produced the folder (ocolearn.provenance)
     data = load_examples(experiment)
     if task_of(data) != "regression":
         metrics, learner, state = classify(experiment, data)
@@ -387,6 +390,7 @@ def run_sweep(experiment: Experiment, out_dir, *, chunk_size=None):
         "seeds": num_seeds,
     }
     out = Path(out_dir)
+    provenance.write(out)  # what produced the folder (ocolearn.provenance)
     buffer = io.StringIO()
     names = list(table)
     np.savetxt(

@@ -156,5 +156,7 @@ def sqnorm(x):
 
 
 def row(batch, i):
-    """Example ``i`` of a dense or sparse batch."""
-    return jax.tree.map(lambda a: a[i], batch)
+    """Example ``i`` of a dense or sparse batch. A NumPy-backed batch indexed by a traced ``i``
+    (under ``vmap`` or ``jit``) is read as a JAX array, since NumPy cannot index with a tracer."""
+    traced = isinstance(i, jax.core.Tracer)
+    return jax.tree.map(lambda a: (jnp.asarray(a) if traced else a)[i], batch)

@@ -33,3 +33,18 @@ def test_todense_and_dimensions():
     np.testing.assert_array_equal(x.todense(), [[0, 0, 1.5, 0]])
     assert num_features(x) == 4 and x.shape == (1, 4) and len(x) == 1
     assert num_features(jnp.zeros((3, 7))) == 7
+
+
+def test_numpy_backed_sparse_rows_under_vmap_and_jit():
+    """A batch of NumPy arrays indexed by a traced row number (vmap over rows, a jitted loop)
+    once raised TracerArrayConversionError."""
+    import jax
+
+    rng = np.random.default_rng(3)
+    dense_rows = random_sparse(rng, 6, 4, 10)
+    batch = Sparse(np.asarray(dense_rows.idx), np.asarray(dense_rows.val), 10)
+    w = jnp.asarray(rng.normal(size=10).astype(np.float32))
+    expected = batch.todense() @ np.asarray(w)
+    got = jax.vmap(lambda i: dot(w, row(batch, i)))(jnp.arange(6))
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(jax.jit(lambda i: dot(w, row(batch, i)))(2), expected[2], rtol=1e-5, atol=1e-6)

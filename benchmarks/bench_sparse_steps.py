@@ -1,0 +1,149 @@
+"""Sparse steps against their floor and scikit-learn's CSR path, medians of alternating repeats.
+
+    python benchmarks/bench_sparse_steps.py [--n 200000] [--repeats 7]
+
+One pass over hashed sparse rows (2^18 buckets, about 50 non-zeros, ``bench_classifiers.sparse_data``)
+for Pegasos, PA-I, the Perceptron (which also keeps its average), binary MIRA and AdaGrad on the
+hinge loss, each against its nearest scikit-learn peer on CSR: ``SGDClassifier`` with the same
+rule where there is one (Pegasos: hinge with ``alpha = lam`` and the "optimal" rate; PA-I:
+``pa1``; the averaged Perceptron: ``loss="perceptron", average=True``), else the nearest (MIRA:
+``pa1``; AdaGrad: the hinge SGD). scikit-learn's plain ``Perceptron`` (no average) is shown too.
+
+Two floors show what bounds a round: the same scan doing only a 50-entry gather from the 1 MB
+weight table, a scalar, and a 50-entry read-add-write back (one scatter chain, as Pegasos and
+PA need), and a compiled numba loop doing the same in plain machine code. Every method runs
+once per repeat, in turn, so load on a shared machine falls on all of them alike; the table
+gives medians and the load average. Prints; writes nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+import warnings
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from bench_classifiers import D_SPARSE, LAM, NNZ, sparse_data
+
+import ocolearn  # noqa: F401  (first: XLA's CPU flags)
+from ocolearn import MIRA, AdaGrad, Hinge, PassiveAggressive, Pegasos, Perceptron, Sparse, run
+from ocolearn.features import add_scaled, dot
+
+
+def compiled_pass(learner, X, y):
+    program = jax.jit(lambda lrn, X, y: run(lrn, X, y, trace=False)).lower(learner, X, y).compile()
+    return lambda: jax.block_until_ready(program(learner, X, y))
+
+
+def floor_pass(X):
+    """Only the memory traffic of a sparse step: gather, one scalar, scatter-add back."""
+
+    @jax.jit
+    def gather_scatter(X):
+        def step(w, i):
+            x = Sparse(X.idx[i], X.val[i], X.dim)
+            a = jnp.where(dot(w, x) < 1.0, 0.01, 0.0)
+            return add_scaled(w, a, x), None
+
+        return jax.lax.scan(step, jnp.zeros(X.dim, jnp.float32), jnp.arange(X.idx.shape[0]))[0]
+
+    return lambda: jax.block_until_ready(gather_scatter(X))
+
+
+def numba_floor(idx, val):
+    import numba
+
+    @numba.njit
+    def loop(idx, val):
+        w = np.zeros(D_SPARSE, np.float32)
+        for r in range(idx.shape[0]):
+            s = np.float32(0.0)
+            for j in range(idx.shape[1]):
+                s += w[idx[r, j]] * val[r, j]
+            a = np.float32(0.01) if s < 1 else np.float32(0.0)
+            for j in range(idx.shape[1]):
+                w[idx[r, j]] += a * val[r, j]
+        return w
+
+    return lambda: loop(idx, val)
+
+
+def sklearn_fit(model, X, y):
+    def fit():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # one epoch does not "converge"
+            model.fit(X, y)
+
+    return fit
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=200_000)
+    parser.add_argument("--repeats", type=int, default=7)
+    args = parser.parse_args()
+
+    import scipy.sparse
+    from sklearn.linear_model import Perceptron as SkPerceptron
+    from sklearn.linear_model import SGDClassifier
+
+    n = args.n
+    idx, val, y = sparse_data(n)
+    X, yj = Sparse(jax.device_put(idx), jax.device_put(val), D_SPARSE), jax.device_put(y)
+    classes = jax.device_put((y > 0).astype(np.int32))
+    csr = scipy.sparse.csr_matrix((val.ravel().astype(np.float64), idx.ravel(), np.arange(0, n * NNZ + 1, NNZ)))
+    csr.eliminate_zeros()
+    fixed = dict(max_iter=1, tol=None, shuffle=False, fit_intercept=False)
+    sgd_hinge = SGDClassifier(loss="hinge", alpha=LAM, learning_rate="optimal", **fixed)
+    sgd_pa1 = SGDClassifier(loss="hinge", penalty=None, learning_rate="pa1", eta0=1.0, **fixed)
+    sgd_averaged = SGDClassifier(
+        loss="perceptron", learning_rate="constant", eta0=1.0, penalty=None, average=True, **fixed
+    )
+    methods = {
+        "floor: JAX gather + scatter": (floor_pass(X), None),
+        "floor: numba loop": (numba_floor(idx, val), None),
+        "scikit-learn SGDClassifier hinge, optimal (CSR)": (sklearn_fit(sgd_hinge, csr, y), None),
+        "scikit-learn SGDClassifier pa1 (CSR)": (sklearn_fit(sgd_pa1, csr, y), None),
+        "scikit-learn Perceptron (CSR)": (sklearn_fit(SkPerceptron(**fixed), csr, y), None),
+        "scikit-learn SGDClassifier perceptron, averaged (CSR)": (sklearn_fit(sgd_averaged, csr, y), None),
+        "ocolearn pegasos": (compiled_pass(Pegasos(LAM), X, yj), "scikit-learn SGDClassifier hinge, optimal (CSR)"),
+        "ocolearn passive_aggressive (PA-I)": (
+            compiled_pass(PassiveAggressive(1.0, 1), X, yj),
+            "scikit-learn SGDClassifier pa1 (CSR)",
+        ),
+        "ocolearn perceptron (and its average)": (
+            compiled_pass(Perceptron(), X, yj),
+            "scikit-learn SGDClassifier perceptron, averaged (CSR)",
+        ),
+        "ocolearn mira (2 classes)": (compiled_pass(MIRA(2), X, classes), "scikit-learn SGDClassifier pa1 (CSR)"),
+        "ocolearn adagrad (hinge)": (
+            compiled_pass(AdaGrad(loss=Hinge()), X, yj),
+            "scikit-learn SGDClassifier hinge, optimal (CSR)",
+        ),
+    }
+    for fn, _ in methods.values():
+        fn()  # compile, warm caches
+    load_before = os.getloadavg()
+    times = {name: [] for name in methods}
+    for _ in range(args.repeats):
+        for name, (fn, _) in methods.items():
+            start = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - start)
+    load_after = os.getloadavg()
+    median = {name: float(np.median(t)) for name, t in times.items()}
+    print(f"one pass, n = {n:,}, 2^18 buckets, ~{NNZ} non-zeros; medians of {args.repeats} alternating repeats")
+    print(f"load average (1, 5, 15 min) before {load_before}, after {load_after}; {os.cpu_count()} CPUs")
+    print(f"{'method':50s} {'median ms':>10s} {'M rows/s':>9s} {'vs peer':>8s} {'vs floor':>9s}")
+    floor = median["floor: JAX gather + scatter"]
+    for name, (_, peer) in methods.items():
+        ratio = f"{median[peer] / median[name]:.2f}x" if peer else ""
+        seconds = median[name]
+        print(f"{name:50s} {seconds * 1e3:10.1f} {n / seconds / 1e6:9.2f} {ratio:>8s} {seconds / floor:8.2f}x")
+
+
+if __name__ == "__main__":
+    main()
