@@ -336,7 +336,10 @@ def test_cli_trains_ftrl_proximal_on_svmlight(tmp_path, capsys, monkeypatch):
     X, y = stream(200, seed=4, binary=True)
     path = tmp_path / "train.svm"
     path.write_text(
-        "".join(f"{int(t)} " + " ".join(f"{j + 1}:{v:.4f}" for j, v in enumerate(x)) + "\n" for x, t in zip(X, y))
+        "".join(
+            f"{int(t)} " + " ".join(f"{j + 1}:{v:.4f}" for j, v in enumerate(x)) + "\n"
+            for x, t in zip(X, y, strict=True)
+        )
     )
     model = tmp_path / "ftrl.npz"
     args = [
