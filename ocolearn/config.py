@@ -334,3 +334,22 @@ def load(path, overrides=()) -> Experiment:
         raise ConfigError(f"{path}: not valid TOML: {e}") from None
     source = str(path) + (f" (with --set {', '.join(overrides)})" if overrides else "")
     return from_dict(apply_overrides(raw, overrides), source)
+
+
+def load_study(path) -> tuple[dict, dict[str, Learner]]:
+    """A study file of generated sequences (``configs/experts.toml``, ``configs/rates.toml``):
+    its ``[study]`` table (the script's settings: sizes, seeds, sequence names), and its
+    ``[learners.NAME]`` tables, each checked and built as a learner like ``[learner]``."""
+    path = Path(path)
+    try:
+        raw = tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such config file") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: not valid TOML: {e}") from None
+    _check_keys(raw, ["name", "description", "study", "learners"], "", str(path))
+    learners = raw.get("learners", {})
+    if not isinstance(raw.get("study", {}), dict) or not isinstance(learners, dict) or not learners:
+        raise ConfigError(f"{path}: a study file has a [study] table and at least one [learners.NAME] table")
+    built = {name: _build_part(Learner, table, f"learners.{name}", str(path)) for name, table in learners.items()}
+    return raw.get("study", {}), built

@@ -151,9 +151,26 @@ def ons_parameters(alpha: float, G: float, D: float) -> tuple[float, float]:
     return gamma, 1.0 / (gamma * D) ** 2
 
 
-def ons_regret_bound(alpha: float, G: float, D: float, d: int, T: int):
-    """``R_t <= 5 (1 / alpha + G D) d ln t`` for t = 1..T: ONS with ``ons_parameters`` on
-    alpha-exp-concave losses in d dimensions (Hazan 2016, Theorem 4.5, stated for t > 4; NaN
-    for t <= 4)."""
+def ons_regret_bound(gamma: float, epsilon: float, G: float, D: float, d: int, T: int):
+    """``R_t <= (d / (2 gamma)) ln(t G^2 / epsilon + 1) + gamma epsilon D^2 / 2`` for t = 1..T:
+    ONS on alpha-exp-concave losses in d dimensions with ``gamma <= min(1 / (4 G D), alpha) / 2``
+    and any ``epsilon > 0`` (the proof of Hazan 2016, Theorem 4.5, before it sets
+    ``epsilon = 1 / (gamma D)^2`` and simplifies to ``5 (1/alpha + G D) d ln T``)."""
     t = np.arange(1, T + 1, dtype=np.float64)
-    return np.where(t > 4, 5.0 * (1.0 / alpha + G * D) * d * np.log(t), np.nan)
+    return d / (2.0 * gamma) * np.log(t * G**2 / epsilon + 1.0) + gamma * epsilon * D**2 / 2.0
+
+
+def prefix_best_linear(g, radius: float = 1.0):
+    """``min_{|u| <= radius} sum_{s<=t} g_s u = -radius |sum_{s<=t} g_s|`` for t = 1..T, over the
+    last axis of one-dimensional gradients ``g`` (the comparator of each horizon t), in float64."""
+    return -radius * np.abs(np.cumsum(np.asarray(g, np.float64), axis=-1))
+
+
+def prefix_best_squared(y, lower: float, upper: float):
+    """``min_{lower <= u <= upper} sum_{s<=t} (u - y_s)^2 / 2`` for t = 1..T over the last axis:
+    at ``u = clip(mean(y_1..y_t))``, in float64 (squared loss with the feature x = 1)."""
+    y = np.asarray(y, np.float64)
+    t = np.arange(1, y.shape[-1] + 1)
+    s, q = np.cumsum(y, axis=-1), np.cumsum(y * y, axis=-1)
+    u = np.clip(s / t, lower, upper)
+    return 0.5 * (t * u * u - 2 * u * s + q)

@@ -15,6 +15,10 @@
 - ``random_signs(T, M, seed)``: ``(M, T, 1)`` independent +-1 gradients of linear losses in one
   dimension, the randomized adversary against any online learner on [-1, 1]: the expected regret is
   ``E |sum_t g_t| ~ sqrt(2 T / pi)`` whatever the learner plays (Hazan 2016, Theorem 3.9).
+- ``bounded_regression(T, M, d, seed)``: ``(M, T, d)`` features on the unit sphere and ``(M, T)``
+  targets ``y = u* . x + (3/4) s`` with ``||u*|| = 1/4`` and s a fair +-1 coin, so ``|y| <= 1``: with
+  ``||w|| <= 1`` the squared loss ``(w . x - y)^2 / 2`` has ``|w . x - y| <= 2``, so it is
+  1/4-exp-concave with gradients bounded by 2.
 """
 
 from __future__ import annotations
@@ -53,3 +57,14 @@ def random_signs(T: int, M: int, seed: int = 0) -> np.ndarray:
     """``(M, T, 1)`` independent fair +-1 signs (M sequences of T one-dimensional gradients)."""
     rng = np.random.default_rng(seed)
     return np.where(rng.random((M, T, 1)) < 0.5, -1.0, 1.0).astype(np.float32)
+
+
+def bounded_regression(T: int, M: int, d: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """``(X, y)`` of shapes ``(M, T, d)`` and ``(M, T)``, float32; see the module docstring."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(M, T, d))
+    X /= np.linalg.norm(X, axis=-1, keepdims=True)
+    u = rng.normal(size=(M, 1, d))
+    u *= 0.25 / np.linalg.norm(u, axis=-1, keepdims=True)
+    y = np.sum(X * u, axis=-1) + 0.75 * np.where(rng.random((M, T)) < 0.5, -1.0, 1.0)
+    return X.astype(np.float32), y.astype(np.float32)
