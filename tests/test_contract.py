@@ -31,7 +31,6 @@ from ocolearn import (
     InvSqrt,
     L1Ball,
     L2Ball,
-    Linear,
     Logistic,
     NegEntropy,
     NonNegative,
@@ -164,11 +163,6 @@ LEARNERS = {
         "regression",
     ),
     "hedge": (Hedge(0.5), Hedge(0.1), "regression"),
-    "omd_linear_entropy": (
-        OMD(Linear(), Constant(0.5), NegEntropy()),
-        OMD(Linear(), Constant(0.1), NegEntropy()),
-        "regression",
-    ),
 }
 ids = list(LEARNERS)
 

@@ -2,7 +2,9 @@
 against OGD and river where the rules coincide, and against their regret bounds."""
 
 import math
+from pathlib import Path
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
@@ -30,9 +32,21 @@ from ocolearn import (
     Squared,
     run,
 )
-from ocolearn.config import from_dict
-from ocolearn.regret import experts_regret, hedge_regret_bound
-from ocolearn.sequences import adaptive_experts_losses, experts_losses
+from ocolearn.config import from_dict, load_study
+from ocolearn.regret import (
+    experts_regret,
+    hedge_regret_bound,
+    least_squares_in_ball,
+    ogd_regret_bound,
+    ons_parameters,
+    ons_regret_bound,
+    prefix_best_linear,
+    prefix_best_squared,
+    regret_curve,
+    round_losses,
+    strongly_convex_regret_bound,
+)
+from ocolearn.sequences import adaptive_experts_losses, bounded_regression, experts_losses, random_signs
 
 D = 5
 
@@ -360,3 +374,61 @@ def test_cli_trains_ftrl_proximal_on_svmlight(tmp_path, capsys, monkeypatch):
     assert error_rate(trained, data_for(trained, path)) < 0.1
     assert main(["train", "--learner", "ftrl_proximal", "--set", "river=1", str(path), "--model", str(model)]) == 2
     assert "river" in capsys.readouterr().err
+
+
+# The textbook's two rates (configs/rates.toml, experiments/rates.py), at test sizes.
+RATES = Path(__file__).resolve().parent.parent / "configs" / "rates.toml"
+
+
+def mean_regret_per_e_fold(regret, a, b):
+    """``(R_b - R_a) / ln(b / a)`` of the mean regret curve (rounds a, b counted from 1)."""
+    mean = regret.mean(axis=0)
+    return (mean[b - 1] - mean[a - 1]) / math.log(b / a)
+
+
+def vmapped_losses(learner, X, y):
+    return np.asarray(jax.vmap(lambda X, y: run(learner, X, y).trace.loss)(X, y), np.float64)
+
+
+def test_ogd_regret_grows_like_sqrt_T_on_random_signs():
+    _, learners = load_study(RATES)
+    ogd = learners["ogd_signs"]
+    T, M = 1024, 64
+    g = random_signs(T, M, seed=0)
+    zero = np.zeros((M, T), np.float32)
+    bound = ogd_regret_bound(ogd.schedule, ogd.projection.diameter(1), 1.0, T)
+    regret = vmapped_losses(ogd, g, zero).cumsum(axis=1) - prefix_best_linear(g[..., 0])
+    assert np.all(regret <= bound + 1e-6 * bound)
+    # E R_T = E |sum g_t| ~ sqrt(2 T / pi): R / sqrt(T) levels off at about a quarter of the bound.
+    ratio = regret.mean(axis=0) / bound
+    assert 0.15 < ratio[-1] < 0.45 and 0.15 < ratio[T // 16 - 1] < 0.45
+    # A sign-flipped OGD (it climbs the gradients) breaks the bound on the same sequences.
+    flipped = ogd.replace(schedule=InvSqrt(-ogd.schedule.eta))
+    assert np.any(vmapped_losses(flipped, g, zero).cumsum(axis=1) - prefix_best_linear(g[..., 0]) > bound)
+
+
+def test_inverse_time_steps_reach_log_T_on_strongly_convex_losses():
+    _, learners = load_study(RATES)
+    T, M = 4096, 64
+    y = random_signs(T, M, seed=1)[..., 0]
+    ones = np.ones((M, T, 1), np.float32)
+    best = prefix_best_squared(y, -1.0, 1.0)
+    fast, slow = (vmapped_losses(learners[n], ones, y).cumsum(axis=1) - best for n in ("ogd_strong", "ogd_strong_sqrt"))
+    assert np.all(fast <= strongly_convex_regret_bound(2.0, 1.0, T) + 1e-6)
+    # The regret added per e-fold of rounds stays put for log T, and grows for eta / sqrt(t).
+    assert 0.8 < mean_regret_per_e_fold(fast, T // 8, T) / mean_regret_per_e_fold(fast, T // 64, T // 8) < 1.25
+    assert mean_regret_per_e_fold(slow, T // 8, T) / mean_regret_per_e_fold(slow, T // 64, T // 8) > 1.5
+
+
+def test_ons_regret_is_below_its_bound_on_exp_concave_losses():
+    _, learners = load_study(RATES)
+    ons = learners["ons_concave"]
+    gamma, _ = ons_parameters(0.25, 2.0, 2.0)
+    assert float(ons.gamma) <= gamma
+    T, d = 1500, 3
+    X, y = bounded_regression(T, 3, d, seed=2)
+    bound = ons_regret_bound(float(ons.gamma), float(ons.epsilon), 2.0, 2.0, d, T)
+    for m, losses in enumerate(vmapped_losses(ons, X, y)):
+        assert np.max(np.abs(X[m] @ np.zeros(d) - y[m])) <= 1.0  # |y| <= 1, so |w . x - y| <= 2 in the ball
+        u = least_squares_in_ball(X[m], y[m], 1.0)  # the bound holds against every fixed u in the ball
+        assert np.all(regret_curve(losses, round_losses(Squared(), u, X[m], y[m], np.arange(T))) <= bound)
