@@ -309,9 +309,24 @@ def test_hedge_regret_is_below_sqrt_T_ln_N_over_2(kind, T, N, seed):
     assert hedge_stays_below_its_bound(lambda h: h, kind, T, N, seed)
 
 
+class SignFlippedHedge(Hedge):
+    """Deliberately broken: w_{t+1,i} ∝ w_{t,i} exp(+eta l_{t,i}), weight to the worst experts."""
+
+    def update(self, state, example):
+        x, y = example
+        return super().update(state, (-x, y))
+
+
+class FrozenHedge(Hedge):
+    """Deliberately broken: ignores its rate and the losses, and keeps the uniform weights."""
+
+    def update(self, state, example):
+        return state._replace(t=state.t + 1)
+
+
 @pytest.mark.parametrize(
     "broken",
-    [lambda h: Hedge(-h.eta), lambda h: Hedge(0.0 * h.eta)],
+    [lambda h: SignFlippedHedge(h.eta), lambda h: FrozenHedge(h.eta)],
     ids=["sign_flipped", "rate_ignored_frozen"],
 )
 @pytest.mark.parametrize("kind, T, N, seed", [c for c in CASES if c[0] != "coins"])
@@ -390,6 +405,14 @@ def vmapped_losses(learner, X, y):
     return np.asarray(jax.vmap(lambda X, y: run(learner, X, y).trace.loss)(X, y), np.float64)
 
 
+class ClimbingOGD(OGD):
+    """Deliberately broken: on linear losses, w_{t+1} = P(w_t + eta_t g_t), up the gradient."""
+
+    def update(self, state, example):
+        x, y = example
+        return super().update(state, (-x, y))
+
+
 def test_ogd_regret_grows_like_sqrt_T_on_random_signs():
     _, learners = load_study(RATES)
     ogd = learners["ogd_signs"]
@@ -403,7 +426,7 @@ def test_ogd_regret_grows_like_sqrt_T_on_random_signs():
     ratio = regret.mean(axis=0) / bound
     assert 0.15 < ratio[-1] < 0.45 and 0.15 < ratio[T // 16 - 1] < 0.45
     # A sign-flipped OGD (it climbs the gradients) breaks the bound on the same sequences.
-    flipped = ogd.replace(schedule=InvSqrt(-ogd.schedule.eta))
+    flipped = ClimbingOGD(ogd.loss, ogd.schedule, ogd.projection)
     assert np.any(vmapped_losses(flipped, g, zero).cumsum(axis=1) - prefix_best_linear(g[..., 0]) > bound)
 
 
