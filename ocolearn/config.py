@@ -323,15 +323,19 @@ def apply_overrides(raw: dict, overrides) -> dict:
     return raw
 
 
-def load(path, overrides=()) -> Experiment:
-    """Read, override and validate an experiment file."""
-    path = Path(path)
+def _read_toml(path: Path) -> dict:
     try:
-        raw = tomllib.loads(path.read_text())
+        return tomllib.loads(path.read_text())
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such config file") from None
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: not valid TOML: {e}") from None
+
+
+def load(path, overrides=()) -> Experiment:
+    """Read, override and validate an experiment file."""
+    path = Path(path)
+    raw = _read_toml(path)
     source = str(path) + (f" (with --set {', '.join(overrides)})" if overrides else "")
     return from_dict(apply_overrides(raw, overrides), source)
 
@@ -341,12 +345,7 @@ def load_study(path) -> tuple[dict, dict[str, Learner]]:
     its ``[study]`` table (the script's settings: sizes, seeds, sequence names), and its
     ``[learners.NAME]`` tables, each checked and built as a learner like ``[learner]``."""
     path = Path(path)
-    try:
-        raw = tomllib.loads(path.read_text())
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: no such config file") from None
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{path}: not valid TOML: {e}") from None
+    raw = _read_toml(path)
     _check_keys(raw, ["name", "description", "study", "learners"], "", str(path))
     learners = raw.get("learners", {})
     if not isinstance(raw.get("study", {}), dict) or not isinstance(learners, dict) or not learners:
