@@ -336,6 +336,8 @@ def load(path, overrides=()) -> Experiment:
     """Read, override and validate an experiment file."""
     path = Path(path)
     raw = _read_toml(path)
+    if "study" in raw:
+        raise ConfigError(f"{path}: a study file ([study], [learners.NAME]): run experiments/{path.stem}.py")
     source = str(path) + (f" (with --set {', '.join(overrides)})" if overrides else "")
     return from_dict(apply_overrides(raw, overrides), source)
 

@@ -455,3 +455,18 @@ def test_ons_regret_is_below_its_bound_on_exp_concave_losses():
         assert np.max(np.abs(X[m] @ np.zeros(d) - y[m])) <= 1.0  # |y| <= 1, so |w . x - y| <= 2 in the ball
         u = least_squares_in_ball(X[m], y[m], 1.0)  # the bound holds against every fixed u in the ball
         assert np.all(regret_curve(losses, round_losses(Squared(), u, X[m], y[m], np.arange(T))) <= bound)
+
+
+def test_a_bad_study_file_is_one_error_naming_the_key(tmp_path):
+    from ocolearn.config import ConfigError
+
+    path = tmp_path / "s.toml"
+    for text, key in [
+        ('[study]\nrounds = 10\n[learners.h]\nkind = "hedge"\netaa = 0.1\n', "learners.h.etaa"),
+        ('[study]\nrounds = 10\n[learners.h]\nkind = "hedg"\n', "learners.h.kind"),
+        ("[study]\nrounds = 10\n", "[learners.NAME]"),
+        ('[studies]\n[learners.h]\nkind = "hedge"\n', "studies"),
+    ]:
+        path.write_text(text)
+        with pytest.raises(ConfigError, match=key.replace(".", r"\.").replace("[", r"\[")):
+            load_study(path)
