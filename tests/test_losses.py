@@ -133,3 +133,13 @@ def test_a_loss_is_one_function():
     np.testing.assert_allclose(quartic.derivative(jnp.array([0.0, 3.0]), jnp.array([1.0, 1.0])), [-4.0, 32.0])
     assert float(quartic.derivative_bound(2.0, 1.0)) == 108.0  # |4 (-2 - 1)^3|
     assert float(FunctionLoss(lambda p, y: p, lambda p, y: 7.0 + 0 * p).derivative(1.0, 0.0)) == 7.0
+
+
+def test_the_derived_bound_gives_the_regret_bound_its_G():
+    from ocolearn.projections import L2Ball
+    from ocolearn.regret import gradient_bound
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(30, 3)), rng.normal(size=30)
+    squared = FunctionLoss(lambda p, y: 0.5 * (p - y) ** 2)
+    assert gradient_bound(squared, L2Ball(2.0), X, y) == pytest.approx(gradient_bound(Squared(), L2Ball(2.0), X, y))
