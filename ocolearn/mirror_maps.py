@@ -21,7 +21,7 @@ Maps (Hazan 2016, chapter 5; Orabona 2019, chapter 6):
   and, on linear losses, Hedge (Freund and Schapire 1997).
 - ``SignedEntropy(radius)``: the entropy on the 2d weights ``(w+, w-)`` with ``||w+||_1 +
   ||w-||_1 = radius`` and ``w = w+ - w-``: EG+- for weights of either sign (Kivinen and Warmuth
-  1997, section 3.4).
+  1997).
 - ``PNorm(p)``: ``psi = ||w||_q^2 / 2`` with ``1/p + 1/q = 1``, unconstrained;
   ``weights_i = sign(theta_i) |theta_i|^(p-1) / ||theta||_p^(p-2)``: the p-norm algorithms
   (Grove, Littlestone and Schuurmans 2001; Gentile 2003), p = 2 the Euclidean case and

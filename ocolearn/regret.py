@@ -146,7 +146,7 @@ def strongly_convex_regret_bound(G: float, lam: float, T: int):
 def ons_parameters(alpha: float, G: float, D: float) -> tuple[float, float]:
     """``(gamma, epsilon)`` of ONS for alpha-exp-concave losses, gradients bounded by G and a set
     of diameter D: ``gamma = min(1 / (4 G D), alpha) / 2``, ``epsilon = 1 / (gamma^2 D^2)``
-    (Hazan 2016, Algorithm 12 and Theorem 4.5)."""
+    (Hazan 2016, chapter 4, the ONS theorem)."""
     gamma = 0.5 * min(1.0 / (4.0 * G * D), alpha)
     return gamma, 1.0 / (gamma * D) ** 2
 
@@ -154,7 +154,7 @@ def ons_parameters(alpha: float, G: float, D: float) -> tuple[float, float]:
 def ons_regret_bound(gamma: float, epsilon: float, G: float, D: float, d: int, T: int):
     """``R_t <= (d / (2 gamma)) ln(t G^2 / epsilon + 1) + gamma epsilon D^2 / 2`` for t = 1..T:
     ONS on alpha-exp-concave losses in d dimensions with ``gamma <= min(1 / (4 G D), alpha) / 2``
-    and any ``epsilon > 0`` (the proof of Hazan 2016, Theorem 4.5, before it sets
+    and any ``epsilon > 0`` (the proof of Hazan 2016's ONS theorem, chapter 4, before it sets
     ``epsilon = 1 / (gamma D)^2`` and simplifies to ``5 (1/alpha + G D) d ln T``)."""
     t = np.arange(1, T + 1, dtype=np.float64)
     return d / (2.0 * gamma) * np.log(t * G**2 / epsilon + 1.0) + gamma * epsilon * D**2 / 2.0

@@ -14,7 +14,7 @@
   every round: the sequence that punishes a learner that commits.
 - ``random_signs(T, M, seed)``: ``(M, T, 1)`` independent +-1 gradients of linear losses in one
   dimension, the randomized adversary against any online learner on [-1, 1]: the expected regret is
-  ``E |sum_t g_t| ~ sqrt(2 T / pi)`` whatever the learner plays (Hazan 2016, Theorem 3.9).
+  ``E |sum_t g_t| ~ sqrt(2 T / pi)`` whatever the learner plays (Hazan 2016, chapter 3, the lower bound).
 - ``bounded_regression(T, M, d, seed)``: ``(M, T, d)`` features on the unit sphere and ``(M, T)``
   targets ``y = u* . x + (3/4) s`` with ``||u*|| = 1/4`` and s a fair +-1 coin, so ``|y| <= 1``: with
   ``||w|| <= 1`` the squared loss ``(w . x - y)^2 / 2`` has ``|w . x - y| <= 2``, so it is

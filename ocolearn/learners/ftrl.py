@@ -22,8 +22,8 @@ class FTRLState(NamedTuple):
 
 
 class FTRL(Learner, name="ftrl"):
-    """FTRL with linearized losses, the lazy ("dual averaging") form (Hazan 2016, Algorithm 10;
-    Orabona 2019, section 7.3; Nesterov 2009)::
+    """FTRL with linearized losses, the lazy ("dual averaging") form (Hazan 2016, chapter 5;
+    Orabona 2019, chapter 7; Nesterov 2009)::
 
         g_t = loss'(w_t . x_t, y_t) x_t
         w_{t+1} = argmin_{u in K} eta_t sum_{s<=t} <g_s, u> + psi(u) = weights(-eta_t sum_{s<=t} g_s)
@@ -32,7 +32,7 @@ class FTRL(Learner, name="ftrl"):
     ``P(-eta_t sum g_s)`` (Zinkevich 2003, section 5; with the identity and a constant rate it
     is OGD); with ``NegEntropy`` and a constant rate, Hedge / EG. For a non-increasing rate the
     regret against u in K is at most ``(psi(u) - min_K psi) / eta_T + (1 / (2 sigma))
-    sum_t eta_{t-1} ||g_t||_*^2`` (Orabona 2019, Corollary 7.9).
+    sum_t eta_{t-1} ||g_t||_*^2`` (Orabona 2019, chapter 7).
     """
 
     loss: Loss = Squared()

@@ -21,8 +21,8 @@ class OMDState(NamedTuple):
 
 
 class OMD(Learner, name="omd"):
-    """Online mirror descent, the greedy ("active") form (Hazan 2016, Algorithm 14;
-    Orabona 2019, section 6.4) for a loss of ``w . x``::
+    """Online mirror descent, the greedy ("active") form (Hazan 2016, chapter 5;
+    Orabona 2019, chapter 6) for a loss of ``w . x``::
 
         g_t = loss'(w_t . x_t, y_t) x_t
         w_{t+1} = argmin_{u in K} B_psi(u, nabla psi^*(nabla psi(w_t) - eta_t g_t))
@@ -34,7 +34,7 @@ class OMD(Learner, name="omd"):
     ``SignedEntropy`` EG+-; with ``PNorm(p)`` the p-norm algorithm (Gentile 2003). For a
     constant rate the regret against u in K is at most
     ``B_psi(u, w_1) / eta + (eta / (2 sigma)) sum_t ||g_t||_*^2`` for psi sigma-strongly convex
-    in ||.|| (Orabona 2019, Theorem 6.10).
+    in ||.|| (Orabona 2019, chapter 6).
 
     >>> import jax.numpy as jnp
     >>> from ocolearn.losses import Linear
