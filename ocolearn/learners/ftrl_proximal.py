@@ -32,7 +32,7 @@ class FTRLProximal(Learner, name="ftrl_proximal", static=("river_order",)):
     for the features i of x_t (O(nnz) a round); ``state.w`` holds the weights of the next round.
     VW's ``--ftrl`` computes the same. The per-coordinate rate is ``alpha / (beta + sqrt(n_i))``.
 
-    ``river_order=True`` replays river's ``optim.FTRLProximal`` (0.21 to 0.26), which differs
+    ``river_order=True`` replays river's ``optim.FTRLProximal`` (as of river 0.26), which differs
     from Algorithm 1 in two ways: each step first recomputes w_i from the z, n *before* the
     round's gradient and only then updates z, n, so it predicts with the weights of the round
     before (a lag of one round); and it keeps a weight's old value where ``|z_i| <= l1``, where
