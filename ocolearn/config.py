@@ -354,14 +354,34 @@ def apply_overrides(raw: dict, overrides) -> dict:
     return raw
 
 
-def load(path, overrides=()) -> Experiment:
-    """Read, override and validate an experiment file."""
-    path = Path(path)
+def _read_toml(path: Path) -> dict:
     try:
-        raw = tomllib.loads(path.read_text())
+        return tomllib.loads(path.read_text())
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such config file") from None
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: not valid TOML: {e}") from None
+
+
+def load(path, overrides=()) -> Experiment:
+    """Read, override and validate an experiment file."""
+    path = Path(path)
+    raw = _read_toml(path)
+    if "study" in raw:
+        raise ConfigError(f"{path}: a study file ([study], [learners.NAME]): run experiments/{path.stem}.py")
     source = str(path) + (f" (with --set {', '.join(overrides)})" if overrides else "")
     return from_dict(apply_overrides(raw, overrides), source)
+
+
+def load_study(path) -> tuple[dict, dict[str, Learner]]:
+    """A study file of generated sequences (``configs/experts.toml``, ``configs/rates.toml``):
+    its ``[study]`` table (the script's settings: sizes, seeds, sequence names), and its
+    ``[learners.NAME]`` tables, each checked and built as a learner like ``[learner]``."""
+    path = Path(path)
+    raw = _read_toml(path)
+    _check_keys(raw, ["name", "description", "study", "learners"], "", str(path))
+    learners = raw.get("learners", {})
+    if not isinstance(raw.get("study", {}), dict) or not isinstance(learners, dict) or not learners:
+        raise ConfigError(f"{path}: a study file has a [study] table and at least one [learners.NAME] table")
+    built = {name: _build_part(Learner, table, f"learners.{name}", str(path)) for name, table in learners.items()}
+    return raw.get("study", {}), built

@@ -8,9 +8,17 @@ subgradient named in each docstring. Classification losses take labels ``y`` in 
 
 ``derivative_bound(p_max, y)`` is ``sup_{|p| <= p_max} |derivative(p, y)|``; with the data's
 feature norms it gives the gradient bound G of the OGD regret bound (Zinkevich 2003).
+
+A loss is one function: a subclass that writes only ``value`` gets ``derivative`` from
+``jax.grad`` of the value and ``derivative_bound`` from the derivative at ``p = +-p_max`` (exact
+for a convex loss, whose derivative is non-decreasing in p); ``FunctionLoss`` wraps a plain
+Python function. The closed forms below are written by hand because they are cheap, and
+``tests/test_losses.py`` checks them against the derived ones.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import jax
 import jax.numpy as jnp
@@ -29,10 +37,23 @@ class Loss(Part, family=True):
         raise NotImplementedError
 
     def derivative(self, p, y):
-        raise NotImplementedError
+        """``d value / d p`` by ``jax.grad`` (at a kink, the subgradient JAX's rules pick); over
+        leading batch axes where ``value`` is not a scalar."""
+        p, y = jnp.asarray(p, jnp.result_type(p, jnp.float32)), jnp.asarray(y)
+        if jax.eval_shape(self.value, p, y).shape == ():
+            return jax.grad(self.value)(p, y)
+        return jax.vmap(self.derivative, in_axes=(0, 0 if y.ndim else None))(p, y)
 
     def derivative_bound(self, p_max, y):
-        raise NotImplementedError
+        """``max(|loss'(-p_max, y)|, |loss'(p_max, y)|)``: for a convex loss the derivative is
+        non-decreasing in p, so this is its supremum over ``|p| <= p_max``; inf for an
+        unbounded ``p_max``."""
+        p_max = jnp.asarray(p_max, jnp.result_type(p_max, jnp.float32))
+        p_max, y = jnp.broadcast_arrays(p_max, jnp.asarray(y, p_max.dtype))
+        finite = jnp.isfinite(p_max)
+        p = jnp.where(finite, p_max, 0.0)
+        bound = jnp.maximum(jnp.abs(self.derivative(-p, y)), jnp.abs(self.derivative(p, y)))
+        return jnp.where(finite, bound, jnp.inf)
 
 
 class Squared(Loss, name="squared"):
@@ -188,3 +209,38 @@ class MulticlassHinge(Loss, name="multiclass_hinge"):
 
     def derivative_bound(self, p_max, y):
         return jnp.sqrt(2.0) * jnp.ones_like(p_max)
+
+
+class Linear(Loss, name="linear"):
+    """``p``, whatever ``y``: the linear loss ``<g_t, w>`` of online linear optimization with the
+    example ``x_t = g_t`` (for experts, the vector of the experts' losses); derivative 1."""
+
+    def value(self, p, y):
+        return p + 0.0 * y
+
+    def derivative(self, p, y):
+        return jnp.ones_like(p + 0.0 * y)
+
+    def derivative_bound(self, p_max, y):
+        return jnp.ones_like(p_max + 0.0 * y)
+
+
+class FunctionLoss(Loss, name="function", static=("fn", "fn_derivative")):
+    """A loss given as a function ``fn(p, y)``, convex in p; its derivative is ``fn_derivative``
+    if given, else ``jax.grad`` of ``fn``, and its derivative bound is taken at ``p = +-p_max``
+    (``Loss.derivative_bound``). Built in code, not from a config file::
+
+        huber = FunctionLoss(lambda p, y: optax.huber_loss(p, y, delta=1.0))
+    """
+
+    from_files = False
+    fn: Callable = None
+    fn_derivative: Callable | None = None
+
+    def value(self, p, y):
+        return self.fn(p, y)
+
+    def derivative(self, p, y):
+        if self.fn_derivative is None:
+            return super().derivative(p, y)
+        return self.fn_derivative(p, y)

@@ -111,3 +111,66 @@ def ogd_regret_bound(schedule: Schedule, diameter: float, G: float, T: int):
     if np.any(np.diff(eta) > 0) or np.any(eta <= 0):
         return None
     return diameter**2 / (2 * eta) + 0.5 * G**2 * np.cumsum(eta)
+
+
+def best_expert(losses):
+    """The best expert in hindsight of a ``(T, N)`` sequence of the experts' losses:
+    ``(i*, L*)`` with ``L* = min_i sum_t l_{t,i}``, in float64."""
+    totals = np.sum(np.asarray(losses, np.float64), axis=0)
+    return int(np.argmin(totals)), float(totals.min())
+
+
+def experts_regret(learner_losses, losses):
+    """``R_t = sum_{s<=t} w_s . l_s - min_i sum_{s<=t} l_{s,i}`` for t = 1..T: the regret against
+    the best expert of each prefix (at t = T, the best expert in hindsight), in float64."""
+    prefix = np.cumsum(np.asarray(losses, np.float64), axis=0)
+    return np.cumsum(np.asarray(learner_losses, np.float64)) - prefix.min(axis=1)
+
+
+def hedge_regret_bound(eta: float, N: int, T: int):
+    """``R_t <= ln N / eta + eta t / 8`` for t = 1..T: Hedge's bound against every expert for
+    losses in [0, 1] (Cesa-Bianchi and Lugosi 2006, Theorem 2.2). At the tuned
+    ``eta = sqrt(8 ln N / T)`` it is ``sqrt(T ln N / 2)`` at T."""
+    t = np.arange(1, T + 1, dtype=np.float64)
+    return math.log(N) / eta + eta * t / 8.0
+
+
+def strongly_convex_regret_bound(G: float, lam: float, T: int):
+    """``R_t <= (G^2 / (2 lam)) (1 + ln t)`` for t = 1..T: OGD with ``eta_t = 1 / (lam t)`` on
+    lam-strongly convex losses with gradients bounded by G (Hazan, Agarwal and Kale 2007,
+    Theorem 1)."""
+    t = np.arange(1, T + 1, dtype=np.float64)
+    return G**2 / (2.0 * lam) * (1.0 + np.log(t))
+
+
+def ons_parameters(alpha: float, G: float, D: float) -> tuple[float, float]:
+    """``(gamma, epsilon)`` of ONS for alpha-exp-concave losses, gradients bounded by G and a set
+    of diameter D: ``gamma = min(1 / (4 G D), alpha) / 2``, ``epsilon = 1 / (gamma^2 D^2)``
+    (Hazan 2016, chapter 4, the ONS theorem)."""
+    gamma = 0.5 * min(1.0 / (4.0 * G * D), alpha)
+    return gamma, 1.0 / (gamma * D) ** 2
+
+
+def ons_regret_bound(gamma: float, epsilon: float, G: float, D: float, d: int, T: int):
+    """``R_t <= (d / (2 gamma)) ln(t G^2 / epsilon + 1) + gamma epsilon D^2 / 2`` for t = 1..T:
+    ONS on alpha-exp-concave losses in d dimensions with ``gamma <= min(1 / (4 G D), alpha) / 2``
+    and any ``epsilon > 0`` (the proof of Hazan 2016's ONS theorem, chapter 4, before it sets
+    ``epsilon = 1 / (gamma D)^2`` and simplifies to ``5 (1/alpha + G D) d ln T``)."""
+    t = np.arange(1, T + 1, dtype=np.float64)
+    return d / (2.0 * gamma) * np.log(t * G**2 / epsilon + 1.0) + gamma * epsilon * D**2 / 2.0
+
+
+def prefix_best_linear(g, radius: float = 1.0):
+    """``min_{|u| <= radius} sum_{s<=t} g_s u = -radius |sum_{s<=t} g_s|`` for t = 1..T, over the
+    last axis of one-dimensional gradients ``g`` (the comparator of each horizon t), in float64."""
+    return -radius * np.abs(np.cumsum(np.asarray(g, np.float64), axis=-1))
+
+
+def prefix_best_squared(y, lower: float, upper: float):
+    """``min_{lower <= u <= upper} sum_{s<=t} (u - y_s)^2 / 2`` for t = 1..T over the last axis:
+    at ``u = clip(mean(y_1..y_t))``, in float64 (squared loss with the feature x = 1)."""
+    y = np.asarray(y, np.float64)
+    t = np.arange(1, y.shape[-1] + 1)
+    s, q = np.cumsum(y, axis=-1), np.cumsum(y * y, axis=-1)
+    u = np.clip(s / t, lower, upper)
+    return 0.5 * (t * u * u - 2 * u * s + q)

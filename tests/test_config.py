@@ -1,9 +1,10 @@
+import tomllib
 from pathlib import Path
 
 import pytest
 
 from ocolearn import OGD, InvSqrt, L2Ball, Squared
-from ocolearn.config import ConfigError, apply_overrides, from_dict, load, parse_override
+from ocolearn.config import ConfigError, apply_overrides, from_dict, load, load_study, parse_override
 
 ROOT = Path(__file__).resolve().parent.parent
 BASE = """
@@ -42,7 +43,13 @@ def test_every_shipped_config_loads():
     configs = sorted((ROOT / "configs").glob("*.toml"))
     assert configs
     for path in configs:
-        load(path)
+        if "study" in tomllib.loads(path.read_text()):  # read by its experiments/ script
+            study, learners = load_study(path)
+            assert study and learners
+            with pytest.raises(ConfigError, match="a study file"):
+                load(path)
+        else:
+            load(path)
 
 
 def test_unknown_key_names_file_key_and_valid_keys(tmp_path):

@@ -8,10 +8,12 @@ import pytest
 from ocolearn import (
     AROW,
     CW,
+    FTRL,
     MIRA,
     NAG,
     OCPSVM,
     OGD,
+    OMD,
     ONS,
     SCW,
     Absolute,
@@ -20,6 +22,9 @@ from ocolearn import (
     CoinBetting,
     Constant,
     EpsilonInsensitive,
+    Euclidean,
+    FTRLProximal,
+    Hedge,
     Hinge,
     Identity,
     InverseTime,
@@ -27,11 +32,14 @@ from ocolearn import (
     L1Ball,
     L2Ball,
     Logistic,
+    NegEntropy,
     NonNegative,
     OneVsRest,
     PassiveAggressive,
     Pegasos,
     Perceptron,
+    PNorm,
+    SignedEntropy,
     Simplex,
     SketchedONS,
     Sparse,
@@ -118,6 +126,43 @@ LEARNERS = {
         from_optax("adagrad", Hinge(), learning_rate=0.5),
         "binary",
     ),
+    "omd_euclidean_l2": (
+        OMD(Squared(), InvSqrt(0.1), Euclidean(L2Ball(1.0))),
+        OMD(Squared(), InvSqrt(0.3), Euclidean(L2Ball(0.5))),
+        "regression",
+    ),
+    "eg": (
+        OMD(Squared(), Constant(0.05), NegEntropy(2.0)),
+        OMD(Squared(), Constant(0.2), NegEntropy(0.5)),
+        "regression",
+    ),
+    "eg_pm": (
+        OMD(Hinge(), InvSqrt(0.1), SignedEntropy(3.0)),
+        OMD(Hinge(), InvSqrt(0.5), SignedEntropy(1.0)),
+        "binary",
+    ),
+    "omd_p_norm": (
+        OMD(Squared(), Constant(0.02), PNorm(3.0)),
+        OMD(Squared(), Constant(0.05), PNorm(4.0)),
+        "regression",
+    ),
+    "ftrl_entropy": (
+        FTRL(Logistic(), InvSqrt(0.5), NegEntropy(1.0)),
+        FTRL(Logistic(), InvSqrt(1.0), NegEntropy(2.0)),
+        "binary",
+    ),
+    "ftrl_euclidean_l2": (
+        FTRL(Squared(), Constant(0.02), Euclidean(L2Ball(1.0))),
+        FTRL(Squared(), Constant(0.05), Euclidean(L2Ball(2.0))),
+        "regression",
+    ),
+    "ftrl_proximal": (FTRLProximal(), FTRLProximal(0.5, 0.5, 0.1, 0.0), "binary"),
+    "ftrl_proximal_river_order": (
+        FTRLProximal(loss=Squared(), river_order=True),
+        FTRLProximal(0.5, 0.5, 0.1, 0.0, Squared(), True),
+        "regression",
+    ),
+    "hedge": (Hedge(0.5), Hedge(0.1), "regression"),
 }
 ids = list(LEARNERS)
 
@@ -213,6 +258,8 @@ def test_zero_and_huge_examples_give_finite_weights(case):
         H = learner.delta + np.sqrt(np.asarray(before.G))
         cut = np.where(H > 0, learner.eta * learner.l1 / np.where(H > 0, H, 1), 0)
         expected = learner.projection(np.sign(expected) * np.maximum(np.abs(expected) - cut, 0))
+    if isinstance(learner, FTRL):  # the same sum of gradients, played at the next round's rate
+        expected = learner.mirror.weights(learner.schedule(before.t) * before.theta)
     np.testing.assert_allclose(learner.weights(after), expected, rtol=1e-6, atol=1e-7)
 
 

@@ -5,9 +5,22 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from ocolearn.losses import Absolute, EpsilonInsensitive, Hinge, Logistic, Loss, PerceptronLoss, Squared, SquaredHinge
+from ocolearn.losses import (
+    Absolute,
+    EpsilonInsensitive,
+    FunctionLoss,
+    Hinge,
+    Linear,
+    Logistic,
+    Loss,
+    MulticlassHinge,
+    MulticlassPerceptronLoss,
+    PerceptronLoss,
+    Squared,
+    SquaredHinge,
+)
 
-REGRESSION = [Squared(), Absolute(), EpsilonInsensitive(0.25)]
+REGRESSION = [Squared(), Absolute(), EpsilonInsensitive(0.25), Linear(), FunctionLoss(lambda p, y: jnp.cosh(p - y))]
 CLASSIFICATION = [Hinge(), SquaredHinge(), Logistic(), PerceptronLoss()]
 finite = st.floats(-50, 50, allow_nan=False, width=32)
 
@@ -79,3 +92,54 @@ def test_logistic_is_stable_for_large_margins():
     assert np.isfinite(Logistic().value(1e4, -1.0)) and float(Logistic().value(1e4, -1.0)) == pytest.approx(1e4)
     assert float(Logistic().derivative(1e4, -1.0)) == 1.0
     assert float(Logistic().value(1e4, 1.0)) == 0.0
+
+
+@pytest.mark.parametrize(
+    "loss", REGRESSION + CLASSIFICATION + [MulticlassHinge(), MulticlassPerceptronLoss()], ids=lambda loss: loss.name
+)
+def test_derived_derivative_equals_the_closed_form(loss):
+    # Loss.derivative is jax.grad of the value: what a loss written as one function gets.
+    rng = np.random.default_rng(0)
+    if loss.name.startswith("multiclass"):
+        S, Y = rng.normal(size=(50, 4)).astype(np.float32), rng.integers(0, 4, 50)
+        top = np.sort(S, axis=1)
+        margin = S[np.arange(50), Y] - np.where(np.eye(4, dtype=bool)[Y], -np.inf, S).max(axis=1)
+        keep = (top[:, -1] - top[:, -2] > 1e-3) & (np.abs(np.abs(margin) - 1) > 1e-3) & (np.abs(margin) > 1e-3)
+        derived = jax.vmap(lambda s, y: Loss.derivative(loss, s, y))(S, Y)
+        np.testing.assert_allclose(derived[keep], jax.vmap(loss.derivative)(S, Y)[keep], atol=1e-6)
+        return
+    y = rng.choice([-1.0, 1.0], 200) if loss in CLASSIFICATION else rng.normal(size=200)
+    p = rng.normal(0, 3, 200)
+    keep = [all(abs(pi - k) > 1e-3 for k in kinks(loss, yi)) for pi, yi in zip(p, y, strict=True)]
+    p, y = jnp.float32(p[keep]), jnp.float32(y[keep])
+    np.testing.assert_allclose(Loss.derivative(loss, p, y), loss.derivative(p, y), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("loss", REGRESSION + CLASSIFICATION, ids=lambda loss: loss.name)
+def test_derived_derivative_bound_is_the_supremum(loss):
+    # Loss.derivative_bound: |loss'| at p = +-p_max, the supremum over |p| <= p_max for a convex
+    # loss; never above the closed form, and reached on a fine grid.
+    p = np.linspace(-3.0, 3.0, 6001, dtype=np.float32)
+    for y in (-1.0, 1.0, 2.5):
+        derived = float(Loss.derivative_bound(loss, 3.0, jnp.float32(y)))
+        assert derived <= float(loss.derivative_bound(3.0, jnp.float32(y))) * (1 + 1e-6)
+        np.testing.assert_allclose(derived, np.max(np.abs(loss.derivative(p, np.float32(y)))), rtol=1e-5)
+    assert np.isinf(Loss.derivative_bound(loss, np.inf, 1.0)) or loss.derivative_bound(np.inf, 1.0) <= 1
+
+
+def test_a_loss_is_one_function():
+    quartic = FunctionLoss(lambda p, y: (p - y) ** 4)
+    assert float(quartic.derivative(2.0, 1.0)) == 4.0
+    np.testing.assert_allclose(quartic.derivative(jnp.array([0.0, 3.0]), jnp.array([1.0, 1.0])), [-4.0, 32.0])
+    assert float(quartic.derivative_bound(2.0, 1.0)) == 108.0  # |4 (-2 - 1)^3|
+    assert float(FunctionLoss(lambda p, y: p, lambda p, y: 7.0 + 0 * p).derivative(1.0, 0.0)) == 7.0
+
+
+def test_the_derived_bound_gives_the_regret_bound_its_G():
+    from ocolearn.projections import L2Ball
+    from ocolearn.regret import gradient_bound
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(30, 3)), rng.normal(size=30)
+    squared = FunctionLoss(lambda p, y: 0.5 * (p - y) ** 2)
+    assert gradient_bound(squared, L2Ball(2.0), X, y) == pytest.approx(gradient_bound(Squared(), L2Ball(2.0), X, y))

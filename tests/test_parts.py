@@ -5,11 +5,12 @@ import pytest
 
 from ocolearn.learners import Learner
 from ocolearn.losses import Loss
+from ocolearn.mirror_maps import MirrorMap
 from ocolearn.parts import Part
 from ocolearn.projections import Projection
 from ocolearn.schedules import Schedule
 
-FAMILIES = [Loss, Schedule, Projection, Learner]
+FAMILIES = [Loss, Schedule, Projection, MirrorMap, Learner]
 
 
 @pytest.mark.parametrize("family", FAMILIES, ids=lambda f: f.__name__)

@@ -5,9 +5,13 @@ from ocolearn.learners.base import Learner
 from ocolearn.learners.coin import CoinBetting, CoinState
 from ocolearn.learners.confidence import AROW, CW, SCW, GaussianState
 from ocolearn.learners.from_optax import FromOptax, OptaxState, from_optax
+from ocolearn.learners.ftrl import FTRL, FTRLState
+from ocolearn.learners.ftrl_proximal import FTRLProximal, FTRLProximalState
+from ocolearn.learners.hedge import Hedge
 from ocolearn.learners.mira import MIRA, MIRAState, normalized
 from ocolearn.learners.nag import NAG, NAGState
 from ocolearn.learners.ogd import OCPSVM, OGD, OCPSVMState, OGDState, ridge
+from ocolearn.learners.omd import OMD, OMDState
 from ocolearn.learners.one_vs_rest import OneVsRest, OneVsRestState
 from ocolearn.learners.ons import ONS, ONSState, SketchedONS, SketchedONSState
 from ocolearn.learners.passive_aggressive import PassiveAggressive, PAState
@@ -23,6 +27,13 @@ __all__ = [
     "CoinBetting",
     "CoinState",
     "FromOptax",
+    "FTRL",
+    "FTRLProximal",
+    "FTRLProximalState",
+    "FTRLState",
+    "Hedge",
+    "OMD",
+    "OMDState",
     "GaussianState",
     "NAG",
     "NAGState",

@@ -1,0 +1,64 @@
+"""Online mirror descent (Nemirovski and Yudin 1983; Beck and Teboulle 2003) over a mirror map."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from ocolearn.features import dot
+from ocolearn.learners.base import Learner
+from ocolearn.losses import Loss, Squared
+from ocolearn.mirror_maps import Euclidean, MirrorMap
+from ocolearn.schedules import InvSqrt, Schedule
+
+
+class OMDState(NamedTuple):
+    t: jax.Array
+    w: jax.Array
+    theta: jax.Array  # the dual point of w_t: weights(theta) = w_t
+
+
+class OMD(Learner, name="omd"):
+    """Online mirror descent, the greedy ("active") form (Hazan 2016, chapter 5;
+    Orabona 2019, chapter 6) for a loss of ``w . x``::
+
+        g_t = loss'(w_t . x_t, y_t) x_t
+        w_{t+1} = argmin_{u in K} B_psi(u, nabla psi^*(nabla psi(w_t) - eta_t g_t))
+
+    computed on the dual point: ``theta_{t+1} = project(theta_t - eta_t g_t)``,
+    ``w_{t+1} = weights(theta_{t+1})``, ``w_1 = weights(project(0)) = argmin_K psi``.
+    With ``Euclidean(P)`` it is projected OGD (Zinkevich 2003); with ``NegEntropy`` it is
+    Exponentiated Gradient (Kivinen and Warmuth 1997), and Hedge on linear losses; with
+    ``SignedEntropy`` EG+-; with ``PNorm(p)`` the p-norm algorithm (Gentile 2003). For a
+    constant rate the regret against u in K is at most
+    ``B_psi(u, w_1) / eta + (eta / (2 sigma)) sum_t ||g_t||_*^2`` for psi sigma-strongly convex
+    in ||.|| (Orabona 2019, chapter 6).
+
+    >>> import jax.numpy as jnp
+    >>> from ocolearn.losses import Linear
+    >>> from ocolearn.mirror_maps import NegEntropy
+    >>> from ocolearn.schedules import Constant
+    >>> eg = OMD(Linear(), Constant(jnp.log(3.0)), NegEntropy())
+    >>> state = eg.update(eg.init(2), (jnp.array([0.0, 1.0]), 0.0))
+    >>> [round(v, 4) for v in state.w.tolist()]
+    [0.75, 0.25]
+    """
+
+    loss: Loss = Squared()
+    schedule: Schedule = InvSqrt()
+    mirror: MirrorMap = Euclidean()
+
+    def init(self, num_features):
+        theta = self.mirror.project(self.mirror.zeros(num_features))
+        return OMDState(jnp.ones((), jnp.int32), self.mirror.weights(theta).astype(jnp.float32), theta)
+
+    def predict(self, state, x):
+        return dot(state.w, x)
+
+    def update(self, state, example):
+        x, y = example
+        a = -self.schedule(state.t) * self.loss.derivative(dot(state.w, x), y)
+        theta = self.mirror.project(self.mirror.add(state.theta, a, x)).astype(state.theta.dtype)
+        return OMDState(state.t + 1, self.mirror.weights(theta).astype(state.w.dtype), theta)
