@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from ocolearn import Absolute, Identity, L2Ball, Squared
+from ocolearn import FLH, ONS, Absolute, Identity, L2Ball, Squared, run
 from ocolearn.changing import adaptive_regret, interval_regrets, k_switch, segment_costs
 
 
@@ -102,3 +102,56 @@ def test_adaptive_regret_is_the_maximum_over_intervals_solved_directly(projectio
         assert adaptive_regret(learner_losses, C, length) == pytest.approx(max(direct), rel=1e-7, abs=1e-9)
     with pytest.raises(ValueError, match="interval length"):
         adaptive_regret(learner_losses, C, 13)
+
+
+def ons_step(w, A, x, target, gamma):
+    g = (w @ x - target) * x
+    A = A + np.outer(g, g)
+    return w - np.linalg.solve(A, g) / gamma, A
+
+
+def flh_by_hand(X, y, alpha, gamma, epsilon):
+    """Hazan and Seshadhri 2009, Algorithm 1 over ONS experts, with the pruning of section 3.1:
+    the expert started at round j = r 2^k (r odd) is dropped after round j + 2^(k+2)."""
+    d = X.shape[1]
+    experts = {1: (np.zeros(d), epsilon * np.eye(d))}
+    v = {1: 1.0}
+    played = []
+    for t, (x, target) in enumerate(zip(X.astype(np.float64), y, strict=True), 1):
+        w = sum(v[j] * experts[j][0] for j in experts)
+        played.append(w)
+        vhat = {j: v[j] * np.exp(-alpha * 0.5 * (experts[j][0] @ x - target) ** 2) for j in experts}
+        experts = {j: ons_step(*experts[j], x, target, gamma) for j in experts}
+        k = lambda j: (j & -j).bit_length() - 1  # noqa: E731
+        keep = [j for j in experts if t + 1 <= j + 2 ** (k(j) + 2)]
+        total = sum(vhat[j] for j in keep)
+        v = {j: (1 - 1 / (t + 1)) * vhat[j] / total for j in keep}
+        experts = {j: experts[j] for j in keep}
+        experts[t + 1], v[t + 1] = (np.zeros(d), epsilon * np.eye(d)), 1 / (t + 1)
+    return np.array(played)
+
+
+def test_flh_is_algorithm_1_with_its_pruning():
+    X, y = shifting(T=40, d=3, seed=4)
+    learner = FLH(ONS(0.5, 1.0), alpha=0.3, levels=6)
+    result = run(learner, np.float32(X), np.float32(y))
+    played = flh_by_hand(X, y, 0.3, 0.5, 1.0)
+    predictions = np.einsum("td,td->t", played, X)
+    np.testing.assert_allclose(np.asarray(result.trace.prediction, np.float64), predictions, rtol=1e-3, atol=1e-4)
+    live = np.asarray(result.state.start > 0)
+    assert live.sum() <= 3 * np.ceil(np.log2(41))  # O(log T) experts kept
+
+
+def test_flh_tracks_the_shifts_where_one_ons_does_not():
+    """On a stream whose best predictor changes twice, FLH's largest regret over an interval of
+    one segment is far below a single ONS's (which must unlearn each segment); a broken FLH
+    whose weights ignore the experts' losses (alpha ~ 0) does not."""
+    X, y = shifting(T=300, d=3, seed=5)
+    C, _ = segment_costs(Squared(), Identity(), X, y)
+
+    def worst(learner):
+        return adaptive_regret(run(learner, np.float32(X), np.float32(y)).trace.loss, C, 100)
+
+    ons = worst(ONS(0.5, 1.0))
+    assert worst(FLH(ONS(0.5, 1.0), alpha=0.3, levels=10)) < 0.5 * ons
+    assert worst(FLH(ONS(0.5, 1.0), alpha=1e-9, levels=10)) > 0.5 * ons  # weights ignore the losses: no tracking

@@ -9,7 +9,7 @@ import jax
 import jax.numpy as jnp
 
 from ocolearn.features import dense, dot, norm
-from ocolearn.learners.base import Learner, ratio
+from ocolearn.learners.base import Learner
 from ocolearn.losses import Loss, Squared
 from ocolearn.projections import L2Ball
 
@@ -75,12 +75,16 @@ class MetaGrad(Learner, name="metagrad", static=("rates",)):
         surrogate = jnp.nan_to_num(-eta * r + eta * eta * r * r, nan=jnp.inf)
         log_pi = state.log_pi - jnp.minimum(surrogate, jnp.finfo(jnp.float32).max)
         log_pi = log_pi - jnp.max(log_pi)
-        # Sherman-Morrison with c = 2 eta^2: Sigma - c n^2 z z' / (1 + c n^2 u'z), z = Sigma u
+        # Sherman-Morrison with c = 2 eta^2 and z = Sigma u, written so that n^2 may overflow:
+        # Sigma - z z' / (1 / (c n^2) + u'z), and Sigma_{t+1} g = z / (1 / n + c n u'z)
         z = jnp.einsum("kde,e->kd", state.Sigma, unit)
-        cn2 = 2.0 * eta * eta * n * n
+        c = 2.0 * eta * eta
         uz = z @ unit
-        Sigma = state.Sigma - jnp.einsum("k,kd,ke->kde", ratio(cn2, 1.0 + cn2 * uz), z, z)
-        Sigma_g = z * ratio(n, 1.0 + cn2 * uz)[:, None]  # Sigma_{t+1} g = n z / (1 + c n^2 u'z)
+        moved = n > 0
+        safe_n = jnp.where(moved, n, 1.0)
+        shrink = jnp.where(moved, 1.0 / (1.0 / (c * safe_n * safe_n) + uz), 0.0)
+        Sigma = state.Sigma - jnp.einsum("k,kd,ke->kde", shrink, z, z)
+        Sigma_g = z * jnp.where(moved, 1.0 / (1.0 / safe_n + c * safe_n * uz), 0.0)[:, None]
         V = state.W - (eta * (1.0 - 2.0 * eta * r))[:, None] * Sigma_g
         W = jax.vmap(self._project)(V, Sigma)
         p = jnp.exp(log_pi) * eta
