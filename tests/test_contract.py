@@ -130,7 +130,7 @@ LEARNERS = {
     ),
     "metagrad": (MetaGrad(1.0, 5.0, 4), MetaGrad(2.0, 10.0, 4), "regression"),
     "flh_ons": (FLH(ONS(0.5, 1.0), 0.5, 6), FLH(ONS(1.0, 2.0), 0.2, 6), "regression"),
-    "flh_ogd": (FLH(ridge(InvSqrt(0.1), 1.0), 0.5, 6), FLH(ridge(InvSqrt(0.3), 2.0), 0.1, 6), "regression"),
+    "flh_perceptron_multiclass": (FLH(Perceptron(classes=3), 0.5, 6), FLH(Perceptron(classes=3), 0.1, 6), "multiclass"),
     "optax_adagrad": (
         from_optax("adagrad", Hinge(), learning_rate=0.1),
         from_optax("adagrad", Hinge(), learning_rate=0.5),

@@ -116,6 +116,19 @@ def test_mechanic_learns_a_scale_the_base_lacks():
     assert loss(Mechanic(slow, s_init=0.0)) == pytest.approx(loss(OGD(Squared(), InvSqrt(0.0))))
 
 
+def test_mechanic_needs_a_base_with_a_loss_to_linearize(tmp_path, capsys):
+    data = tmp_path / "d.svm"
+    data.write_text("1 1:0.5\n-1 1:-0.5\n")
+    code = main(
+        ["train", "--learner", "mechanic", "--set", "base.kind=pegasos", str(data), "--model", str(tmp_path / "m")]
+    )
+    assert code == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "ocolearn: error: mechanic: its base learner 'pegasos' has no 'loss' field to linearize; "
+        "use one that has (ogd, adagrad, nag, ons, cocob, dog, coin_betting, ...)"
+    ]
+
+
 def ball_in_norm(v, A, radius):
     """argmin_{||u|| <= radius} (u - v)' A (u - v) by bisection on the multiplier: u = (A + mu I)^-1 A v."""
     if np.linalg.norm(v) <= radius:

@@ -14,7 +14,7 @@ from ocolearn.learners.ons import ONS
 
 class FLHState(NamedTuple):
     t: jax.Array
-    w: jax.Array  # the weighted combination of the live experts' weights
+    w: jax.Array  # the weighted combination of the live experts' weights (d,) or (K, d)
     experts: Any  # the base learner's states, stacked over the 3 * levels slots
     log_v: jax.Array  # (slots,): log weights; dead or empty slots hold -inf's stand-in
     start: jax.Array  # (slots,) int32: the round each expert started (0: empty)
@@ -58,7 +58,7 @@ class FLH(Learner, name="flh", static=("levels",)):
         first = jnp.arange(slots) == 0
         return FLHState(
             jnp.ones((), jnp.int32),
-            jnp.zeros((num_features,), jnp.float32),
+            jnp.zeros_like(self.base.weights(one)),
             experts,
             jnp.where(first, 0.0, -jnp.inf).astype(jnp.float32),
             first.astype(jnp.int32),
@@ -72,7 +72,8 @@ class FLH(Learner, name="flh", static=("levels",)):
         x, y = example
         t = state.t
         live = (state.start > 0) & (state.expiry >= t)
-        losses = self.loss.value(jax.vmap(self.base.predict, (0, None))(state.experts, x), y)
+        predictions = jax.vmap(self.base.predict, (0, None))(state.experts, x)
+        losses = jax.vmap(self.loss.value, (0, None))(predictions, y)
         losses = jnp.minimum(jnp.nan_to_num(losses, nan=jnp.inf), jnp.finfo(jnp.float32).max)
         log_v = jnp.where(live, state.log_v - self.alpha * losses, -jnp.inf)
         experts = jax.vmap(self.base.update, (0, None))(state.experts, example)
@@ -92,7 +93,7 @@ class FLH(Learner, name="flh", static=("levels",)):
         start = jnp.where(here, i, jnp.where(stay, state.start, 0))
         expiry = jnp.where(here, i + jnp.left_shift(4, k), jnp.where(stay, state.expiry, 0))
         v = jnp.exp(log_v)
-        w = jnp.einsum("j,jd->d", v, jax.vmap(self.base.weights)(experts)) / jnp.sum(v)
+        w = jnp.tensordot(v, jax.vmap(self.base.weights)(experts), axes=1) / jnp.sum(v)
         return FLHState(t + 1, w.astype(state.w.dtype), experts, log_v.astype(jnp.float32), start, expiry)
 
 

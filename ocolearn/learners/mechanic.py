@@ -11,6 +11,7 @@ from ocolearn.features import dot, norm, values
 from ocolearn.learners.base import Learner, ratio
 from ocolearn.learners.ogd import OGD
 from ocolearn.losses import Loss, Squared
+from ocolearn.parts import fields_of
 from ocolearn.schedules import InvSqrt
 
 
@@ -62,6 +63,16 @@ class Mechanic(Learner, name="mechanic", static=("betas",)):
     epsilon: float = 1e-8
     betas: int = 6
     loss: Loss = Squared()
+
+    def __post_init__(self):
+        if "loss" not in fields_of(type(self.base)):
+            from ocolearn.config import ConfigError
+
+            raise ConfigError(
+                f"mechanic: its base learner {self.base.name!r} has no 'loss' field to linearize; "
+                "use one that has (ogd, adagrad, nag, ons, cocob, dog, coin_betting, ...)"
+            )
+        getattr(super(), "__post_init__", lambda: None)()
 
     def _beta(self):
         return 1.0 - 10.0 ** -jnp.arange(1, self.betas + 1, dtype=jnp.float32)
