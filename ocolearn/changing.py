@@ -102,7 +102,14 @@ def best_switching(C, k: int) -> tuple[float, list[int]]:
 def k_switch(loss, projection, X, y, k: int, solver=None, costs=None) -> Switching:
     """The best sequence of points of the set with at most ``k`` switches over the rounds
     ``(X, y)`` (rows in the order played), and its loss in each round. ``costs``: the
-    ``segment_costs`` of these rounds, to reuse them for several k."""
+    ``segment_costs`` of these rounds, to reuse them for several k.
+
+    >>> from ocolearn import Identity, Squared
+    >>> X, y = np.ones((6, 1)), np.array([1.0, 1.0, 1.0, 3.0, 3.0, 3.0])
+    >>> best = k_switch(Squared(), Identity(), X, y, k=1)
+    >>> best.total, best.starts, best.weights.ravel().tolist()
+    (0.0, [0, 3], [1.0, 3.0])
+    """
     C, U = segment_costs(loss, projection, X, y, solver) if costs is None else costs
     total, starts = best_switching(C, k)
     X, y = np.asarray(X, np.float64), np.asarray(y, np.float64)
