@@ -29,10 +29,10 @@ class COCOB(Learner, name="cocob", static=("backprop",)):
         Reward_{t,i} = Reward_{t-1,i} + w_{t,i} c_{t,i},   theta_{t,i} = theta_{t-1,i} + c_{t,i}
         w_{t+1,i} = (1 / L_{t,i}) (2 sigma(2 theta_{t,i} / (G_{t,i} + L_{t,i})) - 1) (L_{t,i} + Reward_{t,i})
 
-    Algorithm 1 (COCOB), whose betting fraction ``2 sigma(2x) - 1 = tanh(x)`` is the
-    data-dependent KT-like bet of the paper's Theorem 1; the paper takes the bound ``L_i`` as an
-    input, here it is the largest ``|c_{t,i}|`` seen so far, as in its Algorithm 2, so nothing
-    is asked for. ``backprop=True`` is Algorithm 2 (COCOB-Backprop) instead::
+    Algorithm 1 (COCOB), with the data-dependent betting fraction ``2 sigma(2x) - 1 = tanh(x)``
+    of ``x = theta / (G + L)``; the paper takes the bound ``L_i`` as an input, here it is the
+    largest ``|c_{t,i}|`` seen so far, as in its Algorithm 2, so nothing is asked for.
+    ``backprop=True`` is Algorithm 2 (COCOB-Backprop) instead::
 
         Reward_{t,i} = max(Reward_{t-1,i} + w_{t,i} c_{t,i}, 0)
         w_{t+1,i} = theta_{t,i} / (L_{t,i} max(G_{t,i} + L_{t,i}, alpha L_{t,i})) (L_{t,i} + Reward_{t,i})

@@ -27,9 +27,9 @@ class DoG(Learner, name="dog"):
         rbar_t = max(r_epsilon, max_{s <= t} ||w_s - w_1||),   G_t = sum_{s <= t} ||g_s||^2
         w_{t+1} = P(w_t - (rbar_t / sqrt(G_t)) g_t)
 
-    ``r_epsilon = alpha (1 + ||w_1||)`` with the paper's default ``alpha = 1e-6`` (its
-    section 5: "1e-6 unless the model uses batch normalization"); it is the length of the first
-    step. The step grows with the distance travelled, roughly geometrically at first, so DoG
+    ``r_epsilon = alpha (1 + ||w_1||)`` with the authors' suggested ``alpha = 1e-6`` (1e-4 for
+    models with batch normalization); as ``w_1 = 0`` it is the length of the first step.
+    The step grows with the distance travelled, roughly geometrically at first, so DoG
     needs on the order of log(1 / r_epsilon)^2 rounds to reach the scale of the solution.
     Until a gradient is non-zero nothing moves. O(d) a round (the distance).
     """

@@ -52,7 +52,8 @@ class Mechanic(Learner, name="mechanic", static=("betas",)):
     The paper's defaults: n = 6 (``betas``), ``lam`` (lambda) = 0.01, ``s_init`` = 1e-8,
     ``epsilon`` = 1e-8, and a base whose own rate is of order 1 (here OGD with 1/sqrt(t)). The
     base sees the gradients at Mechanic's weights through a linearized loss, so any learner
-    with a ``loss`` field is a base. A round with g_t = 0 carries no information and leaves the
+    with a ``loss`` field is a base (a projection of the base acts on its own Delta, not on w).
+    A round with g_t = 0 carries no information and leaves the
     state as it is (the discounts would otherwise move s). The scale starts at s_init and grows
     at best geometrically, so on short streams it arrives late.
     """
