@@ -113,7 +113,7 @@ def test_mechanic_learns_a_scale_the_base_lacks():
         return float(np.mean(run(learner, X, y).trace.loss[-50:]))
 
     assert loss(Mechanic(slow)) < 0.2 * loss(slow)
-    assert loss(Mechanic(slow, s_init=0.0)) == pytest.approx(loss(OGD(Squared(), InvSqrt(0.0))))
+    assert loss(Mechanic(slow, s_init=0.0)) == pytest.approx(np.mean(0.5 * y[-50:].astype(np.float64) ** 2))  # w = 0
 
 
 def test_mechanic_needs_a_base_with_a_loss_to_linearize(tmp_path, capsys):
@@ -123,10 +123,8 @@ def test_mechanic_needs_a_base_with_a_loss_to_linearize(tmp_path, capsys):
         ["train", "--learner", "mechanic", "--set", "base.kind=pegasos", str(data), "--model", str(tmp_path / "m")]
     )
     assert code == 2
-    assert capsys.readouterr().err.strip().splitlines() == [
-        "ocolearn: error: mechanic: its base learner 'pegasos' has no 'loss' field to linearize; "
-        "use one that has (ogd, adagrad, nag, ons, cocob, dog, coin_betting, ...)"
-    ]
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("ocolearn: error: ") and "mechanic: its base learner 'pegasos' has no 'loss' field" in line
 
 
 def ball_in_norm(v, A, radius):
