@@ -10,6 +10,7 @@ from ocolearn.fastloops import enable_fast_cpu_loops
 
 enable_fast_cpu_loops()
 
+from ocolearn.checks import NonFiniteError, check_finite  # noqa: E402
 from ocolearn.features import Sparse, add_scaled, dot, sqnorm  # noqa: E402
 from ocolearn.learners import (  # noqa: E402
     AROW,
@@ -53,6 +54,7 @@ from ocolearn.losses import (  # noqa: E402
     Squared,
     SquaredHinge,
 )
+from ocolearn.parts import ConfigError  # noqa: E402
 from ocolearn.projections import (  # noqa: E402
     Box,
     Identity,
@@ -85,6 +87,7 @@ __all__ = [
     "from_optax",
     "Absolute",
     "Box",
+    "ConfigError",
     "Constant",
     "EpsilonInsensitive",
     "Hinge",
@@ -100,6 +103,7 @@ __all__ = [
     "Logistic",
     "Loss",
     "NonNegative",
+    "NonFiniteError",
     "OCPSVM",
     "OGD",
     "OGDState",
@@ -123,6 +127,7 @@ __all__ = [
     "Winnow",
     "add_scaled",
     "as_schedule",
+    "check_finite",
     "dot",
     "enable_fast_cpu_loops",
     "ridge",

@@ -22,12 +22,7 @@ from typing import Any
 import numpy as np
 
 from ocolearn.learners import Learner
-from ocolearn.parts import Part, fields_of
-
-
-class ConfigError(ValueError):
-    """A bad experiment file or override; the message names the file and the key."""
-
+from ocolearn.parts import ConfigError, Part, fields_of
 
 FORMATS = ("table", "svmlight", "mira", "text")
 
@@ -196,7 +191,11 @@ def _build_part(family: type, value, where: str, source: str):
             kwargs[name] = float(value) if number else value
         else:
             raise ConfigError(f"{source}: '{where}.{name}' must be {_type_name(tp)}, got {table[name]!r}")
-    return cls(**kwargs)
+    try:
+        return cls(**kwargs)
+    except ConfigError as e:  # a number out of its declared range, named by its key
+        e = e.at(where)
+        raise ConfigError(f"{source}: {e}", e.key) from None
 
 
 def _build_spec(cls, table, where: str, source: str):

@@ -15,11 +15,15 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from ocolearn.parts import Part
+from ocolearn.parts import Part, hyper
 
 
 class Loss(Part, family=True):
-    """A convex loss of the prediction: ``value(p, y)``, ``derivative(p, y)``."""
+    """A convex loss of the prediction: ``value(p, y)``, ``derivative(p, y)``. ``targets``
+    declares what ``y`` may be, checked by the runner before a run: ``"real"`` numbers,
+    ``"sign"`` labels in {-1, +1}, or ``"class"`` indices 0..K-1."""
+
+    targets = "real"
 
     def value(self, p, y):
         raise NotImplementedError
@@ -67,7 +71,7 @@ class EpsilonInsensitive(Loss, name="epsilon_insensitive"):
     The regression loss of Passive-Aggressive (Crammer et al. 2006, section 5) and of SVR.
     """
 
-    epsilon: float = 0.1
+    epsilon: float = hyper(0.1, ge=0)
 
     def value(self, p, y):
         return jnp.maximum(0.0, jnp.abs(p - y) - self.epsilon)
@@ -82,6 +86,8 @@ class EpsilonInsensitive(Loss, name="epsilon_insensitive"):
 class Hinge(Loss, name="hinge"):
     """``max(0, 1 - y p)``; derivative ``-y`` where ``y p < 1``, else 0 (0 at the kink)."""
 
+    targets = "sign"
+
     def value(self, p, y):
         return jnp.maximum(0.0, 1.0 - y * p)
 
@@ -94,6 +100,8 @@ class Hinge(Loss, name="hinge"):
 
 class PerceptronLoss(Loss, name="perceptron"):
     """``max(0, -y p)``; derivative ``-y`` where ``y p <= 0`` (the Perceptron's update at 0)."""
+
+    targets = "sign"
 
     def value(self, p, y):
         return jnp.maximum(0.0, -y * p)
@@ -108,6 +116,8 @@ class PerceptronLoss(Loss, name="perceptron"):
 class SquaredHinge(Loss, name="squared_hinge"):
     """``max(0, 1 - y p)^2``; derivative ``-2 y max(0, 1 - y p)`` (smooth)."""
 
+    targets = "sign"
+
     def value(self, p, y):
         return jnp.maximum(0.0, 1.0 - y * p) ** 2
 
@@ -120,6 +130,8 @@ class SquaredHinge(Loss, name="squared_hinge"):
 
 class Logistic(Loss, name="logistic"):
     """``log(1 + exp(-y p))``; derivative ``-y sigmoid(-y p)``, both computed stably."""
+
+    targets = "sign"
 
     def value(self, p, y):
         return jax.nn.softplus(-y * p)
@@ -148,6 +160,8 @@ class MulticlassPerceptronLoss(Loss, name="multiclass_perceptron"):
     """``max(0, s_r - s_y)`` of scores ``s`` (K,) and class ``y``, r the best rival class;
     derivative ``e_r - e_y`` where ``s_r >= s_y`` (a mistake, ties included), else 0."""
 
+    targets = "class"
+
     def value(self, p, y):
         return jnp.maximum(0.0, p[_rival(p, y)] - p[y])
 
@@ -162,6 +176,8 @@ class MulticlassPerceptronLoss(Loss, name="multiclass_perceptron"):
 class MulticlassHinge(Loss, name="multiclass_hinge"):
     """``max(0, 1 - (s_y - s_r))`` (Crammer and Singer 2001), r the best rival class;
     derivative ``e_r - e_y`` where the margin is below 1, else 0."""
+
+    targets = "class"
 
     def value(self, p, y):
         return jnp.maximum(0.0, 1.0 - (p[y] - p[_rival(p, y)]))

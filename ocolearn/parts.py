@@ -10,15 +10,123 @@ A subclass names itself with ``name=`` and is then found by that name in its fam
 which is how configuration files build parts::
 
     class L2Ball(Projection, name="l2_ball"):
-        radius: float = 1.0
+        radius: float = hyper(1.0, gt=0)
+
+``hyper`` declares a number's valid values next to its default, and ``Part.check`` (run when a
+part is made, and by the runner and sweeps on stacked values) enforces them, so a bad setting
+is one ``ConfigError`` naming the key before any data is read, not NaN weights later. Traced
+values (inside ``jit``/``vmap``) are not checked; a sweep's stacked arrays are checked element
+by element.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any, ClassVar
 
 import jax
+import numpy as np
+
+
+class ConfigError(ValueError):
+    """A setting out of its declared range or of the wrong kind. For a hyperparameter the
+    message starts with its key, ``lam must be > 0, got 0``, and ``key`` holds it, so that
+    whoever built the part can say where it sits (``at``): ``learner.base.lam must be ...``."""
+
+    def __init__(self, message: str, key: str | None = None):
+        super().__init__(message)
+        self.key = key
+
+    def at(self, prefix: str) -> ConfigError:
+        """The same error for the part found at ``prefix``: its key becomes ``prefix.key``."""
+        if self.key is None or not prefix:
+            return self
+        key = f"{prefix}.{self.key}"
+        return ConfigError(key + str(self)[len(self.key) :], key)
+
+
+def _number(x) -> str:
+    return str(int(x)) if float(x).is_integer() and abs(x) < 1e16 else f"{float(x):g}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Valid:
+    """The valid values of a hyperparameter: a finite number in an interval (each bound open
+    or closed), an integer if ``integer``, one of ``choices`` if given, or one of ``also``
+    (values with a special meaning outside the interval, like ``classes = 0`` for binary)."""
+
+    low: float = -math.inf
+    high: float = math.inf
+    low_open: bool = False
+    high_open: bool = False
+    integer: bool = False
+    choices: tuple = ()
+    also: tuple = ()
+
+    def contains(self, v: np.ndarray) -> np.ndarray:
+        """Element by element: which of the values ``v`` are valid."""
+        if self.choices:
+            return np.isin(v, self.choices)
+        ok = np.isfinite(v) & ((v > self.low) if self.low_open else (v >= self.low))
+        ok &= (v < self.high) if self.high_open else (v <= self.high)
+        if self.integer:
+            ok &= v == np.round(v)
+        return ok | np.isin(v, self.also) if self.also else ok
+
+    def __str__(self) -> str:
+        if self.choices:
+            return "one of " + ", ".join(_number(c) for c in self.choices)
+        kind = "an integer " if self.integer else ""
+        low, high = _number(self.low), _number(self.high)
+        if self.low > -math.inf and self.high < math.inf:
+            text = f"{kind}in {'(' if self.low_open else '['}{low}, {high}{')' if self.high_open else ']'}"
+        elif self.low > -math.inf:
+            text = f"{kind}{'>' if self.low_open else '>='} {low}"
+        elif self.high < math.inf:
+            text = f"{kind}{'<' if self.high_open else '<='} {high}"
+        else:
+            text = kind.strip() or "a finite number"
+        return text + "".join(f" or {_number(a)}" for a in self.also)
+
+    def check(self, value, key: str) -> None:
+        """Raise ``ConfigError`` if a concrete ``value`` (a number or an array of them, every
+        element checked) is not valid; None (an optional number left out) and traced values
+        pass."""
+        v = concrete(value)
+        if v is None:
+            return
+        if v.dtype.kind not in "iuf":
+            raise ConfigError(f"{key} must be a number ({self}), got {value!r}", key)
+        ok = self.contains(v)
+        if not ok.all():
+            where = np.unravel_index(np.argmin(ok), v.shape)
+            at = f" (at index {', '.join(map(str, where))})" if v.ndim else ""
+            raise ConfigError(f"{key} must be {self}, got {_number(v[where])}{at}", key)
+
+
+def hyper(default, *, gt=None, ge=None, lt=None, le=None, integer=False, choices=(), also=()):
+    """A numeric field with its valid values declared: ``lam: float = hyper(1e-4, gt=0)``
+    (``gt``/``ge``/``lt``/``le`` bounds, ``integer``, a set of ``choices``, or special values
+    ``also`` allowed outside the bounds)."""
+    valid = Valid(
+        low=-math.inf if gt is None and ge is None else (gt if gt is not None else ge),
+        high=math.inf if lt is None and le is None else (lt if lt is not None else le),
+        low_open=gt is not None,
+        high_open=lt is not None,
+        integer=integer,
+        choices=tuple(choices),
+        also=tuple(also),
+    )
+    return dataclasses.field(default=default, metadata={"valid": valid})
+
+
+def concrete(value) -> np.ndarray | None:
+    """``value`` as a NumPy array, or None where it is None or traced (inside ``jit`` or
+    ``vmap`` nothing is checked: the values were checked where they were made concrete)."""
+    if value is None or isinstance(value, jax.core.Tracer):
+        return None
+    return np.asarray(value)
 
 
 def register(cls: type, data_fields, meta_fields) -> type:
@@ -70,6 +178,20 @@ class Part:
                 raise ValueError(f"two parts are named {name!r}")
             cls.name = name
             cls.registry[name] = cls
+
+    def __post_init__(self):
+        self.check()
+
+    def check(self, where: str = "") -> None:
+        """Raise ``ConfigError`` naming ``where.field`` where a number breaks its declared range
+        (``hyper``), here or in a nested part. Subclasses add checks that involve several fields
+        (and call this one)."""
+        for f in dataclasses.fields(self):
+            value, key = getattr(self, f.name), f"{where}.{f.name}" if where else f.name
+            if isinstance(value, Part):
+                value.check(key)
+            elif "valid" in f.metadata:
+                f.metadata["valid"].check(value, key)
 
     def replace(self, **changes: Any):
         """A copy with some fields changed (``dataclasses.replace``)."""

@@ -12,9 +12,10 @@ import math
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from ocolearn.features import add_scaled, norm, sqnorm
-from ocolearn.parts import Part
+from ocolearn.parts import ConfigError, Part, concrete, hyper
 
 
 class Projection(Part, family=True):
@@ -65,7 +66,7 @@ class L2Ball(Projection, name="l2_ball"):
     The post's ``l2Projection lambda``; ``radius`` is its lambda.
     """
 
-    radius: float = 1.0
+    radius: float = hyper(1.0, gt=0)
 
     def __call__(self, w):
         # Safe at w = 0, where any factor leaves w unchanged.
@@ -129,7 +130,7 @@ class L1Ball(Projection, name="l1_ball"):
     """F = {u : ||u||_1 <= radius}, exactly, by sorting (Duchi, Shalev-Shwartz, Singer and
     Chandra 2008, Figure 1 on |w|): ``P(w) = sign(w) max(|w| - theta, 0)``, theta = 0 inside."""
 
-    radius: float = 1.0
+    radius: float = hyper(1.0, gt=0)
 
     def __call__(self, w):
         flat = w.reshape(-1)
@@ -148,7 +149,7 @@ class Simplex(Projection, name="simplex"):
     """F = {u : u >= 0, sum(u) = radius} (Duchi et al. 2008, Figure 1):
     ``P(w) = max(w - theta, 0)``."""
 
-    radius: float = 1.0
+    radius: float = hyper(1.0, gt=0)
 
     def __call__(self, w):
         flat = w.reshape(-1)
@@ -165,9 +166,16 @@ class Simplex(Projection, name="simplex"):
 class Box(Projection, name="box"):
     """F = [lower, upper]^d: ``P(w) = clip(w, lower, upper)``."""
 
-    lower: float = -1.0
-    upper: float = 1.0
+    lower: float = hyper(-1.0)
+    upper: float = hyper(1.0)
     separable = True
+
+    def check(self, where=""):
+        super().check(where)
+        lower, upper = concrete(self.lower), concrete(self.upper)
+        if lower is not None and upper is not None and np.any(upper < lower):
+            key = f"{where}.upper" if where else "upper"
+            raise ConfigError(f"{key} must be >= lower, got upper {upper} < lower {lower}", key)
 
     def __call__(self, w):
         return jnp.clip(w, self.lower, self.upper)

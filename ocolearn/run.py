@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 
+from ocolearn.checks import check_count, check_data
 from ocolearn.features import num_features, row
 
 
@@ -38,17 +39,21 @@ class Summary(NamedTuple):
     loss: jax.Array  # sum of the charged losses
     squared_error: jax.Array  # sum of (prediction - target)^2 of the recorded predictions
     mistakes: jax.Array  # rounds whose recorded prediction has the wrong sign (+-1 targets) or argmax
+    nonfinite: jax.Array  # the first round (the learner's t) whose prediction or loss was NaN or inf; 0: none
 
 
 def is_mistake(prediction, target):
-    """A wrong sign of a score against a +-1 label, or a wrong argmax of (K,) class scores."""
+    """A wrong sign of a score against a +-1 label, or a wrong argmax of (K,) class scores;
+    a NaN or infinite prediction is always a mistake."""
+    finite = jnp.all(jnp.isfinite(prediction))
     if prediction.ndim == 0:
-        return prediction * target <= 0
-    return jnp.argmax(prediction) != target
+        return ~(finite & (prediction * target > 0))
+    return ~finite | (jnp.argmax(prediction) != target)
 
 
 def _zero_summary():
-    return Summary(jnp.zeros((), jnp.float32), jnp.zeros((), jnp.float32), jnp.zeros((), jnp.int32))
+    zero = jnp.zeros((), jnp.int32)
+    return Summary(jnp.zeros((), jnp.float32), jnp.zeros((), jnp.float32), zero, zero)
 
 
 class Result(NamedTuple):
@@ -108,6 +113,9 @@ def run(
     >>> result.state.w.tolist(), result.trace.loss.tolist()
     ([0.75, -0.75], [0.5, 0.5, 0.125, 0.125])
     """
+    learner.check("learner")
+    check_count(passes, "passes")
+    check_data(learner, X, y)
     if state is None:
         state = learner.init(num_features(X))
     if not trace and snapshot_every:
@@ -183,10 +191,13 @@ def _run(learner, X, y, key, state, summary, first_pass, passes, predict_after_u
 
         def summed_round(carry, i):
             state, sums = carry
+            t = state.t
             state, (prediction, target, loss) = one_round(state, i)
             error = prediction - target if prediction.ndim == 0 else jnp.zeros((), prediction.dtype)
             mistake = is_mistake(prediction, target)
-            sums = Summary(sums.loss + loss, sums.squared_error + error * error, sums.mistakes + mistake)
+            bad = ~(jnp.isfinite(loss) & jnp.all(jnp.isfinite(prediction)))
+            nonfinite = jnp.where((sums.nonfinite == 0) & bad, t, sums.nonfinite)
+            sums = Summary(sums.loss + loss, sums.squared_error + error * error, sums.mistakes + mistake, nonfinite)
             return (state, sums), None
 
         def tidy_state(carry):
@@ -216,6 +227,7 @@ def run_passes(learner, X, y, seed=None, *, passes=1, stop_early=False, state=No
     and the loss of each; ``stop_early`` stops after a pass without mistakes (the data was
     separated; the Perceptron and MIRA would not change any more). Without stopping, the
     state equals ``run(..., passes=passes)``'s bit for bit: pass p has the same shuffle."""
+    check_count(passes, "passes")
     if state is None:
         state = learner.init(num_features(X))
     mistakes, losses = [], []

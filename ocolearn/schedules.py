@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import jax.numpy as jnp
 
-from ocolearn.parts import Part
+from ocolearn.parts import Part, hyper
 
 
 class Schedule(Part, family=True):
@@ -28,7 +28,7 @@ def _float(t):
 class Constant(Schedule, name="constant"):
     """``eta_t = eta`` (the post's ``fixedRate``)."""
 
-    eta: float = 0.1
+    eta: float = hyper(0.1, gt=0)
 
     def __call__(self, t):
         return self.eta * jnp.ones_like(_float(t))
@@ -37,7 +37,7 @@ class Constant(Schedule, name="constant"):
 class InvSqrt(Schedule, name="inv_sqrt"):
     """``eta_t = eta / sqrt(t)``: Zinkevich (2003), Theorem 1, gives O(sqrt(T)) regret."""
 
-    eta: float = 1.0
+    eta: float = hyper(1.0, gt=0)
 
     def __call__(self, t):
         return self.eta / jnp.sqrt(_float(t))
@@ -47,7 +47,7 @@ class InverseTime(Schedule, name="inverse_time"):
     """``eta_t = 1 / (lam t)``: the Pegasos rate (Shalev-Shwartz et al. 2007) for a
     ``lam``-strongly convex objective (Hazan, Agarwal and Kale 2007, Theorem 1)."""
 
-    lam: float = 1.0
+    lam: float = hyper(1.0, gt=0)
 
     def __call__(self, t):
         return 1.0 / (self.lam * _float(t))

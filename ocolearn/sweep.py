@@ -30,6 +30,7 @@ import numpy as np
 from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
+from ocolearn.checks import check_count, check_data
 from ocolearn.features import num_features
 from ocolearn.run import Result, run
 
@@ -172,6 +173,9 @@ def sweep(
     ``memory`` bytes (default ``memory_budget()``) next to the data. ``shard`` spreads each
     chunk's configurations over all devices.
     """
+    learners.check("learner")  # every stacked value
+    check_count(passes, "passes")
+    check_data(_one(learners), X, y)
     num = jax.tree.leaves(learners)[0].shape[0]
     seeds = seed_values(seeds)
     num_seeds = 1 if seeds is None else len(seeds)

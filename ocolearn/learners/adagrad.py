@@ -10,6 +10,7 @@ import jax.numpy as jnp
 from ocolearn.features import dot, local, put, values
 from ocolearn.learners.base import Learner, ratio
 from ocolearn.losses import Loss, Squared
+from ocolearn.parts import hyper
 from ocolearn.projections import Identity, Projection
 
 
@@ -34,9 +35,9 @@ class AdaGrad(Learner, name="adagrad"):
     move. With the identity set and no L1 term a step touches only x's features (O(nnz)).
     """
 
-    eta: float = 0.1
-    delta: float = 0.0
-    l1: float | None = None
+    eta: float = hyper(0.1, gt=0)
+    delta: float = hyper(0.0, ge=0)
+    l1: float | None = hyper(None, ge=0)
     loss: Loss = Squared()
     projection: Projection = Identity()
 

@@ -10,6 +10,7 @@ import jax.numpy as jnp
 from ocolearn.features import dot, local, norm, put, values
 from ocolearn.learners.base import Learner, ratio
 from ocolearn.losses import Loss, Squared
+from ocolearn.parts import hyper
 
 
 class CoinState(NamedTuple):
@@ -38,7 +39,7 @@ class CoinBetting(Learner, name="coin_betting", static=("per_coordinate",)):
     even on sparse x.
     """
 
-    epsilon: float = 1.0
+    epsilon: float = hyper(1.0, gt=0)
     per_coordinate: bool = False
     loss: Loss = Squared()
 

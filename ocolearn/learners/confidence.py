@@ -24,6 +24,7 @@ from jax.scipy.special import ndtri
 from ocolearn.features import dot, local, put, values
 from ocolearn.learners.base import Learner
 from ocolearn.losses import Hinge, MulticlassHinge, _toward_rival
+from ocolearn.parts import hyper
 
 
 class GaussianState(NamedTuple):
@@ -39,8 +40,8 @@ def _safe(v):
 class _DiagonalGaussian(Learner, static=("classes",)):
     """The shared round of the family; subclasses give ``rule(m, v) -> (alpha, new_sigma)``."""
 
-    classes: int = 0
-    variance: float = 1.0  # the initial sigma (a in the papers)
+    classes: int = hyper(0, ge=2, integer=True, also=(0,))
+    variance: float = hyper(1.0, gt=0)  # the initial sigma (a in the papers)
 
     @property
     def loss(self):
@@ -83,7 +84,7 @@ class CW(_DiagonalGaussian, name="cw"):
         w <- w + alpha y sigma x,   1/sigma_i <- 1/sigma_i + 2 alpha phi x_i^2
     """
 
-    eta: float = 0.9
+    eta: float = hyper(0.9, gt=0.5, lt=1)  # a probability: phi = Phi^-1(eta) > 0
 
     def rule(self, m, v, sigma, xx):
         phi = ndtri(self.eta)
@@ -101,7 +102,7 @@ class AROW(_DiagonalGaussian, name="arow"):
                    w <- w + alpha y sigma x,   sigma_i <- sigma_i - beta sigma_i^2 x_i^2
     """
 
-    r: float = 1.0
+    r: float = hyper(1.0, gt=0)
 
     def rule(self, m, v, sigma, xx):
         beta = 1.0 / (v + self.r)
@@ -121,15 +122,13 @@ class SCW(_DiagonalGaussian, name="scw", static=("variant",)):
         w <- w + alpha y sigma x,   sigma_i <- sigma_i - beta sigma_i^2 x_i^2
     """
 
-    C: float = 1.0
-    eta: float = 0.9
-    variant: int = 1
+    C: float = hyper(1.0, gt=0)
+    eta: float = hyper(0.9, gt=0.5, lt=1)
+    variant: int = hyper(1, choices=(1, 2))
 
     def rule(self, m, v, sigma, xx):
         """The formulas above in units of ``S = max(1, sqrt(v))`` (m = S m', v = S^2 v',
         alpha = alpha' / S, beta = beta' / S^2), so that v^2 cannot overflow for huge x."""
-        if self.variant not in (1, 2):
-            raise ValueError(f"SCW variant must be 1 or 2, got {self.variant}")
         phi = ndtri(self.eta)
         psi, zeta = 1.0 + phi * phi / 2.0, 1.0 + phi * phi
         S = jnp.maximum(1.0, jnp.sqrt(v))

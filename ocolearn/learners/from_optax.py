@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, NamedTuple
 
 import jax
@@ -11,6 +12,7 @@ import optax
 from ocolearn.features import dense, dot
 from ocolearn.learners.base import Learner
 from ocolearn.losses import Loss, Squared
+from ocolearn.parts import ConfigError, Valid
 from ocolearn.projections import Identity, Projection
 
 
@@ -40,11 +42,30 @@ class FromOptax(Learner, name="optax", static=("transformation",)):
     loss: Loss = Squared()
     projection: Projection = Identity()
 
-    def _tx(self) -> optax.GradientTransformation:
+    def check(self, where=""):
+        """The name is an optax optimizer, ``hyperparams`` are its arguments, finite numbers."""
+        super().check(where)
+        prefix = f"{where}." if where else ""
         if isinstance(self.transformation, str):
             maker = getattr(optax, self.transformation, None)
-            if maker is None:
-                raise ValueError(f"optax has no transformation named {self.transformation!r}")
+            if not callable(maker) or self.transformation.startswith("_"):
+                key = prefix + "transformation"
+                raise ConfigError(
+                    f"{key} must name an optax optimizer (sgd, adam, ...), got {self.transformation!r}", key
+                )
+            known = inspect.signature(maker).parameters
+            for name in self.hyperparams or {}:
+                if name not in known:
+                    key = f"{prefix}hyperparams.{name}"
+                    raise ConfigError(
+                        f"{key} is not an argument of optax.{self.transformation}: {', '.join(known)}", key
+                    )
+        for name, value in (self.hyperparams or {}).items():
+            Valid().check(value, f"{prefix}hyperparams.{name}")
+
+    def _tx(self) -> optax.GradientTransformation:
+        if isinstance(self.transformation, str):
+            maker = getattr(optax, self.transformation)
             return optax.inject_hyperparams(maker)(**(self.hyperparams or {}))
         return self.transformation
 

@@ -10,6 +10,7 @@ import jax.numpy as jnp
 from ocolearn.features import dot, sqnorm
 from ocolearn.learners.base import Learner, average_of_iterates, step_with_average
 from ocolearn.losses import MulticlassHinge
+from ocolearn.parts import hyper
 
 
 class MIRAState(NamedTuple):
@@ -33,8 +34,8 @@ class MIRA(Learner, name="mira", static=("classes",)):
     weights to unit L2 norm, as the write-up does with its final weights.
     """
 
-    classes: int = 2
-    cost: jax.Array | None = None
+    classes: int = hyper(2, ge=2, integer=True)
+    cost: jax.Array | None = hyper(None, ge=0)
 
     @property
     def loss(self):

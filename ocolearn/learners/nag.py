@@ -10,6 +10,7 @@ import jax.numpy as jnp
 from ocolearn.features import local, put, values
 from ocolearn.learners.base import Learner, ratio
 from ocolearn.losses import Loss, Squared
+from ocolearn.parts import hyper
 
 
 class NAGState(NamedTuple):
@@ -34,7 +35,7 @@ class NAG(Learner, name="nag"):
     not move, so a step is O(nnz) on sparse x.
     """
 
-    eta: float = 1.0
+    eta: float = hyper(1.0, gt=0)
     loss: Loss = Squared()
 
     def init(self, num_features):

@@ -10,6 +10,7 @@ import jax.numpy as jnp
 from ocolearn.features import dot
 from ocolearn.learners.base import Learner
 from ocolearn.losses import Hinge, Loss, Squared
+from ocolearn.parts import hyper
 from ocolearn.projections import Identity, L2Ball, Projection
 from ocolearn.schedules import InvSqrt, Schedule, as_schedule
 
@@ -89,7 +90,7 @@ class OCPSVM(Learner, name="ocp_svm"):
     (O(d) a round, as the projection rescales all of ``w``).
     """
 
-    lam: float = 0.1
+    lam: float = hyper(0.1, gt=0)
 
     @property
     def loss(self):

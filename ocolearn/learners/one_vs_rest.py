@@ -10,6 +10,7 @@ import jax.numpy as jnp
 from ocolearn.learners.base import Learner
 from ocolearn.learners.perceptron import Perceptron
 from ocolearn.losses import MulticlassHinge
+from ocolearn.parts import ConfigError, hyper
 
 
 class OneVsRestState(NamedTuple):
@@ -35,7 +36,13 @@ class OneVsRest(Learner, name="one_vs_rest", static=("classes",)):
     """
 
     base: Learner = Perceptron()
-    classes: int = 2
+    classes: int = hyper(2, ge=2, integer=True)
+
+    def check(self, where=""):
+        super().check(where)
+        if self.base.loss.targets == "class":
+            key = f"{where}.base" if where else "base"
+            raise ConfigError(f"{key} must be a binary learner, got {self.base.name} (multiclass)", key)
 
     @property
     def loss(self):

@@ -10,6 +10,7 @@ import jax.numpy as jnp
 from ocolearn.features import dense, dot, norm
 from ocolearn.learners.base import Learner
 from ocolearn.losses import Loss, Squared
+from ocolearn.parts import hyper
 from ocolearn.projections import Identity, L2Ball, Projection
 
 
@@ -32,8 +33,8 @@ class ONS(Learner, name="ons"):
     O((1/alpha + G D) d log T) for alpha-exp-concave losses with gamma = min(1/(4GD), alpha)/2.
     """
 
-    gamma: float = 1.0
-    epsilon: float = 1.0
+    gamma: float = hyper(1.0, gt=0)
+    epsilon: float = hyper(1.0, gt=0)
     loss: Loss = Squared()
     projection: Projection = Identity()
 
@@ -93,9 +94,9 @@ class SketchedONS(Learner, name="sketched_ons", static=("sketch_size",)):
     so huge gradients cannot overflow ``B B'``.
     """
 
-    gamma: float = 1.0
-    epsilon: float = 1.0
-    sketch_size: int = 10
+    gamma: float = hyper(1.0, gt=0)
+    epsilon: float = hyper(1.0, gt=0)
+    sketch_size: int = hyper(10, ge=1, integer=True)
     loss: Loss = Squared()
 
     def init(self, num_features):

@@ -10,6 +10,7 @@ import jax.numpy as jnp
 from ocolearn.features import add_scaled, dot, sqnorm
 from ocolearn.learners.base import Learner
 from ocolearn.losses import Hinge, Loss, MulticlassHinge
+from ocolearn.parts import hyper
 
 
 class PAState(NamedTuple):
@@ -38,12 +39,13 @@ class PassiveAggressive(Learner, name="passive_aggressive", static=("variant", "
     ``learning_rate="pa1"|"pa2"`` and ``eta0=C``.
     """
 
-    C: float = 1.0
-    variant: int = 1
+    C: float = hyper(1.0, gt=0)
+    variant: int = hyper(1, choices=(0, 1, 2))
     loss: Loss = Hinge()
-    classes: int = 0
+    classes: int = hyper(0, ge=2, integer=True, also=(0,))
 
     def __post_init__(self):
+        super().__post_init__()
         if self.classes and isinstance(self.loss, Hinge):
             object.__setattr__(self, "loss", MulticlassHinge())
         if self.classes and not isinstance(self.loss, MulticlassHinge):
@@ -59,8 +61,6 @@ class PassiveAggressive(Learner, name="passive_aggressive", static=("variant", "
     def update(self, state, example):
         x, y = example
         p = dot(state.w, x)
-        if self.variant not in (0, 1, 2):
-            raise ValueError(f"PassiveAggressive variant must be 0 (PA), 1 (PA-I) or 2 (PA-II), got {self.variant}")
         loss, g = self.loss.value(p, y), self.loss.derivative(p, y)
         q = sqnorm(x) * jnp.sum(g * g)
         safe = jnp.where(q > 0, q, 1.0)

@@ -10,6 +10,7 @@ import jax.numpy as jnp
 from ocolearn.features import add_scaled, dot, sqnorm
 from ocolearn.learners.base import Learner
 from ocolearn.losses import Hinge
+from ocolearn.parts import hyper
 
 FOLD_BELOW = 1e-4  # fold the scale into W when it falls below this (keeps W's magnitude bounded)
 
@@ -40,7 +41,7 @@ class Pegasos(Learner, name="pegasos", static=("project",)):
 
     tidy_every = 1024
 
-    lam: float = 1e-4
+    lam: float = hyper(1e-4, gt=0)
     project: bool = False
 
     @property

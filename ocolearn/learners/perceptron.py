@@ -10,6 +10,7 @@ import jax.numpy as jnp
 from ocolearn.features import dot
 from ocolearn.learners.base import Learner, average_of_iterates, step_with_average
 from ocolearn.losses import MulticlassPerceptronLoss, PerceptronLoss
+from ocolearn.parts import hyper
 
 
 class PerceptronState(NamedTuple):
@@ -39,7 +40,7 @@ class Perceptron(Learner, name="perceptron", static=("classes",)):
     ([-1.0, 0.0], [-1.0, 0.0])
     """
 
-    classes: int = 0
+    classes: int = hyper(0, ge=2, integer=True, also=(0,))
 
     @property
     def loss(self):

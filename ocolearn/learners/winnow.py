@@ -10,6 +10,7 @@ import jax.numpy as jnp
 from ocolearn.features import dot, multiply_scaled
 from ocolearn.learners.base import Learner
 from ocolearn.losses import PerceptronLoss
+from ocolearn.parts import hyper
 
 
 class WinnowState(NamedTuple):
@@ -31,8 +32,8 @@ class Winnow(Learner, name="winnow", static=("balanced",)):
     negative in effect. The score the runner records is ``w . x - threshold``.
     """
 
-    promotion: float = 2.0
-    threshold: float = 0.0
+    promotion: float = hyper(2.0, gt=1)
+    threshold: float = hyper(0.0, ge=0)
     balanced: bool = False
 
     @property

@@ -1,0 +1,154 @@
+"""Checks at the boundary: what a run is given, before any compute, and what it produced.
+
+- ``check_count``: a count option (passes, chunk rows) is an integer in range.
+- ``check_data``: the examples fit the learner: as many targets as rows, every feature value
+  a finite float32, sparse indices inside the feature space, and targets of the kind the
+  learner's loss declares (``Loss.targets``: real numbers, labels -1/+1, or classes 0..K-1).
+- ``check_float32``: parsed numbers fit float32; readers call it with each value's line.
+- ``check_finite``: after a run (each chunk or pass of a stream), the state holds no NaN or
+  infinity and no prediction or loss was one; else a ``NonFiniteError`` naming the round.
+
+Each check is vectorized over concrete arrays (NumPy on the host, jax on its device) and passes
+traced values (inside ``jit``/``vmap``), so the runner's compiled rounds carry no checks.
+Hyperparameter ranges are declared with the parts themselves (``ocolearn.parts.hyper``).
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ocolearn.data import DataError
+from ocolearn.features import Sparse
+from ocolearn.parts import ConfigError
+
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+class NonFiniteError(ValueError):
+    """A run diverged: its weights, predictions or losses became NaN or infinite."""
+
+
+def check_count(value, key: str, least: int = 1) -> None:
+    """``value`` is an integer ``>= least``, else a ``ConfigError`` naming ``key``."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < least:
+        raise ConfigError(f"{key} must be an integer >= {least}, got {value!r}", key)
+
+
+def _first(ok):
+    """The index of the first False of a boolean array (NumPy or jax), or None if all hold:
+    one reduction on the array's device, and a copy to the host only on failure."""
+    if bool(ok.all()):
+        return None
+    ok = np.asarray(ok)
+    return np.unravel_index(np.argmin(ok), ok.shape)
+
+
+def _fits_float32(values):
+    # False for NaN and +-inf too; for float32 input it is exactly isfinite.
+    return abs(values) <= FLOAT32_MAX
+
+
+def _describe(value) -> str:
+    value = float(value)
+    if not np.isfinite(value):
+        return f"{value} is not a finite number"
+    return f"{value:g} is beyond float32's range (+-{FLOAT32_MAX:.7g})"
+
+
+def check_float32(values, source: str, lines=None, indptr=None) -> None:
+    """Raise ``DataError`` at the first of ``values`` that float32 cannot hold (NaN, infinite,
+    or beyond +-3.4028235e38), naming ``source`` and its line: ``lines`` holds each row's
+    line number; the rows are ``values``' first axis, or for CSR entries the spans of
+    ``indptr``. Vectorized: one pass over the values unless one is bad.
+
+    >>> check_float32(np.array([[1.0, 2.0], [3.0, 1e300]]), "data.csv", lines=np.array([2, 3]))
+    Traceback (most recent call last):
+    ...
+    ocolearn.data.DataError: data.csv, line 3: 1e+300 is beyond float32's range (+-3.402823e+38)
+    """
+    values = np.asarray(values)
+    bad = _first(_fits_float32(values))
+    if bad is None:
+        return
+    row = bad[0] if indptr is None else int(np.searchsorted(indptr, bad[0], side="right")) - 1
+    where = source if lines is None else f"{source}, line {int(np.asarray(lines)[row])}"
+    raise DataError(f"{where}: {_describe(values[bad])}")
+
+
+def _is_traced(tree) -> bool:
+    return any(isinstance(a, jax.core.Tracer) for a in jax.tree.leaves(tree))
+
+
+def _rows(X) -> int:
+    return X.idx.shape[0] if isinstance(X, Sparse) else X.shape[0]
+
+
+def check_data(learner, X, y) -> None:
+    """Raise ``DataError`` if ``(X, y)`` cannot be run by ``learner``: a different number of
+    rows and targets, a feature value float32 cannot hold, a sparse index outside
+    ``0..dim-1``, or a target that is not what the learner's loss takes (``Loss.targets``).
+    Traced data is not checked."""
+    if _is_traced((X, y)):
+        return
+    X, y = (X if hasattr(X, "shape") else np.asarray(X)), (y if hasattr(y, "shape") else np.asarray(y))
+    if (X.idx.ndim if isinstance(X, Sparse) else np.ndim(X)) != 2 or np.ndim(y) != 1:
+        raise DataError(
+            f"X must be a matrix of rows (n, d) and y a vector (n,), got shapes {np.shape(X)} and {np.shape(y)}"
+        )
+    if _rows(X) != len(y):
+        raise DataError(f"X has {_rows(X)} rows but y has {len(y)} targets")
+    values = X.val if isinstance(X, Sparse) else X
+    bad = _first(_fits_float32(values))
+    if bad is not None:
+        raise DataError(f"X row {bad[0]}: {_describe(values[bad])}")
+    if isinstance(X, Sparse):
+        bad = _first((X.idx >= 0) & (X.idx < X.dim))
+        if bad is not None:
+            raise DataError(f"X row {bad[0]}: feature index {int(X.idx[bad])} is outside 0..{X.dim - 1}")
+    bad = _first(_fits_float32(y))
+    if bad is not None:
+        raise DataError(f"y row {bad[0]}: {_describe(y[bad])}")
+    kind, loss = learner.loss.targets, learner.loss.name
+    if kind == "sign":
+        bad = _first((y == 1) | (y == -1))
+        if bad is not None:
+            label = f"label {float(y[bad]):g}"
+            raise DataError(f"y row {bad[0]}: {label} is not -1 or +1, which {learner.name} with the {loss} loss takes")
+    elif kind == "class":
+        classes = learner.classes
+        if not np.issubdtype(y.dtype, np.integer):
+            raise DataError(f"y holds {y.dtype} numbers; classes are integers 0..{classes - 1} for {learner.name}")
+        bad = _first((y >= 0) & (y < classes))
+        if bad is not None:
+            raise DataError(
+                f"y row {bad[0]}: class {float(y[bad]):g} is not one of 0..{classes - 1} (classes = {classes})"
+            )
+
+
+def first_nonfinite(result) -> int:
+    """The first round (the learner's round ``t``) whose prediction or loss was NaN or
+    infinite in ``result`` (a ``Result`` of ``run``, with a trace or a summary), 0 if none."""
+    trace = result.trace
+    if hasattr(trace, "nonfinite"):
+        return int(trace.nonfinite)
+    loss, prediction = np.asarray(trace.loss), np.asarray(trace.prediction)
+    ok = np.isfinite(loss) & np.isfinite(prediction).reshape(len(loss), -1).all(axis=1)
+    bad = _first(ok)
+    return 0 if bad is None else int(result.state.t) - len(loss) + int(bad[0])
+
+
+def check_finite(result, where: str = "") -> None:
+    """Raise ``NonFiniteError`` if the run of ``result`` diverged: a NaN or infinity in its
+    state, or a prediction or loss that was one (``first_nonfinite``). One reduction per state
+    leaf; the streaming and command-line code calls it after each chunk or pass."""
+    round_ = first_nonfinite(result)
+    floats = [a for a in jax.tree.leaves(result.state) if jnp.issubdtype(jnp.result_type(a), jnp.floating)]
+    if not round_ and all(bool(jnp.isfinite(a).all()) for a in floats):
+        return
+    when = f"predictions from round {round_}" if round_ else f"weights after round {int(result.state.t) - 1}"
+    raise NonFiniteError(
+        f"{where + ': ' if where else ''}the run diverged: NaN or infinite {when}; "
+        "try a smaller rate (eta), a larger lam, or scaled features"
+    )

@@ -1,0 +1,273 @@
+"""Checks at the boundary: declared hyperparameter ranges, run inputs, non-finite runs."""
+
+import dataclasses
+import typing
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from ocolearn import (
+    CW,
+    MIRA,
+    OGD,
+    SCW,
+    AdaGrad,
+    Box,
+    ConfigError,
+    Constant,
+    EpsilonInsensitive,
+    Hinge,
+    InvSqrt,
+    L2Ball,
+    NonFiniteError,
+    OneVsRest,
+    PassiveAggressive,
+    Pegasos,
+    Perceptron,
+    SketchedONS,
+    Sparse,
+    Squared,
+    Winnow,
+    check_finite,
+    from_optax,
+    run,
+    run_passes,
+)
+from ocolearn.checks import FLOAT32_MAX, check_count, check_float32, first_nonfinite
+from ocolearn.config import load
+from ocolearn.data import DataError
+from ocolearn.learners import Learner
+from ocolearn.losses import Loss
+from ocolearn.parts import hyper
+from ocolearn.projections import Projection
+from ocolearn.run import is_mistake
+from ocolearn.schedules import Schedule
+from ocolearn.sweep import stack_values, sweep
+
+PARTS = [cls for family in (Loss, Schedule, Projection, Learner) for cls in family.registry.values()]
+
+
+def undeclared(cls) -> list[str]:
+    """The numeric fields of a part class (numbers, integers, arrays; not switches) that
+    declare no valid range."""
+    hints = typing.get_type_hints(cls)
+
+    def numeric(tp):
+        if typing.get_origin(tp) in (typing.Union, type(int | None)):
+            return any(numeric(a) for a in typing.get_args(tp))
+        return tp in (float, int, jax.Array)
+
+    return [f.name for f in dataclasses.fields(cls) if numeric(hints[f.name]) and "valid" not in f.metadata]
+
+
+@pytest.mark.parametrize("cls", PARTS, ids=lambda c: c.name)
+def test_every_numeric_field_of_every_registered_part_declares_its_range(cls):
+    assert undeclared(cls) == []
+
+
+def test_the_registry_test_catches_a_part_that_forgets_a_range():
+    class Forgetful(Learner):  # no name: kept out of the registry
+        lam: float = 0.1
+        rounds: int = hyper(1, ge=1, integer=True)
+        project: bool = False
+
+    assert undeclared(Forgetful) == ["lam"]
+
+
+BAD = [
+    (lambda: L2Ball(-1.0), "radius must be > 0, got -1"),
+    (lambda: PassiveAggressive(variant=5), "variant must be one of 0, 1, 2, got 5"),
+    (lambda: PassiveAggressive(C=-1.0), "C must be > 0, got -1"),
+    (lambda: Pegasos(lam=0.0), "lam must be > 0, got 0"),
+    (lambda: Pegasos(lam=float("nan")), "lam must be > 0, got nan"),
+    (lambda: Pegasos(lam=True), "lam must be a number"),
+    (lambda: InvSqrt(-1.0), "eta must be > 0, got -1"),
+    (lambda: Constant(eta=0.0), "eta must be > 0, got 0"),
+    (lambda: AdaGrad(eta=-1.0), "eta must be > 0, got -1"),
+    (lambda: AdaGrad(l1=-0.5), "l1 must be >= 0, got -0.5"),
+    (lambda: EpsilonInsensitive(-0.1), "epsilon must be >= 0, got -0.1"),
+    (lambda: CW(eta=0.3), r"eta must be in \(0.5, 1\), got 0.3"),
+    (lambda: SCW(variant=0), "variant must be one of 1, 2, got 0"),
+    (lambda: Perceptron(classes=1), "classes must be an integer >= 2 or 0, got 1"),
+    (lambda: MIRA(classes=3, cost=-jnp.ones((3, 3))), r"cost must be >= 0, got -1 \(at index 0, 0\)"),
+    (lambda: SketchedONS(sketch_size=0), "sketch_size must be an integer >= 1, got 0"),
+    (lambda: Winnow(promotion=1.0), "promotion must be > 1, got 1"),
+    (lambda: Box(1.0, -1.0), "upper must be >= lower"),
+    (lambda: OneVsRest(MIRA(), 3), "base must be a binary learner, got mira"),
+    (lambda: from_optax("adamm"), "transformation must name an optax optimizer"),
+    (lambda: from_optax("adam", learning_rat=0.1), "hyperparams.learning_rat is not an argument of optax.adam"),
+]
+
+
+@pytest.mark.parametrize("make, message", BAD, ids=[m for _, m in BAD])
+def test_values_out_of_their_declared_range_are_errors_naming_key_value_and_range(make, message):
+    with pytest.raises(ConfigError, match=message):
+        make()
+
+
+def test_good_values_pass_and_traced_values_are_not_checked():
+    PassiveAggressive(C=0.5, variant=0), Perceptron(classes=3), AdaGrad(l1=None), Box(0.0, 0.0)
+    from_optax("adam", learning_rate=0.1), OneVsRest(Pegasos(1e-3), 4), CW(eta=0.99)
+    # Inside jit and vmap the numbers are tracers: nothing to check (and no error for 0).
+    assert float(jax.jit(lambda lam: Pegasos(lam=lam).lam)(0.0)) == 0.0
+    lams = jax.vmap(lambda lam: InvSqrt(lam).eta)(jnp.array([1.0, 0.0]))
+    assert lams.tolist() == [1.0, 0.0]
+
+
+def test_a_nested_part_is_named_by_its_key_path():
+    learner = jax.tree.map(lambda a: -a, OGD(Squared(), InvSqrt(0.5), L2Ball(1.0)))  # unflattening skips checks
+    with pytest.raises(ConfigError, match=r"^learner.schedule.eta must be > 0, got -0.5$") as info:
+        learner.check("learner")
+    assert info.value.key == "learner.schedule.eta"
+    with pytest.raises(ConfigError, match="^learner.schedule.eta must be > 0"):
+        run(learner, jnp.ones((2, 2)), jnp.ones(2))
+
+
+def test_a_config_names_the_file_and_the_nested_key(tmp_path):
+    path = tmp_path / "c.toml"
+    data = '[data]\nfeatures = ["Sepal.Width"]\ntarget = "Species"\n'
+    path.write_text(
+        f'name = "t"\n{data}[learner]\nkind = "one_vs_rest"\nclasses = 3\n[learner.base]\nkind = "pegasos"\n'
+    )
+    with pytest.raises(ConfigError) as info:
+        load(path, ["learner.base.lam=0"])
+    assert str(info.value).startswith(str(path)) and str(info.value).endswith(": learner.base.lam must be > 0, got 0")
+    path.write_text(f'name = "t"\n{data}[learner]\nkind = "passive_aggressive"\n')
+    with pytest.raises(ConfigError, match="learner.variant must be one of 0, 1, 2, got 7"):
+        load(path, ["learner.variant=7"])
+
+
+def test_a_sweep_checks_every_stacked_value():
+    learners = stack_values(Pegasos(), {"lam": np.array([0.1, 0.0, 0.2])})
+    X, y = jnp.ones((4, 2)), jnp.ones(4)
+    with pytest.raises(ConfigError, match=r"learner.lam must be > 0, got 0 \(at index 1\)"):
+        sweep(learners, X, y)
+    out = sweep(stack_values(Pegasos(), {"lam": np.array([0.1, 0.2])}), X, y)
+    assert out.trace.mistakes.shape == (2, 1)
+
+
+X = jnp.asarray(np.random.default_rng(0).normal(size=(1000, 3)), jnp.float32)
+SIGNS = jnp.where(X[:, 0] > 0, 1.0, -1.0)
+CLASSES = jnp.asarray(np.arange(1000) % 3, jnp.int32)
+
+
+@pytest.mark.parametrize(
+    "learner, X, y, message",
+    [
+        (OGD(), X[:1000], SIGNS[:500], "X has 1000 rows but y has 500 targets"),
+        (OGD(), X[0], SIGNS[:1], r"X must be a matrix of rows \(n, d\)"),
+        (Perceptron(classes=3), X, CLASSES.at[7].set(3), r"y row 7: class 3 is not one of 0..2 \(classes = 3\)"),
+        (MIRA(classes=3), X, CLASSES.at[9].set(-1), "y row 9: class -1 is not one of 0..2"),
+        (OneVsRest(Pegasos(), 3), X, CLASSES.astype(jnp.float32), "y holds float32 numbers; classes are integers"),
+        (Pegasos(), X, SIGNS.at[1].set(0.0), r"y row 1: label 0 is not -1 or \+1, which pegasos with the hinge loss"),
+        (OGD(Hinge()), X, SIGNS.at[4].set(2.0), r"y row 4: label 2 is not -1 or \+1, which ogd with the hinge loss"),
+        (OGD(), X.at[3, 1].set(jnp.nan), SIGNS, "X row 3: nan is not a finite number"),
+        (OGD(), np.asarray(X, np.float64) * np.r_[1.0] + np.eye(1000, 3) * 1e300, SIGNS, "X row 0: 1e.300 is beyond"),
+        (OGD(), X, SIGNS.at[5].set(jnp.inf), "y row 5: inf is not a finite number"),
+        (
+            OGD(),
+            Sparse(jnp.zeros((4, 2), jnp.int32).at[2, 1].set(3), jnp.ones((4, 2)), 3),
+            SIGNS[:4],
+            "X row 2: feature index 3 is outside 0..2",
+        ),
+        (
+            OGD(),
+            Sparse(jnp.zeros((4, 2), jnp.int32), jnp.ones((4, 2)).at[1, 0].set(-jnp.inf), 3),
+            SIGNS[:4],
+            "X row 1: -inf",
+        ),
+    ],
+    ids=lambda v: v if isinstance(v, str) else "",
+)
+def test_run_checks_its_inputs_before_any_compute(learner, X, y, message):
+    with pytest.raises(DataError, match=message):
+        run(learner, X, y)
+
+
+def test_real_targets_regression_classes_and_signs_that_fit_pass():
+    run(OGD(), X, X[:, 0] * 3.5)
+    run(Pegasos(), X, SIGNS)
+    run(MIRA(classes=3), X, CLASSES)
+    run(OneVsRest(Perceptron(), 3), X, np.asarray(CLASSES, np.int64))
+
+
+@pytest.mark.parametrize("passes", [0, -1, 1.5, True])
+def test_passes_must_be_a_positive_integer(passes):
+    with pytest.raises(ConfigError, match=f"passes must be an integer >= 1, got {passes!r}"):
+        run(OGD(), X, SIGNS, passes=passes)
+    with pytest.raises(ConfigError, match="passes must be an integer >= 1"):
+        run_passes(OGD(), X, SIGNS, passes=passes)
+
+
+def test_check_count_names_the_option():
+    check_count(65536, "--chunk-rows")
+    with pytest.raises(ConfigError, match="--chunk-rows must be an integer >= 1, got 0"):
+        check_count(0, "--chunk-rows")
+
+
+def test_a_nan_or_infinite_prediction_is_a_mistake():
+    # The old rule (prediction * target <= 0) never counted NaN; argmax of NaN scores picks the NaN.
+    assert bool(is_mistake(jnp.float32(jnp.nan), 1.0)) and bool(is_mistake(jnp.float32(jnp.nan), -1.0))
+    assert bool(is_mistake(jnp.float32(jnp.inf), 1.0))
+    assert bool(is_mistake(jnp.array([jnp.nan, 0.0, 0.0]), 0))
+    assert not bool(is_mistake(jnp.float32(0.5), 1.0)) and not bool(is_mistake(jnp.array([0.0, 2.0, 1.0]), 1))
+    assert bool(is_mistake(jnp.float32(0.0), 1.0))  # a zero score is still a mistake
+
+
+def test_pegasos_with_a_tiny_lam_is_reported_non_finite_from_round_two():
+    # eta_1 = 1 / lam overflows float32, so w_2 is infinite and every prediction from round 2 is not finite.
+    learner, y = Pegasos(lam=1e-39), SIGNS[:50]
+    summed = run(learner, X[:50], y, trace=False).trace
+    assert int(summed.nonfinite) == 2
+    assert int(summed.mistakes) == 50  # round 1 scores 0; rounds 2..50 are NaN or infinite
+    traced = run(learner, X[:50], y)
+    assert first_nonfinite(traced) == 2
+    with pytest.raises(NonFiniteError, match="data.svm: the run diverged: NaN or infinite predictions from round 2"):
+        check_finite(traced, "data.svm")
+
+
+def test_a_huge_feature_value_is_reported_from_the_round_its_loss_overflows():
+    # OGD on the squared loss: row 4 (round 5) has a feature of 1e30, so its prediction is huge
+    # and its squared loss beyond float32. The round is found here in float64, independently.
+    Xh, y = np.asarray(X[:40], np.float64), np.asarray(X[:40, 1], np.float64)
+    Xh[4, 2] = 1e30
+    w, overflow = np.zeros(3), 0
+    for t in range(40):
+        p = w @ Xh[t]
+        if not overflow and 0.5 * (p - y[t]) ** 2 > FLOAT32_MAX:
+            overflow = t + 1
+        w = w - 0.1 * (p - y[t]) * Xh[t]
+    assert overflow == 5
+    learner = OGD(Squared(), Constant(0.1))
+    whole = run(learner, Xh, y, trace=False)
+    assert int(whole.trace.nonfinite) == overflow
+    first = run(learner, Xh[:20], y[:20], trace=False)
+    chunked = run(learner, Xh[20:], y[20:], state=first.state, trace=False, summary=first.trace)
+    assert int(chunked.trace.nonfinite) == overflow  # the first round, carried over chunks
+    with pytest.raises(NonFiniteError, match=f"from round {overflow}"):
+        check_finite(whole)
+
+
+def test_check_finite_passes_a_healthy_run_and_catches_non_finite_weights_alone():
+    result = run(Pegasos(lam=0.1), X, SIGNS, trace=False)
+    check_finite(result)
+    assert first_nonfinite(result) == 0 and first_nonfinite(run(Pegasos(lam=0.1), X, SIGNS)) == 0
+    # Weights that are NaN where no example looked: no prediction showed it, the state does.
+    state = result.state._replace(w=result.state.w.at[0].set(jnp.nan))
+    with pytest.raises(NonFiniteError, match="NaN or infinite weights after round 1000"):
+        check_finite(result._replace(state=state))
+
+
+def test_check_float32_names_the_line_of_the_first_bad_number():
+    check_float32(np.array([[1.0, -FLOAT32_MAX]]), "a.csv", lines=np.array([2]))
+    with pytest.raises(DataError, match=r"^a.csv, line 7: 1e\+300 is beyond float32's range"):
+        check_float32(np.array([[1.0, 2.0], [3.0, 1e300]]), "a.csv", lines=np.array([6, 7]))
+    # CSR entries: rows [0, 2), [2, 2) (empty), [2, 5); the bad value is entry 3, in row 2.
+    with pytest.raises(DataError, match=r"^b.svm, line 12: nan is not a finite number"):
+        check_float32(
+            np.array([1.0, 2.0, 3.0, np.nan, 5.0]), "b.svm", lines=np.array([10, 11, 12]), indptr=[0, 2, 2, 5]
+        )
+    with pytest.raises(DataError, match=r"^labels: -inf is not a finite number"):
+        check_float32(np.array([1.0, -np.inf]), "labels")
