@@ -124,7 +124,10 @@ def test_mechanic_needs_a_base_with_a_loss_to_linearize(tmp_path, capsys):
     )
     assert code == 2
     (line,) = capsys.readouterr().err.strip().splitlines()
-    assert line.startswith("ocolearn: error: ") and "mechanic: its base learner 'pegasos' has no 'loss' field" in line
+    assert (
+        line.startswith("ocolearn: error: ")
+        and "learner.base must have a 'loss' field to linearize, got pegasos" in line
+    )
 
 
 def ball_in_norm(v, A, radius):

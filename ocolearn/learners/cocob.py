@@ -10,6 +10,7 @@ import jax.numpy as jnp
 from ocolearn.features import dot, local, put, values
 from ocolearn.learners.base import Learner, ratio
 from ocolearn.losses import Loss, Squared
+from ocolearn.parts import hyper
 
 
 class COCOBState(NamedTuple):
@@ -42,7 +43,7 @@ class COCOB(Learner, name="cocob", static=("backprop",)):
     x keep their state, so a step is O(nnz).
     """
 
-    alpha: float = 100.0
+    alpha: float = hyper(100.0, gt=0)
     backprop: bool = False
     loss: Loss = Squared()
 

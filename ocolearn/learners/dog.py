@@ -10,6 +10,7 @@ import jax.numpy as jnp
 from ocolearn.features import add_scaled, dot, sqnorm
 from ocolearn.learners.base import Learner, ratio
 from ocolearn.losses import Loss, Squared
+from ocolearn.parts import hyper
 from ocolearn.projections import Identity, Projection
 
 
@@ -34,7 +35,7 @@ class DoG(Learner, name="dog"):
     Until a gradient is non-zero nothing moves. O(d) a round (the distance).
     """
 
-    r_epsilon: float = 1e-6
+    r_epsilon: float = hyper(1e-6, gt=0)
     loss: Loss = Squared()
     projection: Projection = Identity()
 

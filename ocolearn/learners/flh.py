@@ -10,6 +10,7 @@ import jax.numpy as jnp
 from ocolearn.features import dot
 from ocolearn.learners.base import Learner
 from ocolearn.learners.ons import ONS
+from ocolearn.parts import hyper
 
 
 class FLHState(NamedTuple):
@@ -44,8 +45,8 @@ class FLH(Learner, name="flh", static=("levels",)):
     """
 
     base: Learner = ONS(0.5, 1.0)
-    alpha: float = 0.5
-    levels: int = 16
+    alpha: float = hyper(0.5, gt=0)
+    levels: int = hyper(16, ge=1, le=28, integer=True)  # 4 << k stays within int32
 
     @property
     def loss(self):

@@ -11,7 +11,7 @@ from ocolearn.features import dot, norm, values
 from ocolearn.learners.base import Learner, ratio
 from ocolearn.learners.ogd import OGD
 from ocolearn.losses import Loss, Squared
-from ocolearn.parts import fields_of
+from ocolearn.parts import ConfigError, fields_of, hyper
 from ocolearn.schedules import InvSqrt
 
 
@@ -59,21 +59,21 @@ class Mechanic(Learner, name="mechanic", static=("betas",)):
     """
 
     base: Learner = OGD(Squared(), InvSqrt(1.0))
-    lam: float = 0.01
-    s_init: float = 1e-8
-    epsilon: float = 1e-8
-    betas: int = 6
+    lam: float = hyper(0.01, ge=0)
+    s_init: float = hyper(1e-8, ge=0)
+    epsilon: float = hyper(1e-8, gt=0)
+    betas: int = hyper(6, ge=1, le=7, integer=True)  # beta = 1 - 10^-j stays below 1 in float32
     loss: Loss = Squared()
 
-    def __post_init__(self):
+    def check(self, where=""):
+        super().check(where)
         if "loss" not in fields_of(type(self.base)):
-            from ocolearn.config import ConfigError
-
+            key = f"{where}.base" if where else "base"
             raise ConfigError(
-                f"mechanic: its base learner {self.base.name!r} has no 'loss' field to linearize; "
-                "use one that has (ogd, adagrad, nag, ons, cocob, dog, coin_betting, ...)"
+                f"{key} must have a 'loss' field to linearize, got {self.base.name}; "
+                "use one that has (ogd, adagrad, nag, ons, cocob, dog, coin_betting, ...)",
+                key,
             )
-        getattr(super(), "__post_init__", lambda: None)()
 
     def _beta(self):
         return 1.0 - 10.0 ** -jnp.arange(1, self.betas + 1, dtype=jnp.float32)

@@ -11,6 +11,7 @@ import jax.numpy as jnp
 from ocolearn.features import dense, dot, norm
 from ocolearn.learners.base import Learner
 from ocolearn.losses import Loss, Squared
+from ocolearn.parts import hyper
 from ocolearn.projections import L2Ball
 
 
@@ -42,9 +43,9 @@ class MetaGrad(Learner, name="metagrad", static=("rates",)):
     assumes D and G known. O(k d^3) a round.
     """
 
-    radius: float = 1.0
-    lipschitz: float = 1.0
-    rates: int = 8
+    radius: float = hyper(1.0, gt=0)
+    lipschitz: float = hyper(1.0, gt=0)
+    rates: int = hyper(8, ge=1, le=64, integer=True)
     loss: Loss = Squared()
 
     def etas(self):
