@@ -52,6 +52,11 @@ class FLH(Learner, name="flh", static=("levels",)):
     def loss(self):
         return self.base.loss
 
+    @property
+    def classes(self):
+        """The experts' number of classes (multiclass experts), for the checks of the targets."""
+        return getattr(self.base, "classes", 0)
+
     def init(self, num_features):
         slots = 3 * self.levels
         one = self.base.init(num_features)
