@@ -33,8 +33,15 @@ def least_squares_in_ball(X, y, radius):
     ``X^T X``, the "hard case" of trust-region problems cannot occur.
     """
     X, y = np.asarray(X, np.float64), np.asarray(y, np.float64)
-    s, V = np.linalg.eigh(X.T @ X)
-    c = V.T @ (X.T @ y)
+    return least_squares_in_ball_gram(X.T @ X, X.T @ y, radius)
+
+
+def least_squares_in_ball_gram(A, b, radius=np.inf):
+    """``least_squares_in_ball`` from the Gram matrix ``A = X^T X`` and ``b = X^T y`` alone (an
+    infinite radius: the minimum-norm least-squares solution), so that the comparators of many
+    segments follow from prefix sums of ``x_t x_t^T`` and ``y_t x_t`` (``ocolearn.changing``)."""
+    s, V = np.linalg.eigh(np.asarray(A, np.float64))
+    c = V.T @ np.asarray(b, np.float64)
     keep = s > s.max(initial=0.0) * len(s) * np.finfo(np.float64).eps
     u0 = V[:, keep] @ (c[keep] / s[keep])
     if np.linalg.norm(u0) <= radius:

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from ocolearn import (
     AROW,
+    COCOB,
     CW,
     NAG,
     OGD,
@@ -398,7 +399,7 @@ def test_adaptive_learners_come_from_configs_and_their_comparison_table(tmp_path
     assert isinstance(experiment.learner, AdaGrad) and experiment.compare["ons"].gamma == 0.25
     assert experiment.compare["nag"].eta == 2.0 and isinstance(experiment.compare["coin_betting"], CoinBetting)
     coin = load(root / "iris_coin.toml").learner
-    assert coin == CoinBetting(1.0, True, Squared())
+    assert coin == COCOB(loss=Squared())  # the best of experiments/parameter_free.py
     text = (root / "iris_coin.toml").read_text().split("[learner]")[0]
     (tmp_path / "optax.toml").write_text(
         text + '[learner]\nkind = "optax"\ntransformation = "adam"\nhyperparams = { learning_rate = 0.3 }\n'

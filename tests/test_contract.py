@@ -7,7 +7,9 @@ import pytest
 
 from ocolearn import (
     AROW,
+    COCOB,
     CW,
+    FLH,
     FTRL,
     MIRA,
     NAG,
@@ -21,6 +23,7 @@ from ocolearn import (
     Box,
     CoinBetting,
     Constant,
+    DoG,
     EpsilonInsensitive,
     Euclidean,
     FTRLProximal,
@@ -32,6 +35,8 @@ from ocolearn import (
     L1Ball,
     L2Ball,
     Logistic,
+    Mechanic,
+    MetaGrad,
     NegEntropy,
     NonNegative,
     OneVsRest,
@@ -121,6 +126,19 @@ LEARNERS = {
     "sketched_ons": (SketchedONS(1.0, 10.0, 3), SketchedONS(0.5, 20.0, 3), "regression"),
     "coin": (CoinBetting(), CoinBetting(0.5), "regression"),
     "coin_per_coordinate": (CoinBetting(per_coordinate=True), CoinBetting(2.0, True), "regression"),
+    "cocob": (COCOB(), COCOB(50.0), "regression"),
+    "cocob_backprop": (COCOB(backprop=True), COCOB(10.0, True), "regression"),
+    "dog": (DoG(), DoG(1e-3), "regression"),
+    "dog_l2_hinge": (DoG(loss=Hinge(), projection=L2Ball(1.0)), DoG(1e-2, Hinge(), L2Ball(0.5)), "binary"),
+    "mechanic_ogd": (Mechanic(), Mechanic(lam=0.1, s_init=1e-4), "regression"),
+    "mechanic_adagrad_hinge": (
+        Mechanic(AdaGrad(1.0, loss=Hinge()), loss=Hinge()),
+        Mechanic(AdaGrad(0.5, loss=Hinge()), 0.0, loss=Hinge()),
+        "binary",
+    ),
+    "metagrad": (MetaGrad(1.0, 5.0, 4), MetaGrad(2.0, 10.0, 4), "regression"),
+    "flh_ons": (FLH(ONS(0.5, 1.0), 0.5, 6), FLH(ONS(1.0, 2.0), 0.2, 6), "regression"),
+    "flh_perceptron_multiclass": (FLH(Perceptron(classes=3), 0.5, 6), FLH(Perceptron(classes=3), 0.1, 6), "multiclass"),
     "optax_adagrad": (
         from_optax("adagrad", Hinge(), learning_rate=0.1),
         from_optax("adagrad", Hinge(), learning_rate=0.5),
@@ -248,11 +266,14 @@ def test_zero_and_huge_examples_give_finite_weights(case):
     result = run(learner, X, y)
     assert np.all(np.isfinite(result.state.w)) and np.all(np.isfinite(result.trace.loss[:3]))
     # An all-zero example leaves the weights unchanged (Pegasos still applies its shrinkage, and
-    # the coin bettor's bets theta Wealth / t shrink by t / (t + 1)).
+    # the coin bettor's bets theta Wealth / t shrink by t / (t + 1); FLH gives the new expert,
+    # at 0, weight 1 / (t + 1)).
     before = run(learner, X[:1], y[:1]).state
     after = learner.update(before, (X[1], y[1]))
     t = float(before.t)
-    shrink = {Pegasos: 1.0 - 1.0 / t, CoinBetting: t / (t + 1.0)}.get(type(getattr(learner, "base", learner)), 1.0)
+    shrinks = {Pegasos: 1.0 - 1.0 / t, CoinBetting: t / (t + 1.0), FLH: t / (t + 1.0)}
+    kind = type(learner) if type(learner) in shrinks else type(getattr(learner, "base", learner))
+    shrink = shrinks.get(kind, 1.0)
     expected = shrink * np.asarray(learner.weights(before))
     if isinstance(learner, AdaGrad) and learner.l1 is not None:  # the composite L1 step still applies
         H = learner.delta + np.sqrt(np.asarray(before.G))

@@ -2,12 +2,17 @@
 
 from ocolearn.learners.adagrad import AdaGrad, AdaGradState
 from ocolearn.learners.base import Learner
+from ocolearn.learners.cocob import COCOB, COCOBState
 from ocolearn.learners.coin import CoinBetting, CoinState
 from ocolearn.learners.confidence import AROW, CW, SCW, GaussianState
+from ocolearn.learners.dog import DoG, DoGState
+from ocolearn.learners.flh import FLH, FLHState
 from ocolearn.learners.from_optax import FromOptax, OptaxState, from_optax
 from ocolearn.learners.ftrl import FTRL, FTRLState
 from ocolearn.learners.ftrl_proximal import FTRLProximal, FTRLProximalState
 from ocolearn.learners.hedge import Hedge
+from ocolearn.learners.mechanic import Mechanic, MechanicState
+from ocolearn.learners.metagrad import MetaGrad, MetaGradState
 from ocolearn.learners.mira import MIRA, MIRAState, normalized
 from ocolearn.learners.nag import NAG, NAGState
 from ocolearn.learners.ogd import OCPSVM, OGD, OCPSVMState, OGDState, ridge
@@ -23,6 +28,16 @@ __all__ = [
     "AROW",
     "AdaGrad",
     "AdaGradState",
+    "COCOB",
+    "COCOBState",
+    "DoG",
+    "DoGState",
+    "FLH",
+    "FLHState",
+    "Mechanic",
+    "MechanicState",
+    "MetaGrad",
+    "MetaGradState",
     "CW",
     "CoinBetting",
     "CoinState",

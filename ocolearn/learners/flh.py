@@ -1,0 +1,108 @@
+"""Follow the Leading History (Hazan and Seshadhri 2009): a learner for changing environments."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from ocolearn.features import dot
+from ocolearn.learners.base import Learner
+from ocolearn.learners.ons import ONS
+from ocolearn.parts import hyper
+
+
+class FLHState(NamedTuple):
+    t: jax.Array
+    w: jax.Array  # the weighted combination of the live experts' weights (d,) or (K, d)
+    experts: Any  # the base learner's states, stacked over the 3 * levels slots
+    log_v: jax.Array  # (slots,): log weights; dead or empty slots hold -inf's stand-in
+    start: jax.Array  # (slots,) int32: the round each expert started (0: empty)
+    expiry: jax.Array  # (slots,) int32: the last round each expert is kept
+
+
+def _trailing_zeros(i):
+    """The k of ``i = r 2^k`` with r odd (i >= 1)."""
+    return jax.lax.population_count((i & -i) - 1)
+
+
+class FLH(Learner, name="flh", static=("levels",)):
+    """Follow the Leading History (Hazan and Seshadhri 2009, Algorithm 1 with the pruning of
+    section 3.1): a new copy of the base learner (an expert) starts every round, and the
+    experts are combined by exponential weights on their losses::
+
+        w_t = sum_j v_t^j w_t^j                       over the live experts j (started at round j)
+        vhat^j = v_t^j exp(-alpha f_t(w_t^j)) / sum_i v_t^i exp(-alpha f_t(w_t^i))
+        v_{t+1}^{t+1} = 1 / (t + 1),   v_{t+1}^j = (1 - 1 / (t + 1)) vhat^j / sum_{i live} vhat^i
+
+    with alpha the exp-concavity of the loss (``alpha``). Pruning keeps the expert started at
+    round ``j = r 2^k`` (r odd) until round ``j + 2^(k+2)``, so at most 3 experts of each k are
+    live and ``3 * levels`` slots hold them all for ``T < 2^levels`` rounds: O(log T) experts
+    (the expert of ``r 2^k`` takes slot ``3k + ((r - 1) / 2 mod 3)``, whose last holder has
+    expired). With exp-concave losses and ONS experts (the default) the regret on every
+    interval ``[r, s]`` is O(d log^2 T), the paper's adaptive regret.
+    """
+
+    base: Learner = ONS(0.5, 1.0)
+    alpha: float = hyper(0.5, gt=0)
+    levels: int = hyper(16, ge=1, le=28, integer=True)  # 4 << k stays within int32
+
+    @property
+    def loss(self):
+        return self.base.loss
+
+    @property
+    def classes(self):
+        """The experts' number of classes (multiclass experts), for the checks of the targets."""
+        return getattr(self.base, "classes", 0)
+
+    def init(self, num_features):
+        slots = 3 * self.levels
+        one = self.base.init(num_features)
+        experts = jax.tree.map(lambda a: jnp.broadcast_to(a, (slots, *a.shape)), one)
+        first = jnp.arange(slots) == 0
+        return FLHState(
+            jnp.ones((), jnp.int32),
+            jnp.zeros_like(self.base.weights(one)),
+            experts,
+            jnp.where(first, 0.0, -jnp.inf).astype(jnp.float32),
+            first.astype(jnp.int32),
+            jnp.where(first, 1 + 4, 0).astype(jnp.int32),
+        )
+
+    def predict(self, state, x):
+        return dot(state.w, x)
+
+    def update(self, state, example):
+        x, y = example
+        t = state.t
+        live = (state.start > 0) & (state.expiry >= t)
+        predictions = jax.vmap(self.base.predict, (0, None))(state.experts, x)
+        losses = jax.vmap(self.loss.value, (0, None))(predictions, y)
+        losses = jnp.minimum(jnp.nan_to_num(losses, nan=jnp.inf), jnp.finfo(jnp.float32).max)
+        log_v = jnp.where(live, state.log_v - self.alpha * losses, -jnp.inf)
+        experts = jax.vmap(self.base.update, (0, None))(state.experts, example)
+        # the expert of round t + 1 = r 2^k, and which of the others stay
+        i = t + 1
+        k = jnp.minimum(_trailing_zeros(i), self.levels - 1)
+        slot = 3 * k + ((i >> k) - 1) // 2 % 3
+        here = jnp.arange(log_v.shape[0]) == slot
+        stay = live & (state.expiry >= i) & ~here
+        log_v = jnp.where(stay, log_v, -jnp.inf)
+        top = jnp.max(log_v)
+        total = jnp.log(jnp.sum(jnp.where(stay, jnp.exp(log_v - jnp.where(jnp.isfinite(top), top, 0.0)), 0.0)))
+        log_v = jnp.where(stay, log_v - top - total + jnp.log1p(-1.0 / i.astype(jnp.float32)), -jnp.inf)
+        log_v = jnp.where(here, -jnp.log(i.astype(jnp.float32)), log_v)
+        fresh = self.base.init(state.w.shape[-1])
+        experts = jax.tree.map(lambda a, b: jnp.where(_along(here, a), b, a), experts, fresh)
+        start = jnp.where(here, i, jnp.where(stay, state.start, 0))
+        expiry = jnp.where(here, i + jnp.left_shift(4, k), jnp.where(stay, state.expiry, 0))
+        v = jnp.exp(log_v)
+        w = jnp.tensordot(v, jax.vmap(self.base.weights)(experts), axes=1) / jnp.sum(v)
+        return FLHState(t + 1, w.astype(state.w.dtype), experts, log_v.astype(jnp.float32), start, expiry)
+
+
+def _along(mask, a):
+    """``mask`` (slots,) shaped to broadcast against a stacked leaf ``a`` (slots, ...)."""
+    return mask.reshape(mask.shape + (1,) * (a.ndim - 1))

@@ -1,0 +1,157 @@
+"""Comparators that move: k-switch regret against brute force, adaptive regret against every
+interval solved directly."""
+
+import itertools
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+
+from ocolearn import FLH, ONS, Absolute, Identity, L2Ball, Squared, run
+from ocolearn.changing import adaptive_regret, interval_regrets, k_switch, segment_costs
+
+
+def shifting(T=9, d=2, seed=0):
+    """Rounds whose best predictor changes at T // 3 and 2 T // 3."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(T, d))
+    u = rng.normal(size=(3, d)) * 2
+    y = np.concatenate([X[s] @ u[j] for j, s in enumerate(np.array_split(np.arange(T), 3))])
+    return X, y + 0.1 * rng.normal(size=T)
+
+
+def best_point(X, y, radius):
+    """min_{||u|| <= radius} 1/2 ||X u - y||^2 by a general constrained solver (not the Gram path)."""
+    if radius == np.inf:
+        u = np.linalg.lstsq(X, y, rcond=None)[0]
+        return 0.5 * np.sum((X @ u - y) ** 2)
+    best = np.inf
+    for start in (np.zeros(X.shape[1]), np.linalg.lstsq(X, y, rcond=None)[0]):
+        fit = minimize(
+            lambda u: 0.5 * np.sum((X @ u - y) ** 2),
+            start,
+            jac=lambda u: X.T @ (X @ u - y),
+            constraints=[{"type": "ineq", "fun": lambda u: radius**2 - u @ u}],
+            method="SLSQP",
+            options={"ftol": 1e-14, "maxiter": 500},
+        )
+        best = min(best, fit.fun)
+    return best
+
+
+def brute_force(X, y, k, radius):
+    """The best total over every way to cut the rounds into at most k + 1 segments."""
+    T = len(y)
+    best = np.inf, None
+    for m in range(k + 1):
+        for cuts in itertools.combinations(range(1, T), m):
+            bounds = [0, *cuts, T]
+            total = sum(best_point(X[s:e], y[s:e], radius) for s, e in zip(bounds[:-1], bounds[1:], strict=True))
+            best = min(best, (total, [0, *cuts]), key=lambda b: b[0])
+    return best
+
+
+@pytest.mark.parametrize("projection, radius", [(Identity(), np.inf), (L2Ball(1.0), 1.0)], ids=["identity", "ball"])
+@pytest.mark.parametrize("k", [0, 1, 2, 3])
+def test_k_switch_equals_brute_force(projection, radius, k):
+    X, y = shifting()
+    costs = segment_costs(Squared(), projection, X, y)
+    best = k_switch(Squared(), projection, X, y, k, costs=costs)
+    total, starts = brute_force(X, y, k, radius)
+    np.testing.assert_allclose(best.total, total, rtol=1e-7, atol=1e-9)
+    # its per-round losses add up to the total, and every segment's point is feasible
+    np.testing.assert_allclose(best.losses.sum(), best.total, rtol=1e-9, atol=1e-12)
+    assert np.all(np.linalg.norm(best.weights, axis=1) <= radius * (1 + 1e-12))
+    assert len(best.starts) <= k + 1 and best.starts[0] == 0
+
+
+def test_k_switch_finds_the_shifts_and_more_switches_never_cost_more():
+    X, y = shifting(T=30, seed=3)
+    costs = segment_costs(Squared(), Identity(), X, y)
+    totals = [k_switch(Squared(), Identity(), X, y, k, costs=costs).total for k in range(5)]
+    assert all(np.diff(totals) <= 1e-12)
+    assert k_switch(Squared(), Identity(), X, y, 2, costs=costs).starts == [0, 10, 20]
+
+
+def test_k_switch_with_a_solver_for_another_loss():
+    X, y = shifting(T=8)
+
+    def solver(Xs, ys):  # the absolute loss' best point: least absolute deviations by a generic minimizer
+        fit = minimize(lambda u: np.sum(np.abs(Xs @ u - ys)), np.zeros(Xs.shape[1]), method="Nelder-Mead")
+        return fit.x
+
+    best = k_switch(Absolute(), Identity(), X, y, 1, solver=solver)
+    C, _ = segment_costs(Absolute(), Identity(), X, y, solver)
+    assert best.total == pytest.approx(min(C[0, 8], *(C[0, s] + C[s, 8] for s in range(1, 8))))
+    with pytest.raises(ValueError, match="squared loss"):
+        segment_costs(Absolute(), Identity(), X, y)
+
+
+@pytest.mark.parametrize("projection, radius", [(Identity(), np.inf), (L2Ball(0.7), 0.7)], ids=["identity", "ball"])
+def test_adaptive_regret_is_the_maximum_over_intervals_solved_directly(projection, radius):
+    X, y = shifting(T=12, seed=1)
+    rng = np.random.default_rng(2)
+    learner_losses = 0.5 * (np.einsum("td,td->t", X, rng.normal(size=X.shape)) - y) ** 2
+    C, _ = segment_costs(Squared(), projection, X, y)
+    for length in (1, 4, 12):
+        direct = [
+            learner_losses[s : s + length].sum() - best_point(X[s : s + length], y[s : s + length], radius)
+            for s in range(12 - length + 1)
+        ]
+        np.testing.assert_allclose(interval_regrets(learner_losses, C, length), direct, rtol=1e-7, atol=1e-9)
+        assert adaptive_regret(learner_losses, C, length) == pytest.approx(max(direct), rel=1e-7, abs=1e-9)
+    with pytest.raises(ValueError, match="interval length"):
+        adaptive_regret(learner_losses, C, 13)
+
+
+def ons_step(w, A, x, target, gamma):
+    g = (w @ x - target) * x
+    A = A + np.outer(g, g)
+    return w - np.linalg.solve(A, g) / gamma, A
+
+
+def flh_by_hand(X, y, alpha, gamma, epsilon):
+    """Hazan and Seshadhri 2009, Algorithm 1 over ONS experts, with the pruning of section 3.1:
+    the expert started at round j = r 2^k (r odd) is dropped after round j + 2^(k+2)."""
+    d = X.shape[1]
+    experts = {1: (np.zeros(d), epsilon * np.eye(d))}
+    v = {1: 1.0}
+    played = []
+    for t, (x, target) in enumerate(zip(X.astype(np.float64), y, strict=True), 1):
+        w = sum(v[j] * experts[j][0] for j in experts)
+        played.append(w)
+        vhat = {j: v[j] * np.exp(-alpha * 0.5 * (experts[j][0] @ x - target) ** 2) for j in experts}
+        experts = {j: ons_step(*experts[j], x, target, gamma) for j in experts}
+        k = lambda j: (j & -j).bit_length() - 1  # noqa: E731
+        keep = [j for j in experts if t + 1 <= j + 2 ** (k(j) + 2)]
+        total = sum(vhat[j] for j in keep)
+        v = {j: (1 - 1 / (t + 1)) * vhat[j] / total for j in keep}
+        experts = {j: experts[j] for j in keep}
+        experts[t + 1], v[t + 1] = (np.zeros(d), epsilon * np.eye(d)), 1 / (t + 1)
+    return np.array(played)
+
+
+def test_flh_is_algorithm_1_with_its_pruning():
+    X, y = shifting(T=40, d=3, seed=4)
+    learner = FLH(ONS(0.5, 1.0), alpha=0.3, levels=6)
+    result = run(learner, np.float32(X), np.float32(y))
+    played = flh_by_hand(X, y, 0.3, 0.5, 1.0)
+    predictions = np.einsum("td,td->t", played, X)
+    np.testing.assert_allclose(np.asarray(result.trace.prediction, np.float64), predictions, rtol=1e-3, atol=1e-4)
+    live = np.asarray(result.state.start > 0)
+    assert live.sum() <= 3 * np.ceil(np.log2(41))  # O(log T) experts kept
+
+
+def test_flh_tracks_the_shifts_where_one_ons_does_not():
+    """On a stream whose best predictor changes twice, FLH's largest regret over an interval of
+    one segment is far below a single ONS's (which must unlearn each segment); a broken FLH
+    whose weights ignore the experts' losses (alpha ~ 0) does not."""
+    X, y = shifting(T=300, d=3, seed=5)
+    C, _ = segment_costs(Squared(), Identity(), X, y)
+
+    def worst(learner):
+        return adaptive_regret(run(learner, np.float32(X), np.float32(y)).trace.loss, C, 100)
+
+    ons = worst(ONS(0.5, 1.0))
+    assert worst(FLH(ONS(0.5, 1.0), alpha=0.3, levels=10)) < 0.5 * ons
+    assert worst(FLH(ONS(0.5, 1.0), alpha=1e-9, levels=10)) > 0.5 * ons  # weights ignore the losses: no tracking
