@@ -1,6 +1,6 @@
 """Adaptive, second-order and parameter-free learners against the post's OGD settings on iris.
 
-    python experiments/iris_adaptive.py [--out runs/iris_adaptive]
+    python experiments/iris_adaptive.py [--out runs/iris_adaptive] [--record PATH]
 
 Runs the learners of configs/iris_adaptive.toml ([learner] and every [compare.*]) and the
 post's three OGD settings (configs/iris_ridge_*.toml), all predicting before they update, on
@@ -8,7 +8,8 @@ the stored order, and draws OUT/iris_adaptive.png: the normalized cumulative los
 (1/t) sum_s (yhat_s - y_s)^2 of each, with the best fixed predictor's (least squares in
 hindsight) and the best in the post's ball as lines. Then checks configs/iris_coin.toml's
 claim: its average loss against the best of the three OGD settings on the stored order and on
-8 shuffled orders (OUT/iris_adaptive.json).
+8 shuffled orders (OUT/iris_adaptive.json, and RECORD: by default
+experiments/records/iris_adaptive.json, committed).
 """
 
 import argparse
@@ -26,6 +27,7 @@ from ocolearn.io import write_json
 from ocolearn.regret import best_fixed_weights
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+RECORDS = Path(__file__).resolve().parent / "records"
 PICKS = ("iris_ridge_arbitrary", "iris_ridge_magic", "iris_ridge_noball")
 SHUFFLES = range(8)
 
@@ -40,6 +42,9 @@ def average_losses(learner, X, y, seed=None):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="runs/iris_adaptive")
+    parser.add_argument(
+        "--record", default=str(RECORDS / "iris_adaptive.json"), help="the committed record of the numbers"
+    )
     args = parser.parse_args()
     experiment = load(CONFIGS / "iris_adaptive.toml")
     X, y = load_data(experiment)
@@ -79,13 +84,23 @@ def main():
         name: sum(bool(average_losses(learner, X, y, seed)[-1] <= bar) for seed, bar in zip(orders, best, strict=True))
         for name, learner in {experiment.learner.name: experiment.learner, **experiment.compare}.items()
     }
+    # the rounds in which the coin bettor's running average is at most every OGD setting's
+    ogd = np.min([curve for name, curve in curves.items() if name.startswith("ogd ")], axis=0)
+    lowest = curves["coin_betting"] <= ogd
     report = {
         "final_average_loss": {name: float(curve[-1]) for name, curve in curves.items()},
+        "coin_at_or_below_ogd": {
+            "rounds": int(lowest.sum()),
+            "of": len(lowest),
+            "last_round": int(np.flatnonzero(lowest)[-1]) + 1,
+        },
+        "hyperparameters": {name: learner.to_config() for name, learner in learners.items()},
         "coin_criterion": rows,
         "orders_where_each_meets_the_bar": met,
         "coin_learner": coin.learner.to_config(),
     }
     write_json(Path(args.out) / "iris_adaptive.json", report)
+    write_json(args.record, report)
     print(json.dumps(report, indent=2, default=str))
 
 
