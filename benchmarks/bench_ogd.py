@@ -135,7 +135,9 @@ def main():
     parser.add_argument("--dims", type=int, nargs="+", default=[10, 100, 1000])
     parser.add_argument("--n", type=int, default=1_000_000)
     parser.add_argument("--device", choices=["cpu", "gpu"], default="cpu")
-    parser.add_argument("--no-peers", action="store_true", help="time ocolearn alone (no scikit-learn, VW, river)")
+    parser.add_argument(
+        "--no-peers", action="store_true", help="time ocolearn alone, from memory (no scikit-learn, VW, river)"
+    )
     args = parser.parse_args()
     device = use_device(args.device)
     record = Record("ogd", args.out, args.repeats, eta=ETA, radius=RADIUS, n=args.n, dims=args.dims)
@@ -144,15 +146,16 @@ def main():
         n = args.n if d <= 100 else args.n // 10  # keep d = 1000 inside memory with its float64 copy
         print(f"d = {d}, n = {n:,}", flush=True)
         X, y = regression_data(n, d)
-        SCRATCH.mkdir(parents=True, exist_ok=True)
-        npy = (SCRATCH / f"ogd_{n}x{d}_X.npy", SCRATCH / f"ogd_{n}x{d}_y.npy")
-        np.save(npy[0], X)
-        np.save(npy[1], y)
+        npy = () if args.no_peers else (SCRATCH / f"ogd_{n}x{d}_X.npy", SCRATCH / f"ogd_{n}x{d}_y.npy")
+        for path, array in zip(npy, (X, y), strict=False):  # none with --no-peers
+            path.parent.mkdir(parents=True, exist_ok=True)
+            np.save(path, array)
         compile_s, in_memory, from_disk = ocolearn_runs(X, y, npy)
-        timed = {"ocolearn": (n, in_memory), "ocolearn, from .npy": (n, from_disk)}
-        if device == "cpu":
-            timed["ocolearn, XLA default loops"] = (n, default_loops_process(n, d))
-        if not args.no_peers:
+        timed = {"ocolearn": (n, in_memory)}
+        if not args.no_peers:  # the peers, and the ocolearn rows that answer them
+            timed["ocolearn, from .npy"] = (n, from_disk)
+            if device == "cpu":
+                timed["ocolearn, XLA default loops"] = (n, default_loops_process(n, d))
             small = min(n, 100_000)
             X64, y64 = X.astype(np.float64), y.astype(np.float64)
             cache = vw_cache(X, y, f"ogd_{n}x{d}")

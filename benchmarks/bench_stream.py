@@ -187,17 +187,22 @@ def main():
 
         return once
 
-    seconds = alternate({name: timed(name, code, env) for name, (_, code, env) in runs.items()}, args.repeats, False)
-    results = [
-        {"name": name, "rows": n, "seconds": seconds[name], "peak_mb": peaks[name]} for name, (n, _, _) in runs.items()
-    ]
-    record.save(
-        file_gb=big_svm.stat().st_size / 1e9,
-        small_file_gb=small_svm.stat().st_size / 1e9,
-        vw_pegasos_settings=VW_PEGASOS,
-        results=results,
-        parser=parsing,
-    )
+    def save(seconds):
+        results = [
+            {"name": name, "rows": n, "seconds": seconds[name], "peak_mb": peaks[name]}
+            for name, (n, _, _) in runs.items()
+        ]
+        record.data["repeats"] = len(seconds[next(iter(runs))])
+        record.save(
+            file_gb=big_svm.stat().st_size / 1e9,
+            small_file_gb=small_svm.stat().st_size / 1e9,
+            vw_pegasos_settings=VW_PEGASOS,
+            results=results,
+            parser=parsing,
+        )
+
+    runs_timed = {name: timed(name, code, env) for name, (_, code, env) in runs.items()}
+    alternate(runs_timed, args.repeats, warmup=False, after_round=save)  # the record holds every finished round
     print(f"({time.perf_counter() - start:.0f} s)")
 
 

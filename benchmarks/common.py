@@ -48,15 +48,20 @@ def use_device(device: str) -> str:
     import jax
 
     jax.config.update("jax_platforms", "cuda" if device == "gpu" else device)
-    backend = jax.default_backend()
+    try:
+        backend = jax.default_backend()
+    except (RuntimeError, AssertionError) as e:  # no such platform (JAX asserts when none is left)
+        reason = (str(e).splitlines() or [type(e).__name__])[0]
+        raise SystemExit(f"benchmarks: error: --device {device}: JAX cannot start it ({reason})") from None
     if backend != device:
         raise SystemExit(f"benchmarks: error: asked for --device {device}, JAX runs on {backend}")
     return backend
 
 
-def alternate(runs: dict, repeats: int, warmup: bool = True) -> dict[str, list[float]]:
+def alternate(runs: dict, repeats: int, warmup: bool = True, after_round=None) -> dict[str, list[float]]:
     """Wall seconds of each ``runs[name]()`` over ``repeats`` rounds, alternating the names each round,
-    after one untimed round (imports, first allocations) if ``warmup``.
+    after one untimed round (imports, first allocations) if ``warmup``; ``after_round(times)``, if
+    given, sees the times so far after each round (to save a record that a kill cannot lose).
 
     A callable may return a float: its own measurement of the seconds (a subprocess that times
     itself), used instead of the wall time of the call.
@@ -72,6 +77,8 @@ def alternate(runs: dict, repeats: int, warmup: bool = True) -> dict[str, list[f
             seconds = time.perf_counter() - start
             times[name].append(float(measured) if isinstance(measured, float) else seconds)
             print(f"  repeat {i + 1}/{repeats} {name}: {times[name][-1]:.3f} s", flush=True)
+        if after_round:
+            after_round(times)
     return times
 
 
@@ -105,7 +112,7 @@ def _commit() -> str:
     def git(*args):
         return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True).stdout.strip()
 
-    commit = git("rev-parse", "HEAD") or "unknown"
+    commit = git("rev-parse", "HEAD") or os.environ.get("OCOLEARN_COMMIT", "unknown")  # a copy without .git
     dirty = git("status", "--porcelain", "--untracked-files=no", "--", "ocolearn")
     return commit + (" (ocolearn/ modified)" if dirty else "")
 

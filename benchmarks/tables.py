@@ -296,6 +296,7 @@ def gpu_table() -> str:
             lines.append(
                 row(f"sweep, {entry['configs']:,} configurations, n = {p['n']:,}, d = {p['d']}", entry["results"][0])
             )
+            lines += [row(f"{r['name']}, n = {p['n']:,}, d = {p['d']}", r) for r in entry["results"][1:]]
     if records["classifiers"]:
         p = records["classifiers"]["params"]
         parts = records["classifiers"]["parts"]
