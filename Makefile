@@ -1,6 +1,7 @@
 # Two commands on a fresh machine: `make demo` (the iris regret study) and `make test`.
 # Each makes the local virtual environment .venv on first use.
 # `make records`: every experiment's record (experiments/records/), figure and README number.
+# `make regenerate`: `make records` and `make bench`.
 # `make bench`: the CPU benchmarks' records (benchmarks/records/) and the README's speed numbers;
 # `make bench-gpu` on a machine with a GPU (and jax with CUDA); `make readme` rewrites the README
 # from the committed records alone.
@@ -9,7 +10,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint format bench bench-gpu records readme clean
+.PHONY: demo test lint format bench bench-gpu records readme regenerate clean
 
 POLARITY_DATA ?= ../shared/data/review_polarity/txt_sentoken
 BENCH_OUT ?= benchmarks/records
@@ -47,6 +48,9 @@ bench-gpu:
 
 records: $(STAMP)
 	$(BIN)/python experiments/reproduce.py --polarity-data $(POLARITY_DATA)
+
+# everything a run produces: experiment records and figures, CPU benchmark records, README numbers
+regenerate: records bench
 
 readme: $(STAMP)
 	$(BIN)/python benchmarks/tables.py
