@@ -1,11 +1,19 @@
 # Two commands on a fresh machine: `make demo` (the iris regret study) and `make test`.
 # Each makes the local virtual environment .venv on first use.
+# `make records`: every experiment's record (experiments/records/), figure and README number.
+# `make regenerate`: `make records` and `make bench`.
+# `make bench`: the CPU benchmarks' records (benchmarks/records/) and the README's speed numbers;
+# `make bench-gpu` on a machine with a GPU (and jax with CUDA); `make readme` rewrites the README
+# from the committed records alone.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint format bench clean
+.PHONY: demo test lint format bench bench-gpu records readme regenerate clean
+
+POLARITY_DATA ?= ../shared/data/review_polarity/txt_sentoken
+BENCH_OUT ?= benchmarks/records
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,11 +35,26 @@ format: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
-	$(BIN)/python benchmarks/bench_ogd.py
-	$(BIN)/python benchmarks/bench_sweep.py
-	$(BIN)/python benchmarks/bench_classifiers.py
-	$(BIN)/python benchmarks/bench_stream.py
+	$(BIN)/python benchmarks/bench_ogd.py --out $(BENCH_OUT)
+	$(BIN)/python benchmarks/bench_sweep.py --out $(BENCH_OUT)
+	$(BIN)/python benchmarks/bench_classifiers.py --out $(BENCH_OUT)
+	$(BIN)/python benchmarks/bench_stream.py --out $(BENCH_OUT)
 	$(BIN)/python benchmarks/tables.py
+
+bench-gpu:
+	python benchmarks/bench_ogd.py --device gpu --no-peers --out $(BENCH_OUT)
+	python benchmarks/bench_sweep.py --device gpu --no-peers --configs 256 4096 65536 --out $(BENCH_OUT)
+	python benchmarks/bench_classifiers.py --device gpu --no-peers --out $(BENCH_OUT)
+
+records: $(STAMP)
+	$(BIN)/python experiments/reproduce.py --polarity-data $(POLARITY_DATA)
+
+# everything a run produces: experiment records and figures, CPU benchmark records, README numbers
+regenerate: records bench
+
+readme: $(STAMP)
+	$(BIN)/python benchmarks/tables.py
+	$(BIN)/python experiments/reproduce.py --readme-only
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache

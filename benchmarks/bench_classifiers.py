@@ -1,6 +1,7 @@
 """Dense PA-I and sparse Pegasos against their peers, in one run.
 
-    python benchmarks/bench_classifiers.py [--n-dense 1000000] [--n-sparse 200000]
+    python benchmarks/bench_classifiers.py [--n-dense 1000000] [--n-sparse 200000] [--repeats 5]
+        [--parts dense sparse] [--device cpu|gpu] [--no-peers] [--out benchmarks/records]
 
 PA-I (C = 1), one pass over n x 100 dense float32 examples with +-1 labels: ocolearn,
 scikit-learn ``SGDClassifier(learning_rate="pa1")`` (the same rule, weights equal in
@@ -11,19 +12,20 @@ Pegasos (lam = 1e-4), one pass over hashed sparse examples (2^18 buckets, about 
 each, values 1/sqrt(nnz)): ocolearn on padded sparse rows, scikit-learn ``SGDClassifier``
 (hinge, L2 alpha = lam, its "optimal" rate 1/(alpha (t + t0)): Pegasos' rule up to t0) on CSR,
 VW ``--loss_function hinge --l2 lam`` from its cache, river and a NumPy loop.
-Slow peers (NumPy, river) run on a prefix; rates are examples per second.
+
+What each row counts: ocolearn, scikit-learn (through ``fit``, as users call it, so its input
+validation counts), NumPy and river start from arrays in memory; VW reads its binary cache file
+from disk in every repeat (no text parsing). Slow peers (NumPy, river) run on a prefix. Repeats
+alternate between the implementations. Writes ``OUT/classifiers_DEVICE.json``.
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
-import time
 import warnings
 
 import jax
 import numpy as np
-from common import best_time, report, vw_cache, vw_cache_of, vw_from_cache
+from common import Record, alternate, options, result, use_device, vw_cache, vw_cache_of, vw_from_cache
 
 import ocolearn  # noqa: F401  (first: XLA's CPU flags)
 from ocolearn import PassiveAggressive, Pegasos, Sparse, run
@@ -51,16 +53,20 @@ def sparse_data(n, seed=0):
     return idx, val, y
 
 
-def time_ocolearn(learner, X, y):
+def ocolearn_pass(learner, X, y):
     X, y = jax.device_put(X), jax.device_put(y)
     compiled = jax.jit(lambda lrn, X, y: run(lrn, X, y, trace=False)).lower(learner, X, y).compile()
-    return len(y) / best_time(lambda: jax.block_until_ready(compiled(learner, X, y)))[0]
+    jax.block_until_ready(compiled(learner, X, y))  # the first call allocates
+    return lambda: jax.block_until_ready(compiled(learner, X, y))
 
 
-def time_sklearn(model, X, y):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # one epoch does not "converge"
-        return len(y) / best_time(lambda: model.fit(X, y))[0]
+def sklearn_fit(model, X, y):
+    def fit():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # one epoch does not "converge"
+            model.fit(X, y)
+
+    return fit
 
 
 def sgd_classifier(**kw):
@@ -69,7 +75,7 @@ def sgd_classifier(**kw):
     return SGDClassifier(max_iter=1, tol=None, shuffle=False, fit_intercept=False, **kw)
 
 
-def time_river(model, rows, y):
+def river_loop(model, rows, y):
     labels = [bool(v > 0) for v in y]
 
     def learn():
@@ -77,7 +83,7 @@ def time_river(model, rows, y):
         for x, label in zip(rows, labels, strict=True):
             m.learn_one(x, label)
 
-    return len(y) / best_time(learn, repeat=1)[0]
+    return learn
 
 
 def numpy_pa(X, y):
@@ -89,7 +95,7 @@ def numpy_pa(X, y):
                 w += min(C, loss / (x @ x)) * label * x
         return w
 
-    return len(y) / best_time(loop, repeat=1)[0]
+    return loop
 
 
 def numpy_pegasos(idx, val, y):
@@ -103,100 +109,90 @@ def numpy_pegasos(idx, val, y):
                 np.add.at(W, i, eta * label / scale * v)
         return W
 
-    return len(y) / best_time(loop, repeat=1)[0]
+    return loop
 
 
-def dense(n, command):
-    from river import linear_model
-
+def dense(n, peers, repeats):
     X, y = dense_data(n)
-    small = min(n, 50_000)
-    cache = vw_cache(X, y, f"pa_{n}x100")
-    rows = [
-        {"name": "ocolearn", "examples_per_s": time_ocolearn(PassiveAggressive(C, 1), X, y)},
-        {
-            "name": "scikit-learn SGDClassifier pa1",
-            "examples_per_s": time_sklearn(
-                sgd_classifier(loss="hinge", penalty=None, learning_rate="pa1", eta0=C), X.astype(np.float64), y
-            ),
-        },
-        {
-            "name": "Vowpal Wabbit --sgd hinge (cache)",
-            "examples_per_s": n / vw_from_cache(cache, "--sgd --loss_function hinge"),
-        },
-        {"name": "NumPy loop", "examples_per_s": numpy_pa(X[:small], y[:small])},
-        {
-            "name": "river PAClassifier",
-            "examples_per_s": time_river(
-                linear_model.PAClassifier(C=C, mode=1), [dict(enumerate(map(float, x))) for x in X[:small]], y[:small]
-            ),
-        },
-    ]
-    report(f"PA-I, one pass, n = {n:,}, d = 100, dense", rows, "ocolearn", "pa_dense", command)
+    timed = {"ocolearn": (n, ocolearn_pass(PassiveAggressive(C, 1), X, y))}
+    if peers:
+        from river import linear_model
+
+        small = min(n, 50_000)
+        cache = vw_cache(X, y, f"pa_{n}x100")
+        pa1 = sgd_classifier(loss="hinge", penalty=None, learning_rate="pa1", eta0=C)
+        river_rows = [dict(enumerate(map(float, x))) for x in X[:small]]
+        timed |= {
+            "scikit-learn SGDClassifier pa1 (fit)": (n, sklearn_fit(pa1, X.astype(np.float64), y)),
+            "Vowpal Wabbit --sgd hinge, from its cache": (n, vw_from_cache(cache, "--sgd --loss_function hinge")),
+            "NumPy loop": (small, numpy_pa(X[:small], y[:small])),
+            "river PAClassifier": (small, river_loop(linear_model.PAClassifier(C=C, mode=1), river_rows, y[:small])),
+        }
+    return measure(timed, repeats)
 
 
-def sparse(n, command):
-    import scipy.sparse
-    from river import linear_model, optim
-
+def sparse(n, peers, repeats):
     idx, val, y = sparse_data(n)
-    small = min(n, 20_000)
-    csr = scipy.sparse.csr_matrix(
-        (val.ravel().astype(np.float64), idx.ravel(), np.arange(0, n * NNZ + 1, NNZ)), shape=(n, D_SPARSE)
-    )
-    csr.eliminate_zeros()
+    timed = {"ocolearn": (n, ocolearn_pass(Pegasos(LAM), Sparse(idx, val, D_SPARSE), y))}
+    if peers:
+        import scipy.sparse
+        from river import linear_model, optim
 
-    def write(path):
-        with open(path, "w") as f:
-            for i, v, label in zip(idx, val, y, strict=True):
-                f.write(f"{label:g} |f " + " ".join(f"{a}:{b:.7g}" for a, b in zip(i, v, strict=True) if b) + "\n")
+        small = min(n, 20_000)
+        csr = scipy.sparse.csr_matrix(
+            (val.ravel().astype(np.float64), idx.ravel(), np.arange(0, n * NNZ + 1, NNZ)), shape=(n, D_SPARSE)
+        )
+        csr.eliminate_zeros()
 
-    cache = vw_cache_of(write, f"pegasos_{n}")
-    river_rows = [
-        {int(a): float(b) for a, b in zip(i, v, strict=True) if b}
-        for i, v in zip(idx[:small], val[:small], strict=True)
-    ]
-    rows = [
-        {"name": "ocolearn", "examples_per_s": time_ocolearn(Pegasos(LAM), Sparse(idx, val, D_SPARSE), y)},
-        {
-            "name": "scikit-learn SGDClassifier (CSR)",
-            "examples_per_s": time_sklearn(sgd_classifier(loss="hinge", alpha=LAM, learning_rate="optimal"), csr, y),
-        },
-        {
-            "name": "Vowpal Wabbit hinge --l2 (cache)",
-            "examples_per_s": n / vw_from_cache(cache, f"--loss_function hinge --l2 {LAM} -b 18"),
-        },
-        {"name": "NumPy loop", "examples_per_s": numpy_pegasos(idx[:small], val[:small], y[:small])},
-        {
-            "name": "river LogisticRegression (hinge)",
-            "examples_per_s": time_river(
-                linear_model.LogisticRegression(
-                    optimizer=optim.SGD(optim.schedulers.InverseScaling(1.0, 1.0)), loss=optim.losses.Hinge(), l2=LAM
-                ),
-                river_rows,
-                y[:small],
+        def write(path):
+            with open(path, "w") as f:
+                for i, v, label in zip(idx, val, y, strict=True):
+                    f.write(f"{label:g} |f " + " ".join(f"{a}:{b:.7g}" for a, b in zip(i, v, strict=True) if b) + "\n")
+
+        cache = vw_cache_of(write, f"pegasos_{n}")
+        river_rows = [
+            {int(a): float(b) for a, b in zip(i, v, strict=True) if b}
+            for i, v in zip(idx[:small], val[:small], strict=True)
+        ]
+        hinge = linear_model.LogisticRegression(
+            optimizer=optim.SGD(optim.schedulers.InverseScaling(1.0, 1.0)), loss=optim.losses.Hinge(), l2=LAM
+        )
+        optimal = sgd_classifier(loss="hinge", alpha=LAM, learning_rate="optimal")
+        timed |= {
+            "scikit-learn SGDClassifier, CSR (fit)": (n, sklearn_fit(optimal, csr, y)),
+            "Vowpal Wabbit hinge --l2, from its cache": (
+                n,
+                vw_from_cache(cache, f"--loss_function hinge --l2 {LAM} -b 18"),
             ),
-        },
-    ]
-    report(
-        f"Pegasos, one pass, n = {n:,}, 2^18 hashed features, ~50 non-zeros",
-        rows,
-        "ocolearn",
-        "pegasos_sparse",
-        command,
-    )
+            "NumPy loop": (small, numpy_pegasos(idx[:small], val[:small], y[:small])),
+            "river LogisticRegression (hinge)": (small, river_loop(hinge, river_rows, y[:small])),
+        }
+    return measure(timed, repeats)
+
+
+def measure(timed, repeats):
+    seconds = alternate({name: fn for name, (_, fn) in timed.items()}, repeats)
+    return [result(name, count, seconds[name]) for name, (count, _) in timed.items()]
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = options(__doc__)
     parser.add_argument("--n-dense", type=int, default=1_000_000)
     parser.add_argument("--n-sparse", type=int, default=200_000)
+    parser.add_argument("--parts", nargs="+", choices=["dense", "sparse"], default=["dense", "sparse"])
+    parser.add_argument("--device", choices=["cpu", "gpu"], default="cpu")
+    parser.add_argument("--no-peers", action="store_true", help="time ocolearn alone (no scikit-learn, VW, river)")
     args = parser.parse_args()
-    command = "python benchmarks/bench_classifiers.py " + " ".join(sys.argv[1:])
-    start = time.perf_counter()
-    dense(args.n_dense, command)
-    sparse(args.n_sparse, command)
-    print(f"({time.perf_counter() - start:.0f} s)")
+    use_device(args.device)
+    record = Record("classifiers", args.out, args.repeats, n_dense=args.n_dense, n_sparse=args.n_sparse, C=C, lam=LAM)
+    parts = {}
+    if "dense" in args.parts:
+        print(f"PA-I, dense, n = {args.n_dense:,}", flush=True)
+        parts["pa_dense"] = dense(args.n_dense, not args.no_peers, args.repeats)
+    if "sparse" in args.parts:
+        print(f"Pegasos, sparse, n = {args.n_sparse:,}", flush=True)
+        parts["pegasos_sparse"] = sparse(args.n_sparse, not args.no_peers, args.repeats)
+    record.save(parts=parts)
 
 
 if __name__ == "__main__":

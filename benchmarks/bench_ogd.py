@@ -1,46 +1,77 @@
 """One pass of projected OGD (squared loss, eta/sqrt(t), L2 ball) against its peers, in one run.
 
-    python benchmarks/bench_ogd.py [--dims 10 100 1000] [--n 1000000]
+    python benchmarks/bench_ogd.py [--dims 10 100 1000] [--n 1000000] [--repeats 5]
+                                   [--device cpu|gpu] [--no-peers] [--out benchmarks/records]
 
-Peers on the same synthetic float32 data: scikit-learn ``SGDRegressor`` (one epoch,
+Peers on the same synthetic float32 data, timed in alternating repeats: scikit-learn
+``SGDRegressor`` (one epoch through ``fit``, as users call it, input validation included;
 ``invscaling``, power_t 0.5, no projection), a plain NumPy loop, river ``LinearRegression``
-with an inverse-scaling SGD, and Vowpal Wabbit learning from its binary cache (``--sgd``, and
-its default adaptive/normalized/invariant update). ocolearn is also run in a fresh process
-without the one-kernel-loop flag (``OCOLEARN_FAST_CPU_LOOPS=0``) to show what it buys.
-Slow peers (NumPy loop, river) run on a prefix of the data; rates are examples per second.
+with an inverse-scaling SGD, and Vowpal Wabbit learning from its binary cache file (``--sgd``,
+and its default adaptive/normalized/invariant update). What each row counts: ocolearn,
+scikit-learn, NumPy and river start from arrays in memory; VW reads its cache from disk (no
+text parsing); "ocolearn, from .npy" loads its arrays from disk in every repeat, loading counted
+like VW's. ocolearn is also run in fresh processes without the one-kernel-loop flag
+(``OCOLEARN_FAST_CPU_LOOPS=0``; CPU only) to show what it buys. Slow peers (NumPy loop, river) run
+on a prefix of the data. Writes ``OUT/ogd_DEVICE.json``.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
 import sys
 import time
 
-import jax
 import numpy as np
-from common import best_time, regression_data, report, sklearn_sgd_epoch, vw_cache, vw_from_cache
+from common import (
+    SCRATCH,
+    Record,
+    alternate,
+    options,
+    regression_data,
+    result,
+    sklearn_sgd_epoch,
+    use_device,
+    vw_cache,
+    vw_from_cache,
+)
 
 import ocolearn  # noqa: F401  (first: XLA's CPU flags)
-from ocolearn import InvSqrt, ridge, run
 
 ETA, RADIUS = 0.1, 10.0
 
 
-def bench_ocolearn(X, y):
-    """(compile seconds, examples/s) of the runner on the whole data."""
+def compiled_run(X, y):
+    """(compile seconds, a callable timing one pass of the compiled runner) on arrays ``X``, ``y``."""
+    import jax
+
+    from ocolearn import InvSqrt, ridge, run
+
     learner = ridge(InvSqrt(ETA), RADIUS)
     Xj, yj = jax.device_put(X), jax.device_put(y)
     start = time.perf_counter()
     compiled = jax.jit(lambda lrn, X, y: run(lrn, X, y)).lower(learner, Xj, yj).compile()
     compile_s = time.perf_counter() - start
-    seconds, _ = best_time(lambda: jax.block_until_ready(compiled(learner, Xj, yj)))
-    return compile_s, len(y) / seconds
+    jax.block_until_ready(compiled(learner, Xj, yj))  # the first call allocates
+    return compile_s, compiled, learner
 
 
-def bench_numpy(X, y):
+def ocolearn_runs(X, y, npy):
+    """Callables for the in-memory run and the run that loads its arrays from ``npy`` first."""
+    import jax
+
+    compile_s, compiled, learner = compiled_run(X, y)
+    Xj, yj = jax.device_put(X), jax.device_put(y)
+
+    def from_disk():
+        Xd, yd = jax.device_put(np.load(npy[0])), jax.device_put(np.load(npy[1]))
+        jax.block_until_ready(compiled(learner, Xd, yd))
+
+    return compile_s, (lambda: jax.block_until_ready(compiled(learner, Xj, yj))), from_disk
+
+
+def numpy_loop(X, y):
     def loop():
         w = np.zeros(X.shape[1], np.float32)
         for t in range(len(y)):
@@ -51,15 +82,10 @@ def bench_numpy(X, y):
                 w *= RADIUS / norm
         return w
 
-    return len(y) / best_time(loop, repeat=1)[0]
+    return loop
 
 
-def bench_sklearn(X, y):
-    X64, y64 = X.astype(np.float64), y.astype(np.float64)
-    return len(y) / best_time(lambda: sklearn_sgd_epoch(X64, y64, ETA))[0]
-
-
-def bench_river(X, y):
+def river_loop(X, y):
     from river import linear_model, optim
 
     rows = [dict(enumerate(map(float, x))) for x in X]
@@ -72,46 +98,80 @@ def bench_river(X, y):
         for x, target in zip(rows, targets, strict=True):
             model.learn_one(x, target)
 
-    return len(y) / best_time(learn, repeat=1)[0]
+    return learn
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--dims", type=int, nargs="+", default=[10, 100, 1000])
-    parser.add_argument("--n", type=int, default=1_000_000)
-    parser.add_argument("--only-ocolearn", action="store_true", help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    command = "python benchmarks/bench_ogd.py " + " ".join(sys.argv[1:])
-    for d in args.dims:
-        n = args.n if d <= 100 else args.n // 10  # keep d = 1000 inside memory with its float64 copy
-        X, y = regression_data(n, d)
-        compile_s, rate = bench_ocolearn(X, y)
-        if args.only_ocolearn:
-            print(json.dumps({"d": d, "compile_s": compile_s, "examples_per_s": rate}))
-            continue
-        env = {**os.environ, "OCOLEARN_FAST_CPU_LOOPS": "0"}
-        env.pop("XLA_FLAGS", None)
-        slow = subprocess.run(
-            [sys.executable, __file__, "--only-ocolearn", "--dims", str(d), "--n", str(args.n)],
+def default_loops_process(n, d):
+    """A callable: a fresh process with ``OCOLEARN_FAST_CPU_LOOPS=0`` compiles, then times one pass."""
+    env = {**os.environ, "OCOLEARN_FAST_CPU_LOOPS": "0"}
+    env.pop("XLA_FLAGS", None)
+
+    def once() -> float:
+        out = subprocess.run(
+            [sys.executable, __file__, "--one-pass", str(n), str(d)],
             capture_output=True,
             text=True,
             env=env,
             check=True,
         )
-        slow_rate = json.loads(slow.stdout.strip().splitlines()[-1])["examples_per_s"]
-        small = min(n, 100_000)
-        cache = vw_cache(X, y, f"ogd_{n}x{d}")
-        rows = [
-            {"name": "ocolearn", "examples_per_s": rate, "compile_s": compile_s},
-            {"name": "ocolearn, XLA default loops", "examples_per_s": slow_rate},
-            {"name": "scikit-learn SGDRegressor", "examples_per_s": bench_sklearn(X, y)},
-            {"name": "Vowpal Wabbit --sgd (cache)", "examples_per_s": n / vw_from_cache(cache, f"--sgd -l {ETA}")},
-            {"name": "Vowpal Wabbit default (cache)", "examples_per_s": n / vw_from_cache(cache, f"-l {ETA}")},
-            {"name": "NumPy loop", "examples_per_s": bench_numpy(X[:small], y[:small])},
-            {"name": "river", "examples_per_s": bench_river(X[: small // 5], y[: small // 5])},
-        ]
-        title = f"Projected OGD, one pass, n = {n:,}, d = {d} (ocolearn compile: {compile_s:.2f} s)"
-        report(title, rows, "ocolearn", f"ogd_d{d}", command)
+        return float(json.loads(out.stdout.strip().splitlines()[-1])["seconds"])
+
+    return once
+
+
+def one_pass(n, d):
+    """The child of ``default_loops_process``: print the seconds of one compiled pass."""
+    X, y = regression_data(n, d)
+    _, run_once, _ = ocolearn_runs(X, y, None)
+    start = time.perf_counter()
+    run_once()
+    print(json.dumps({"seconds": time.perf_counter() - start}))
+
+
+def main():
+    if sys.argv[1:2] == ["--one-pass"]:
+        return one_pass(int(sys.argv[2]), int(sys.argv[3]))
+    parser = options(__doc__)
+    parser.add_argument("--dims", type=int, nargs="+", default=[10, 100, 1000])
+    parser.add_argument("--n", type=int, default=1_000_000)
+    parser.add_argument("--device", choices=["cpu", "gpu"], default="cpu")
+    parser.add_argument(
+        "--no-peers", action="store_true", help="time ocolearn alone, from memory (no scikit-learn, VW, river)"
+    )
+    args = parser.parse_args()
+    device = use_device(args.device)
+    record = Record("ogd", args.out, args.repeats, eta=ETA, radius=RADIUS, n=args.n, dims=args.dims)
+    runs = []
+    for d in args.dims:
+        n = args.n if d <= 100 else args.n // 10  # keep d = 1000 inside memory with its float64 copy
+        print(f"d = {d}, n = {n:,}", flush=True)
+        X, y = regression_data(n, d)
+        npy = () if args.no_peers else (SCRATCH / f"ogd_{n}x{d}_X.npy", SCRATCH / f"ogd_{n}x{d}_y.npy")
+        for path, array in zip(npy, (X, y), strict=False):  # none with --no-peers
+            path.parent.mkdir(parents=True, exist_ok=True)
+            np.save(path, array)
+        compile_s, in_memory, from_disk = ocolearn_runs(X, y, npy)
+        timed = {"ocolearn": (n, in_memory)}
+        if not args.no_peers:  # the peers, and the ocolearn rows that answer them
+            timed["ocolearn, from .npy"] = (n, from_disk)
+            if device == "cpu":
+                timed["ocolearn, XLA default loops"] = (n, default_loops_process(n, d))
+            small = min(n, 100_000)
+            X64, y64 = X.astype(np.float64), y.astype(np.float64)
+            cache = vw_cache(X, y, f"ogd_{n}x{d}")
+            timed |= {
+                "scikit-learn SGDRegressor (fit)": (n, lambda X64=X64, y64=y64: sklearn_sgd_epoch(X64, y64, ETA)),
+                "Vowpal Wabbit --sgd, from its cache": (n, vw_from_cache(cache, f"--sgd -l {ETA}")),
+                "Vowpal Wabbit default, from its cache": (n, vw_from_cache(cache, f"-l {ETA}")),
+                "NumPy loop": (small, numpy_loop(X[:small], y[:small])),
+                "river": (small // 5, river_loop(X[: small // 5], y[: small // 5])),
+            }
+        seconds = alternate({name: fn for name, (_, fn) in timed.items()}, args.repeats)
+        rows = [result(name, count, seconds[name]) for name, (count, _) in timed.items()]
+        runs.append({"d": d, "n": n, "compile_s": compile_s, "results": rows})
+        for path in npy:
+            path.unlink()
+    record.save(runs=runs)
 
 
 if __name__ == "__main__":

@@ -1,23 +1,32 @@
 """End to end from text: ``ocolearn train`` (Pegasos, streamed) against Vowpal Wabbit and
-scikit-learn on a generated svmlight file, with rows per second and peak memory.
+scikit-learn on a generated svmlight file, with rows per second and peak memory; and the
+svmlight parser's throughput.
 
-    python benchmarks/bench_stream.py [--rows 4500000] [--small-rows 1125000]
+    python benchmarks/bench_stream.py [--rows 4500000] [--small-rows 1125000] [--repeats 5]
+                                      [--out benchmarks/records]
 
 The files (about 2 GB and 0.5 GB: rows of 50 distinct hashed features out of 2^20 with
 counts 1 to 3 as values, as hashed words would have; labels +-1 from a hidden linear rule)
-are generated once into
-benchmarks/results/. Each tool runs in its own process, timed from start to finish, and its
-peak resident memory is the process's ``ru_maxrss``:
+are generated once into benchmarks/scratch/. Each tool runs in its own process, timed from
+start to finish, reading and parsing the text file itself (loading counted on every side), and
+its peak resident memory is the process's ``ru_maxrss``. Repeats alternate between the runs:
 
 - ocolearn: ``ocolearn train --learner pegasos --bits 20 --labels=-1,1`` (streamed in chunks);
-- Vowpal Wabbit: ``vw -d FILE.vw --loss_function hinge -b 20`` on the same rows in VW's text
-  format (``label |f index:value ...``), parsing and learning as VW does from text;
-- scikit-learn: ``load_svmlight_file`` then ``SGDClassifier(loss="hinge")`` for one epoch.
+- Vowpal Wabbit with its defaults: ``vw -d FILE.vw --loss_function hinge -b 20`` on the same rows
+  in VW's text format (``label |f index:value ...``): its adaptive, normalized, invariant update
+  with a constant feature;
+- Vowpal Wabbit with the settings closest to plain Pegasos: ``--sgd`` (none of the three),
+  ``--noconstant``, ``--l2 lam`` and the rate ``1/(lam t)`` (``-l 1/lam --power_t 1``);
+- scikit-learn: ``load_svmlight_file`` then ``SGDClassifier(loss="hinge")`` for one epoch
+  through ``fit``.
+
+The parser: megabytes per second of ocolearn's compiled svmlight parser (one thread) and of its
+line-by-line Python reference parser, on prefixes of the small file, in this process.
+Writes ``OUT/stream_cpu.json``.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
 import sys
@@ -25,7 +34,7 @@ import time
 
 import numba
 import numpy as np
-from common import RESULTS
+from common import SCRATCH, Record, alternate, options
 
 BITS, NNZ, LAM = 20, 50, 1e-6
 
@@ -67,10 +76,10 @@ def _write_rows(indices, values, labels, out, vw):
 
 def generate(rows, name, seed=0, block=200_000):
     """The svmlight file and its VW twin, made once."""
-    svm, vw = RESULTS / f"{name}.svm", RESULTS / f"{name}.vw"
+    svm, vw = SCRATCH / f"{name}.svm", SCRATCH / f"{name}.vw"
     if svm.exists() and vw.exists():
         return svm, vw
-    RESULTS.mkdir(parents=True, exist_ok=True)
+    SCRATCH.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
     w = rng.standard_normal(1 << BITS)
     with open(svm, "wb") as f, open(vw, "wb") as g:
@@ -102,16 +111,35 @@ def measure(code: str, env=None):
 
 def ocolearn_code(path):
     args = ["train", str(path), "--learner", "pegasos", "--set", f"lam={LAM}", "--bits", str(BITS), "--labels=-1,1"]
-    args += ["--model", str(RESULTS / "stream_model.npz"), "--quiet"]
+    args += ["--model", str(SCRATCH / "stream_model.npz"), "--quiet"]
     return f"from ocolearn.cli import main; main({args!r})"
 
 
-def vw_code(path):
+def vw_code(path, settings=""):
     return (
         "import vowpalwabbit\n"
-        f"ws = vowpalwabbit.Workspace('-d {path} --loss_function hinge -b {BITS} --quiet')\n"
+        f"ws = vowpalwabbit.Workspace('-d {path} --loss_function hinge -b {BITS} --quiet {settings}')\n"
         "ws.run_parser(); ws.finish()"
     )
+
+
+VW_PEGASOS = f"--sgd --noconstant --l2 {LAM} -l {1 / LAM:g} --power_t 1"
+
+
+def parser_runs(path, compiled_mb=64, python_mb=4):
+    """Timed callables parsing a prefix of ``path`` (cut at a line end) with the compiled parser
+    and with the line-by-line Python reference; their sizes in bytes."""
+    from ocolearn.data.sparse_text import parse_svmlight, svmlight_lines
+
+    with open(path, "rb") as f:
+        data = f.read(compiled_mb << 20)
+    big = data[: data.rindex(b"\n") + 1]
+    small = big[: big.rindex(b"\n", 0, python_mb << 20) + 1]
+    parse_svmlight(small, 1, path)  # compiles (or loads) the numba parser
+    return {
+        "compiled svmlight parser (numba, one thread)": (len(big), lambda: parse_svmlight(big, 1, path)),
+        "line-by-line Python parser": (len(small), lambda: svmlight_lines(small, 1, path)),
+    }
 
 
 def sklearn_code(path):
@@ -127,29 +155,54 @@ def sklearn_code(path):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = options(__doc__)
     parser.add_argument("--rows", type=int, default=4_500_000)
     parser.add_argument("--small-rows", type=int, default=1_125_000)
     args = parser.parse_args()
     start = time.perf_counter()
+    record = Record("stream", args.out, args.repeats, rows=args.rows, small_rows=args.small_rows, bits=BITS, lam=LAM)
     big_svm, big_vw = generate(args.rows, f"stream_{args.rows}")
     small_svm, _ = generate(args.small_rows, f"stream_{args.small_rows}")
-    size = big_svm.stat().st_size / 1e9
-    rows = []
+
+    parsers = parser_runs(small_svm)
+    seconds = alternate({name: fn for name, (_, fn) in parsers.items()}, args.repeats)
+    parsing = [{"name": name, "bytes": size, "seconds": seconds[name]} for name, (size, _) in parsers.items()]
+
     measure(ocolearn_code(small_svm))  # fills the compilation cache for the chunk shape
-    for name, code, n, env in (
-        ("ocolearn train (Pegasos, streamed)", ocolearn_code(big_svm), args.rows, None),
-        ("ocolearn train, compiling afresh", ocolearn_code(big_svm), args.rows, {"OCOLEARN_CACHE": "0"}),
-        (f"ocolearn train, {args.small_rows:,} rows", ocolearn_code(small_svm), args.small_rows, None),
-        ("Vowpal Wabbit, text", vw_code(big_vw), args.rows, None),
-        ("scikit-learn load_svmlight_file + SGDClassifier", sklearn_code(big_svm), args.rows, None),
-    ):
-        seconds, peak = measure(code, env)
-        rows.append({"name": name, "rows": n, "seconds": seconds, "rows_per_s": n / seconds, "peak_mb": peak})
-        print(json.dumps(rows[-1]))
-    (RESULTS / "stream.json").write_text(
-        json.dumps({"file_gb": size, "rows": args.rows, "results": rows, "command": " ".join(sys.argv)}, indent=2)
-    )
+    runs = {
+        "ocolearn train (Pegasos, streamed)": (args.rows, ocolearn_code(big_svm), None),
+        "ocolearn train, compiling afresh": (args.rows, ocolearn_code(big_svm), {"OCOLEARN_CACHE": "0"}),
+        f"ocolearn train, {args.small_rows:,} rows": (args.small_rows, ocolearn_code(small_svm), None),
+        "Vowpal Wabbit, defaults, text": (args.rows, vw_code(big_vw), None),
+        "Vowpal Wabbit, closest to Pegasos, text": (args.rows, vw_code(big_vw, VW_PEGASOS), None),
+        "scikit-learn load_svmlight_file + SGDClassifier (fit)": (args.rows, sklearn_code(big_svm), None),
+    }
+    peaks = {name: [] for name in runs}
+
+    def timed(name, code, env):
+        def once() -> float:
+            seconds, peak = measure(code, env)
+            peaks[name].append(peak)
+            return float(seconds)
+
+        return once
+
+    def save(seconds):
+        results = [
+            {"name": name, "rows": n, "seconds": seconds[name], "peak_mb": peaks[name]}
+            for name, (n, _, _) in runs.items()
+        ]
+        record.data["repeats"] = len(seconds[next(iter(runs))])
+        record.save(
+            file_gb=big_svm.stat().st_size / 1e9,
+            small_file_gb=small_svm.stat().st_size / 1e9,
+            vw_pegasos_settings=VW_PEGASOS,
+            results=results,
+            parser=parsing,
+        )
+
+    runs_timed = {name: timed(name, code, env) for name, (_, code, env) in runs.items()}
+    alternate(runs_timed, args.repeats, warmup=False, after_round=save)  # the record holds every finished round
     print(f"({time.perf_counter() - start:.0f} s)")
 
 

@@ -1,78 +1,105 @@
-"""A 16 x 16 sweep (rates x radii) of projected OGD, against looping over the configurations.
+"""Sweeps of projected OGD (rates x radii) as one compiled program, against looping over the configurations.
 
-    python benchmarks/bench_sweep.py [--n 100000] [--d 100] [--grid 16]
+    python benchmarks/bench_sweep.py [--configs 256] [--n 100000] [--d 100] [--repeats 5]
+                                     [--device cpu|gpu] [--no-peers] [--out benchmarks/records]
 
-Side by side in one run: ocolearn's sweep (one compiled program), ocolearn's single runs looped
-in Python, and scikit-learn ``SGDRegressor`` (one epoch each, no projection) looped. Rates are
-configuration-examples per second; the compile time of the sweep is reported apart.
+Each ``--configs C`` (a square: a sqrt(C) x sqrt(C) grid of rates x radii) runs as one ocolearn
+sweep, timed in repeats after its compile. For the first C, unless ``--no-peers``, the same
+configurations also run as ocolearn single runs looped in Python, and as scikit-learn
+``SGDRegressor`` fits looped (one epoch through ``fit`` per configuration, as users call it; no
+projection, so only the rate matters to it), alternating with the sweep; one configuration's
+single run is timed (for the first C) in every case. All start from arrays in memory. Rates are
+configuration-examples per second. Writes ``OUT/sweep_DEVICE.json``.
+
+On a GPU: ``python benchmarks/bench_sweep.py --device gpu --configs 256 4096 65536 --no-peers``.
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
+import math
 import time
 
-import jax
 import numpy as np
-from common import best_time, regression_data, report, sklearn_sgd_epoch
+from common import Record, alternate, options, regression_data, result, sklearn_sgd_epoch, use_device
 
 import ocolearn  # noqa: F401  (first: XLA's CPU flags)
-from ocolearn import InvSqrt, ridge, run
-from ocolearn.sweep import product, stack_values, sweep
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=100_000)
-    parser.add_argument("--d", type=int, default=100)
-    parser.add_argument("--grid", type=int, default=16)
-    args = parser.parse_args()
-    X, y = regression_data(args.n, args.d)
-    grid = product(
-        {"schedule.eta": np.geomspace(0.01, 1.0, args.grid), "projection.radius": np.geomspace(0.1, 10, args.grid)}
-    )
-    configs = len(grid["schedule.eta"])
+def grid_learners(configs):
+    from ocolearn import InvSqrt, ridge
+    from ocolearn.sweep import product, stack_values
+
+    side = math.isqrt(configs)
+    if side * side != configs:
+        raise SystemExit(f"bench_sweep: error: --configs {configs} is not a square (a side x side grid)")
+    grid = product({"schedule.eta": np.geomspace(0.01, 1.0, side), "projection.radius": np.geomspace(0.1, 10, side)})
     template = ridge(InvSqrt(1.0), 1.0)
-    learners = stack_values(template, grid)
-    Xj, yj = jax.device_put(X), jax.device_put(y)
+    return template, grid, stack_values(template, grid)
 
-    start = time.perf_counter()
-    sweep(learners, Xj, yj)  # compiles
-    first = time.perf_counter() - start
-    sweep_s, _ = best_time(lambda: sweep(learners, Xj, yj))
 
-    singles = [
+def singles(template, grid, X, Xj, yj, peers):
+    """Timed callables: one configuration's single run, and with ``peers`` the loops over them all."""
+    import jax
+
+    from ocolearn import InvSqrt, run
+
+    learners = [
         template.replace(schedule=InvSqrt(e), projection=template.projection.replace(radius=r))
         for e, r in zip(grid["schedule.eta"], grid["projection.radius"], strict=True)
     ]
-    jax.block_until_ready(run(singles[0], Xj, yj, trace=False))
-    one_s, _ = best_time(lambda: jax.block_until_ready(run(singles[0], Xj, yj, trace=False)))
-    looped_s, _ = best_time(lambda: [jax.block_until_ready(run(s, Xj, yj, trace=False)) for s in singles], repeat=1)
 
-    X64, y64 = X.astype(np.float64), y.astype(np.float64)
+    def one(learner=learners[0]):
+        return jax.block_until_ready(run(learner, Xj, yj, trace=False))
 
-    def sklearn_loop():
-        for eta in grid["schedule.eta"]:
-            sklearn_sgd_epoch(X64, y64, eta)
+    one()
+    if not peers:
+        return {"one configuration, single run": one}
+    X64, y64 = X.astype(np.float64), np.asarray(yj, np.float64)
+    return {
+        "one configuration, single run": one,
+        "ocolearn single runs, looped in Python": lambda: [one(s) for s in learners],
+        "scikit-learn SGDRegressor (fit), looped": lambda: [
+            sklearn_sgd_epoch(X64, y64, eta) for eta in grid["schedule.eta"]
+        ],
+    }
 
-    sklearn_s, _ = best_time(sklearn_loop, repeat=1)
-    work = configs * args.n
-    rows = [
-        {
-            "name": f"ocolearn sweep ({configs} configurations, one program)",
-            "examples_per_s": work / sweep_s,
-            "seconds": sweep_s,
-        },
-        {"name": "ocolearn single runs, looped in Python", "examples_per_s": work / looped_s, "seconds": looped_s},
-        {"name": "scikit-learn SGDRegressor, looped", "examples_per_s": work / sklearn_s, "seconds": sklearn_s},
-    ]
-    title = (
-        f"Sweep of projected OGD, {configs} configurations, n = {args.n:,}, d = {args.d}: "
-        f"sweep {sweep_s:.2f} s (first call with compile {first:.2f} s), one configuration {one_s * 1e3:.1f} ms, "
-        f"sweep / one = {sweep_s / one_s:.0f}x"
-    )
-    report(title, rows, rows[0]["name"], "sweep", "python benchmarks/bench_sweep.py " + " ".join(sys.argv[1:]))
+
+def main():
+    parser = options(__doc__)
+    parser.add_argument("--configs", type=int, nargs="+", default=[256], help="numbers of configurations (squares)")
+    parser.add_argument("--n", type=int, default=100_000)
+    parser.add_argument("--d", type=int, default=100)
+    parser.add_argument("--device", choices=["cpu", "gpu"], default="cpu")
+    parser.add_argument("--no-peers", action="store_true", help="time the sweep alone")
+    args = parser.parse_args()
+    use_device(args.device)
+    import jax
+
+    from ocolearn.sweep import sweep
+
+    record = Record("sweep", args.out, args.repeats, n=args.n, d=args.d, configs=args.configs)
+    X, y = regression_data(args.n, args.d)
+    Xj, yj = jax.device_put(X), jax.device_put(y)
+    sweeps = []
+    for i, configs in enumerate(args.configs):
+        print(f"{configs} configurations", flush=True)
+        template, grid, learners = grid_learners(configs)
+        start = time.perf_counter()
+        jax.block_until_ready(sweep(learners, Xj, yj))  # compiles
+        first = time.perf_counter() - start
+        timed = {
+            f"ocolearn sweep ({configs:,} configurations, one program)": lambda ls=learners: jax.block_until_ready(
+                sweep(ls, Xj, yj)
+            )
+        }
+        entry = {"configs": configs, "first_call_s": first}
+        if i == 0:
+            timed |= singles(template, grid, X, Xj, yj, peers=not args.no_peers)
+        seconds = alternate(timed, args.repeats)
+        work = {name: (args.n if name.startswith("one configuration") else configs * args.n) for name in timed}
+        entry["results"] = [result(name, work[name], seconds[name]) for name in timed]
+        sweeps.append(entry)
+    record.save(sweeps=sweeps)
 
 
 if __name__ == "__main__":

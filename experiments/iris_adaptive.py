@@ -1,13 +1,14 @@
 """Adaptive, second-order and parameter-free learners against the post's OGD settings on iris.
 
-    python experiments/iris_adaptive.py [--out runs/iris_adaptive]
+    python experiments/iris_adaptive.py [--out runs/iris_adaptive] [--record PATH]
 
 Runs the learners of configs/iris_adaptive.toml ([learner] and every [compare.*]) and the
 post's three OGD settings (configs/iris_ridge_*.toml), all predicting before they update, on
 the stored order, and draws OUT/iris_adaptive.png: the normalized cumulative loss
 (1/t) sum_s (yhat_s - y_s)^2 of each, with the best fixed predictor's (least squares in
 hindsight) and the best in the post's ball as lines, and writes the final average losses to
-OUT/iris_adaptive.json. The parameter-free learners over 9 orders: experiments/parameter_free.py.
+OUT/iris_adaptive.json and RECORD (by default
+experiments/records/iris_adaptive.json, committed). The parameter-free learners over 9 orders: experiments/parameter_free.py.
 """
 
 import argparse
@@ -25,6 +26,7 @@ from ocolearn.io import write_json
 from ocolearn.regret import best_fixed_weights
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+RECORDS = Path(__file__).resolve().parent / "records"
 PICKS = ("iris_ridge_arbitrary", "iris_ridge_magic", "iris_ridge_noball")
 
 
@@ -38,6 +40,9 @@ def average_losses(learner, X, y, seed=None):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="runs/iris_adaptive")
+    parser.add_argument(
+        "--record", default=str(RECORDS / "iris_adaptive.json"), help="the committed record of the numbers"
+    )
     args = parser.parse_args()
     experiment = load(CONFIGS / "iris_adaptive.toml")
     X, y = load_data(experiment)
@@ -62,8 +67,12 @@ def main():
     ax.legend(fontsize=7)
     plots.save(fig, Path(args.out) / "iris_adaptive.png")
 
-    report = {"final_average_loss": {name: float(curve[-1]) for name, curve in curves.items()}}
+    report = {
+        "final_average_loss": {name: float(curve[-1]) for name, curve in curves.items()},
+        "hyperparameters": {name: learner.to_config() for name, learner in learners.items()},
+    }
     write_json(Path(args.out) / "iris_adaptive.json", report)
+    write_json(args.record, report)
     print(json.dumps(report, indent=2, default=str))
 
 

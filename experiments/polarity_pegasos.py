@@ -1,11 +1,12 @@
 """Pegasos on movie-review polarity: validation error against lambda, and score as confidence.
 
-    python experiments/polarity_pegasos.py [--out runs/polarity_pegasos] [--set data.source=PATH]
+    python experiments/polarity_pegasos.py [--out runs/polarity_pegasos] [--record PATH] [--set data.source=PATH]
 
 Runs configs/polarity_pegasos.toml: every lambda of its [sweep] over the same shuffled
 epochs, as one compiled sweep, scored by the error of the final weights on the held-out
 reviews. Writes OUT/polarity_pegasos.json (errors by lambda, the confidence table: accuracy
-where |w . x| > 1 and where not, at the configured lambda) and OUT/polarity_pegasos.png.
+where |w . x| > 1 and where not, at the configured lambda), OUT/polarity_pegasos.png and RECORD (by default
+experiments/records/polarity_pegasos.json, committed).
 """
 
 import argparse
@@ -26,6 +27,7 @@ from ocolearn.model import targets
 from ocolearn.sweep import stack_values, sweep
 
 CONFIG = Path(__file__).resolve().parent.parent / "configs/polarity_pegasos.toml"
+RECORDS = Path(__file__).resolve().parent / "records"
 
 
 def scores(w, X):
@@ -36,6 +38,9 @@ def scores(w, X):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="runs/polarity_pegasos")
+    parser.add_argument(
+        "--record", default=str(RECORDS / "polarity_pegasos.json"), help="the committed record of the numbers"
+    )
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     args = parser.parse_args()
     experiment = load(CONFIG, args.set)
@@ -74,6 +79,7 @@ def main():
     }
     out = Path(args.out)
     write_json(out / "polarity_pegasos.json", report)
+    write_json(args.record, report)
     fig, ax = plt.subplots(figsize=(6, 4))
     ax.errorbar(lams, errors.mean(axis=1), yerr=errors.std(axis=1), marker="o", color="black", capsize=3)
     ax.set(xlabel=r"$\lambda$", ylabel="validation error (mean, sd over orders)")

@@ -1,0 +1,72 @@
+"""The README's experiment and speed numbers equal the committed records.
+
+Cheap: it reads README.md and the JSON records (experiments/records/, benchmarks/records/) and
+renders the marked blocks again; it reruns no experiment and no benchmark.
+"""
+
+import importlib.util
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text()
+
+
+def _module(path):
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+reproduce = _module(ROOT / "experiments" / "reproduce.py")
+tables = _module(ROOT / "benchmarks" / "tables.py")
+
+
+def blocks(text, kind):
+    """{name: content} of each ``<!-- KIND:NAME -->`` block."""
+    return dict(re.findall(rf"<!-- {kind}:([\w-]+) -->(.*?)<!-- /{kind}:\1 -->", text, re.S))
+
+
+def test_every_experiment_has_a_record_and_a_readme_block():
+    scripts = {p.stem for p in (ROOT / "experiments").glob("*.py")} - {"reproduce"}
+    assert scripts == set(reproduce.EXPERIMENTS)
+    for name in scripts:
+        record = json.loads((ROOT / "experiments" / "records" / f"{name}.json").read_text())
+        assert record, name
+    assert set(blocks(README, "exp")) == set(reproduce.BLOCKS)
+
+
+def test_readme_experiment_numbers_equal_the_records():
+    assert reproduce.main(["--check"]) == 0
+    for name, content in blocks(README, "exp").items():
+        assert content.strip() == tables.wrap(reproduce.BLOCKS[name]()), name
+
+
+def test_polarity_numbers_come_from_its_record():
+    """Spot check by parsing: the README's error at lambda = 0.8 is the record's mean over orders."""
+    record = json.loads((ROOT / "experiments" / "records" / "polarity_pegasos.json").read_text())
+    text = blocks(README, "exp")["polarity"]
+    at = float(re.search(r"([\d.]+)% at 0\.8", text).group(1))
+    assert at == pytest.approx(100 * record["validation_error"]["0.8"][0], abs=0.005)
+
+
+def test_readme_speed_numbers_equal_the_records():
+    assert tables.main(["--check"]) == 0
+    assert set(blocks(README, "bench")) == set(tables.BLOCKS)
+
+
+@pytest.mark.parametrize("kind", ["exp", "bench"])
+def test_the_check_fails_on_a_changed_number(kind):
+    """A README whose numbers were edited by hand (one digit changed) no longer passes."""
+    name, content = next((n, c) for n, c in blocks(README, kind).items() if re.search(r"\d", c))
+    digit = re.search(r"\d", content)
+    changed = content[: digit.start()] + str((int(digit.group()) + 1) % 10) + content[digit.end() :]
+    edited = README.replace(f"<!-- {kind}:{name} -->{content}", f"<!-- {kind}:{name} -->{changed}", 1)
+    assert edited != README
+    fill = reproduce.fill if kind == "exp" else (lambda text: tables.fill(text, tables.BLOCKS))
+    assert fill(edited) != edited
+    assert fill(README) == README
