@@ -7,8 +7,8 @@ post's three OGD settings (configs/iris_ridge_*.toml), all predicting before the
 the stored order, and draws OUT/iris_adaptive.png: the normalized cumulative loss
 (1/t) sum_s (yhat_s - y_s)^2 of each, with the best fixed predictor's (least squares in
 hindsight) and the best in the post's ball as lines, and writes the final average losses to
-OUT/iris_adaptive.json and RECORD (by default
-experiments/records/iris_adaptive.json, committed). The parameter-free learners over 9 orders: experiments/parameter_free.py.
+OUT/iris_adaptive.json and RECORD (by default experiments/records/iris_adaptive.json,
+committed). The parameter-free learners over 9 orders: experiments/parameter_free.py.
 """
 
 import argparse
