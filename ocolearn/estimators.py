@@ -8,7 +8,10 @@ pass over the given rows in their order, continuing from the state it left, so t
 ``partial_fit(A); partial_fit(B)`` equals ``fit`` on the rows of A then B with one pass, bit
 for bit (sparse rows: when both are padded to the same width, as the sum over a row's padding
 is then the same sum). Rows are NumPy arrays (dense features) or ``scipy.sparse`` matrices
-(converted to padded ``Sparse`` rows in O(nnz)).
+(converted to padded ``Sparse`` rows in O(nnz), as wide as the longest row). The pass is
+compiled once per shape of the rows (their number, and for sparse rows their width), so
+``partial_fit`` on batches of one size compiles once. Training that leaves non-finite weights
+is an error, not a model.
 
 The learner's fields are parameters: ``get_params()`` lists them as ``learner__lam``,
 ``learner__schedule__eta``, ... and ``set_params(learner__lam=0.1)`` replaces them in the
@@ -158,10 +161,10 @@ class _Online(BaseEstimator):
         the model of the state (``ocolearn.model.model_of``)."""
         if self.average and not hasattr(learner, "averaged"):
             raise ValueError(f"average=True, but {type(learner).__name__} keeps no averaged weights")
-        state = None if fresh else self.state_
         seed = None if seed is None else int(seed)
-        self.state_ = run(learner, rows, targets, seed, state=state, passes=passes, trace=False).state
-        self.learner_ = learner
+        state = run(
+            learner, rows, targets, seed, state=None if fresh else self.state_, passes=passes, trace=False
+        ).state
         settings = {
             "format": "svmlight",  # column j of X is feature j of a zero-based svmlight file
             "zero_based": True,
@@ -175,9 +178,10 @@ class _Online(BaseEstimator):
             },
             **self._labels_settings(),
         }
-        self.model_ = model_file.model_of(
-            learner, self.state_, self._labels(), self.n_features_in_, self.average, settings
-        )
+        model = model_file.model_of(learner, state, self._labels(), self.n_features_in_, self.average, settings)
+        if not np.all(np.isfinite(model.w)):
+            raise ValueError(f"{type(learner).__name__}'s weights are not finite after training: lower its rate")
+        self.state_, self.learner_, self.model_ = state, learner, model
 
     def _labels(self) -> list[str]:
         return []
@@ -204,8 +208,8 @@ class _Online(BaseEstimator):
         options = model.settings.get("estimator", {})
         table = options.get("learner", model.settings["learner"])
         learner = _build_part(Learner, table, "learner", str(path))
-        estimator = cls(learner, passes=options.get("passes", 1), seed=options.get("seed"))
-        estimator.average = bool(options.get("average", model.settings.get("averaged", False)))
+        average = bool(options.get("average", model.settings.get("averaged", False)))
+        estimator = cls(learner, passes=options.get("passes", 1), seed=options.get("seed"), average=average)
         estimator.model_, estimator.n_features_in_ = model, int(model.settings["dim"])
         estimator._restore_labels(model)
         return estimator
@@ -286,12 +290,14 @@ class OnlineClassifier(ClassifierMixin, _Online):
 
 
 class OnlineRegressor(RegressorMixin, _Online):
-    """A regressor trained online by an ocolearn learner with a regression loss (by default
-    OGD on the squared loss with ``eta_t = 1 / sqrt(t)``); ``predict`` is ``w . x``."""
+    """A regressor trained online by an ocolearn learner with a regression loss; ``predict`` is
+    ``w . x``. The default, diagonal AdaGrad on the squared loss, moves each weight by at most
+    ``eta`` a round whatever the scale of the features, so it does not diverge on unscaled
+    data as a fixed-rate OGD can."""
 
     expected_failed_checks = {}
 
-    def __init__(self, learner="ogd", *, passes=1, seed=None, average=False):
+    def __init__(self, learner="adagrad", *, passes=1, seed=None, average=False):
         super().__init__(learner, passes=passes, seed=seed, average=average)
 
     def _learner(self) -> Learner:

@@ -7,7 +7,7 @@ import jax
 import numpy as np
 import pytest
 
-from ocolearn import OGD, InvSqrt, OneVsRest, Pegasos, Perceptron, Sparse, Squared, run
+from ocolearn import OGD, Constant, InvSqrt, OneVsRest, Pegasos, Perceptron, Sparse, Squared, run
 from ocolearn import model as model_file
 
 sklearn = pytest.importorskip("sklearn")
@@ -154,6 +154,14 @@ def test_regressor_predicts_w_dot_x_of_the_run():
     w = run(OGD(schedule=InvSqrt(0.3)), X, y, seed=1, passes=4).state.w
     np.testing.assert_allclose(estimator.predict(X), X.astype(np.float64) @ np.asarray(w, np.float64), rtol=1e-6)
     assert estimator.score(X, y) > 0.99
+
+
+def test_weights_that_diverge_are_an_error_not_a_model():
+    X = np.array([[1.0, 2.0], [3.0, -1.0], [-2.0, 5.0]] * 50)
+    estimator = OnlineRegressor(OGD(schedule=Constant(1e3)))
+    with pytest.raises(ValueError, match="OGD's weights are not finite after training"):
+        estimator.fit(X, X @ np.array([1.0, 2.0]))
+    assert not hasattr(estimator, "model_")
 
 
 def test_save_and_load_the_model_file_of_ocolearn_train(tmp_path):
