@@ -48,8 +48,10 @@ def _first(ok):
 
 
 def _fits_float32(values):
-    # False for NaN and +-inf too; for float32 input it is exactly isfinite.
-    return abs(values) <= FLOAT32_MAX
+    """Which values float32 holds: finite, and within +-FLOAT32_MAX if wider than float32."""
+    if np.issubdtype(values.dtype, np.floating) and values.dtype.itemsize > 4:
+        return abs(values) <= FLOAT32_MAX  # False for NaN and +-inf too
+    return (jnp if isinstance(values, jax.Array) else np).isfinite(values)  # 10x faster than the above
 
 
 def _describe(value) -> str:
@@ -83,6 +85,13 @@ def _is_traced(tree) -> bool:
     return any(isinstance(a, jax.core.Tracer) for a in jax.tree.leaves(tree))
 
 
+def _on_device(tree) -> bool:
+    """Whether any array of ``tree`` lives on an accelerator (not NumPy, not jax on CPU)."""
+    return any(
+        isinstance(a, jax.Array) and any(d.platform != "cpu" for d in a.devices()) for a in jax.tree.leaves(tree)
+    )
+
+
 def _rows(X) -> int:
     return X.idx.shape[0] if isinstance(X, Sparse) else X.shape[0]
 
@@ -106,15 +115,15 @@ def check_data(learner, X, y) -> None:
         raise DataError(f"y holds {y.dtype} numbers; classes are integers 0..{classes - 1} for {learner.name}")
     sparse = isinstance(X, Sparse)
     values, idx, dim = (X.val, X.idx, X.dim) if sparse else (X, None, 0)
-    if isinstance(values, np.ndarray):  # on the host: check there, without a copy to the device
-        holds = all(bool(ok.all()) for _, ok in _conditions(values, idx, dim, y, kind, classes))
-    else:
-        holds = bool(_all_hold(values, idx, dim, y, kind, classes))
-    if holds:
+    if _on_device((values, idx, y)):  # one fused pass there, no copy to the host
+        if bool(_all_hold(values, idx, dim, y, kind, classes)):
+            return
+    values, idx, y = np.asarray(values), None if idx is None else np.asarray(idx), np.asarray(y)  # no copy on CPU
+    conditions = _conditions(values, idx, dim, y, kind, classes)
+    if all(bool(ok.all()) for _, ok in conditions):
         return
-    # Something is wrong: find the first bad entry on the host, in the order of the conditions.
-    values, idx, y = np.asarray(values), None if idx is None else np.asarray(idx), np.asarray(y)
-    name, bad = next((name, bad) for name, ok in _conditions(values, idx, dim, y, kind, classes) if (bad := _first(ok)))
+    # Something is wrong: find the first bad entry, in the order of the conditions.
+    name, bad = next((name, bad) for name, ok in conditions if (bad := _first(ok)))
     row = bad[0]
     if name == "value":
         raise DataError(f"X row {row}: {_describe(values[bad])}")

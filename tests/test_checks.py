@@ -275,3 +275,17 @@ def test_check_float32_names_the_line_of_the_first_bad_number():
         )
     with pytest.raises(DataError, match=r"^labels: -inf is not a finite number"):
         check_float32(np.array([1.0, -np.inf]), "labels")
+
+
+@pytest.mark.parametrize("kind, classes", [("sign", 0), ("class", 3), ("real", 0)])
+def test_the_fused_device_check_agrees_with_the_host_check(kind, classes):
+    # On an accelerator check_data runs one jitted reduction (_all_hold); on the host, NumPy.
+    from ocolearn.checks import _all_hold, _conditions
+
+    idx, val = np.zeros((6, 2), np.int32), np.ones((6, 2), np.float32)
+    y = np.array([1, -1, 1, 1, -1, 1] if kind == "sign" else [0, 1, 2, 0, 1, 2], np.int32 if classes else np.float32)
+    cases = [(idx, val, y), (idx, val.copy(), y), (idx.copy(), val, y), (idx, val, y.copy())]
+    cases[1][1][3, 1], cases[2][0][2, 0], cases[3][2][4] = np.nan, 5, 7  # a NaN, index 5 of 4, target 7
+    host = [all(bool(ok.all()) for _, ok in _conditions(v, i, 4, t, kind, classes)) for i, v, t in cases]
+    device = [bool(_all_hold(jnp.asarray(v), jnp.asarray(i), 4, jnp.asarray(t), kind, classes)) for i, v, t in cases]
+    assert host == device == [True, False, False, kind == "real"]
