@@ -47,7 +47,10 @@ class Model(NamedTuple):
 
     @property
     def task(self) -> str:
-        return self.settings.get("task") or ("regression" if not self.labels else "binary")
+        """regression, binary or multiclass (model files from before tasks: by their labels)."""
+        if self.settings.get("task"):
+            return self.settings["task"]
+        return "regression" if not self.labels else "binary" if len(self.labels) == 2 else "multiclass"
 
 
 def source_of(path, fmt="svmlight", *, bits=None, dim=None, labels=None, zero_based=False, target="", **options):
