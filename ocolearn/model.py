@@ -48,7 +48,10 @@ class Model(NamedTuple):
 
     @property
     def task(self) -> str:
-        return self.settings.get("task") or ("regression" if not self.labels else "binary")
+        """regression, binary or multiclass (model files from before tasks: by their labels)."""
+        if self.settings.get("task"):
+            return self.settings["task"]
+        return "regression" if not self.labels else "binary" if len(self.labels) == 2 else "multiclass"
 
 
 def source_of(path, fmt="svmlight", *, bits=None, dim=None, labels=None, zero_based=False, target="", **options):
@@ -276,7 +279,7 @@ def train_file(
         "bits": source.bits,
         "zero_based": zero_based,
         "target": target,
-        "columns": _feature_columns(source),
+        "columns": feature_columns(source),
         "order_seed": source.order_seed,
         "mistakes_per_pass": result.mistakes_per_pass,
         "skipped_lines": result.skipped,
@@ -286,7 +289,7 @@ def train_file(
     return model_of(learner, result.state, source.labels, source.dim, averaged, settings, normalize)
 
 
-def _feature_columns(source: Source) -> list[str]:
+def feature_columns(source: Source) -> list[str]:
     if source.format != "csv":
         return []
     from ocolearn.data.csvfile import csv_columns
@@ -412,7 +415,7 @@ def read_data(
         zero_based = fmt == "svmlight" and _has_index_zero(path)
     options = dict(bits=bits, dim=dim, labels=labels, zero_based=zero_based, target=target, order_seed=order_seed)
     source, task, _ = prepare(source_of(path, fmt, **options), task)
-    return _in_memory(source)
+    return in_memory(source)
 
 
 def _has_index_zero(path) -> bool:
@@ -423,7 +426,7 @@ def _has_index_zero(path) -> bool:
     return bool(block.indices.size and block.indices.min() == 0)
 
 
-def _in_memory(source: Source) -> SparseData:
+def in_memory(source: Source) -> SparseData:
     (chunk,) = list(chunks(source, chunk_rows=1 << 62)) or [None]
     if chunk is None:
         raise DataError(f"{source.path}: no examples")
@@ -433,7 +436,7 @@ def _in_memory(source: Source) -> SparseData:
 
 def data_for(model: Model, path) -> SparseData:
     """Read ``path`` in memory with the model's feature settings and label names."""
-    return _in_memory(model_source(model, path))
+    return in_memory(model_source(model, path))
 
 
 def error_rate(model: Model, data: SparseData) -> float:

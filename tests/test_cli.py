@@ -500,17 +500,17 @@ def test_arrays_and_sparse_matrices_read_as_the_file(tmp_path):
 
     from ocolearn.data.arrays import arrays_source
     from ocolearn.data.stream import Source, chunks
-    from ocolearn.model import _in_memory, prepare
+    from ocolearn.model import in_memory, prepare
 
     rng = np.random.default_rng(5)
     X = np.round(rng.normal(size=(90, 6)), 3) * (rng.random((90, 6)) < 0.5)
     y = np.where(X @ rng.normal(size=6) > 0, 1, -1)
     path = write_svmlight(tmp_path / "a.svm", X, y)
-    from_file = _in_memory(prepare(Source(str(path), dim=6))[0])
+    from_file = in_memory(prepare(Source(str(path), dim=6))[0])
     for source in (arrays_source(X, y), arrays_source(scipy.sparse.csr_matrix(X), y)):
         source, task, _ = prepare(source)
         assert task == "binary" and source.labels == ("-1", "1")
-        data = _in_memory(source)
+        data = in_memory(source)
         dense = data.X if isinstance(data.X, np.ndarray) else data.X.todense()
         np.testing.assert_array_equal(dense, from_file.X.todense())
         np.testing.assert_array_equal(data.y, from_file.y)
@@ -520,7 +520,7 @@ def test_arrays_and_sparse_matrices_read_as_the_file(tmp_path):
     with pytest.raises(Exception, match=r"<arrays 90 x 6>, row 3"):
         bad = X.copy()
         bad[2, 0] = np.inf
-        _in_memory(prepare(arrays_source(bad, y))[0])
+        in_memory(prepare(arrays_source(bad, y))[0])
 
 
 def test_given_labels_and_dimension_read_the_file_once(tmp_path, capsys, monkeypatch):
