@@ -42,7 +42,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ocolearn import model as model_file
 from ocolearn.config import _build_part
-from ocolearn.data.svmlight import pad
+from ocolearn.data.arrays import Arrays, rows
+from ocolearn.data.sparse_text import sparse_rows
 from ocolearn.features import Sparse
 from ocolearn.learners import Learner, OneVsRest
 from ocolearn.parts import Part, fields_of
@@ -83,16 +84,10 @@ def _replace_field(part: Part, path: str, value) -> Part:
 
 def csr_rows(X) -> Sparse:
     """The rows of a ``scipy.sparse`` matrix as padded ``Sparse`` rows (width: the longest row),
-    by the compiled loop the svmlight reader pads with (O(nnz)); repeated entries are summed."""
-    X = X.tocsr()
-    if not X.has_canonical_format:
-        X = X.copy()
-        X.sum_duplicates()
-    counts = np.diff(X.indptr)
-    n, k = X.shape[0], max(1, int(counts.max(initial=0)))
-    idx, val = np.zeros((n, k), np.int32), np.zeros((n, k), np.float32)
-    pad(X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data, 0, 0, X.shape[1], idx, val)
-    return Sparse(idx, val, X.shape[1])
+    read as the data path reads in-memory arrays (``ocolearn.data.arrays``; O(nnz), repeated
+    entries summed, values checked against float32's range)."""
+    data = Arrays(X)
+    return sparse_rows(rows(data, 0, data.X.shape[0]), data.X.shape[1], data, shift=0)
 
 
 def as_rows(X):
