@@ -33,6 +33,7 @@ import numpy as np
 
 import ocolearn  # noqa: F401  (first: sets XLA's CPU flags before JAX starts)
 from ocolearn import provenance, tracking
+from ocolearn.checks import NonFiniteError
 from ocolearn.config import ConfigError, load
 from ocolearn.data import DataError
 from ocolearn.data.sparse_text import FORMATS
@@ -298,7 +299,7 @@ def main(argv=None) -> int:
     _compilation_cache()
     try:
         return args.func(args)
-    except (ConfigError, DataError) as e:
+    except (ConfigError, DataError, NonFiniteError) as e:
         return _fail(str(e))
     except BrokenPipeError:  # the reader stopped early (| head): not an error of ours
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -29,6 +29,7 @@ from typing import NamedTuple
 import jax
 import numpy as np
 
+from ocolearn.checks import check_finite
 from ocolearn.data import DataError
 from ocolearn.data.stream import Position, Source, chunks
 from ocolearn.features import row
@@ -125,16 +126,6 @@ def load_checkpoint(path, fingerprint, template):
     return state, summary, where
 
 
-def _check_finite(learner, state, source: Source, pass_, start: Position, end: Position):
-    """Stop at the first chunk after which the weights are not finite (a step size or a value
-    too large for float32), naming the rows where it happened."""
-    if not np.all(np.isfinite(np.asarray(learner.weights(state)))):
-        raise DataError(
-            f"{source.path}, lines {start.line}-{end.line - 1} (pass {pass_ + 1}): the weights became infinite "
-            "or NaN; use a smaller step size or a larger regularization, or scale the features"
-        )
-
-
 def _shuffled(chunk, seed, pass_, index):
     order = np.random.default_rng([seed, pass_, index]).permutation(len(chunk.y))
     return row(chunk.X, order), chunk.y[order]
@@ -179,7 +170,7 @@ def run_stream(
                 X, y = (chunk.X, chunk.y) if seed is None else _shuffled(chunk, seed, p, index)
                 result = run(learner, X, targets(y), state=state, trace=False, summary=summary)
                 state, summary = result.state, result.trace
-                _check_finite(learner, state, source, p, position, chunk.end)
+                check_finite(result, f"{source.path}, lines {position.line}-{chunk.end.line - 1} (pass {p + 1})")
                 rounds += len(chunk.y)
                 since += len(chunk.y)
             index, position = index + 1, chunk.end

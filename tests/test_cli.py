@@ -283,7 +283,7 @@ def test_non_finite_weights_stop_the_run(tmp_path, capsys):
     status, _, err = call(
         capsys, "train", "--learner", "ogd", "--set", "schedule.eta=10", data, "--model", tmp_path / "m.npz"
     )
-    one_line_error(status, err, "d.svm, lines", "infinite or NaN")
+    one_line_error(status, err, "d.svm, lines", "NaN or infinite", " round ")
     assert not (tmp_path / "m.npz").exists()
 
 
