@@ -29,16 +29,16 @@ import os
 import sys
 from pathlib import Path
 
-import numpy as np
+import ocolearn  # first: sets XLA's CPU flags before JAX starts (and imports no JAX itself)
+from ocolearn.names import FORMATS, TASKS
 
-import ocolearn  # noqa: F401  (first: sets XLA's CPU flags before JAX starts)
-from ocolearn.config import ConfigError, load
-from ocolearn.data import DataError
-from ocolearn.data.sparse_text import FORMATS
-from ocolearn.data.task import TASKS
+# Nothing here imports NumPy or JAX before the arguments are parsed: ``--help``, ``--version``
+# and usage errors answer at once; each command imports what it needs.
 
 
 def _run(args) -> int:
+    from ocolearn.config import load
+
     experiment = load(args.config, args.set)
     out = args.out or f"runs/{experiment.name}"
     from ocolearn.experiment import run_experiment
@@ -51,6 +51,8 @@ def _run(args) -> int:
 
 
 def _sweep(args) -> int:
+    from ocolearn.config import ConfigError, load
+
     experiment = load(args.config, args.set)
     if experiment.sweep is None:
         raise ConfigError(f"{experiment.source}: no [sweep] table to sweep")
@@ -65,6 +67,7 @@ def _sweep(args) -> int:
 
 def _train(args) -> int:
     from ocolearn import model as models
+    from ocolearn.data import DataError
     from ocolearn.streaming import Progress
 
     if args.checkpoint_every and not args.checkpoint:
@@ -139,7 +142,10 @@ def _test(args) -> int:
 
 
 def _export(args) -> int:
+    import numpy as np
+
     from ocolearn import data as datasets
+    from ocolearn.data import DataError
     from ocolearn.io import atomic_write
 
     table = datasets.BUNDLED[args.table]()
@@ -206,6 +212,7 @@ FORMAT_HELP = (
 
 def parser() -> argparse.ArgumentParser:
     p = _Parser(prog="ocolearn", description="Online convex optimization experiments on JAX.")
+    p.add_argument("--version", action="version", version=f"ocolearn {ocolearn.__version__}")
     sub = p.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run", help="run an experiment file and write its metrics, trace, model and figures")
     r.add_argument("config", help="experiment file (TOML), e.g. configs/iris_ridge_magic.toml")
@@ -276,6 +283,9 @@ def _compilation_cache() -> None:
 
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
+    from ocolearn.config import ConfigError
+    from ocolearn.data import DataError
+
     _compilation_cache()
     try:
         return args.func(args)
