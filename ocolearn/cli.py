@@ -68,8 +68,9 @@ def _sweep(args) -> int:
 def _train(args) -> int:
     from ocolearn import model as models
     from ocolearn.data import DataError
-    from ocolearn.streaming import Progress
+    from ocolearn.progress import Progress, report
 
+    progress = Progress(quiet=args.quiet)
     if args.checkpoint_every and not args.checkpoint:
         raise DataError("--checkpoint-every needs --checkpoint PATH")
     trained = models.train_file(
@@ -90,7 +91,8 @@ def _train(args) -> int:
         checkpoint=args.checkpoint,
         checkpoint_every=args.checkpoint_every,
         resume=args.resume,
-        progress=Progress(quiet=args.quiet),
+        progress=progress,
+        holdout=args.holdout,
         target=args.target,
         task=args.task,
         normalize=args.normalized,
@@ -98,18 +100,7 @@ def _train(args) -> int:
         warn=lambda text: print(f"ocolearn: warning: {text}", file=sys.stderr),
     )
     models.save(trained, args.model)
-    s = trained.settings
-    what = (
-        f"average loss {s['average_loss']:.6g}"
-        if s["task"] == "regression"
-        else f"mistakes per pass: {' '.join(map(str, s['mistakes_per_pass']))}"
-    )
-    print(
-        f"trained {args.learner} ({s['task']}) x {len(s['mistakes_per_pass'])} passes; {what}"
-        + (f"; skipped {s['skipped_lines']} malformed lines" if s["skipped_lines"] else "")
-        + f"; wrote {args.model}",
-        file=sys.stderr,
-    )
+    print(*report(args.learner, trained.settings, progress.seconds), f"wrote {args.model}", sep="\n", file=sys.stderr)
     return 0
 
 
@@ -242,6 +233,13 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--checkpoint", help="checkpoint file (.npz), written atomically")
     t.add_argument("--checkpoint-every", type=_at_least(0), default=0, metavar="N", help="checkpoint every N rows")
     t.add_argument("--resume", action="store_true", help="continue from --checkpoint")
+    t.add_argument(
+        "--holdout",
+        type=_at_least(2),
+        default=0,
+        metavar="K",
+        help="hold out rows K, 2K, 3K, ... from training and report their loss after each pass (VW's --holdout_period)",
+    )
     t.add_argument("--quiet", action="store_true", help="no progress line")
     t.set_defaults(func=_train)
     q = sub.add_parser("predict", help="print one predicted label (or value) per line; labels in DATA are optional")

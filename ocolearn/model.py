@@ -223,6 +223,7 @@ def train_file(
     normalize=False,
     order_seed=0,
     warn=None,
+    holdout=0,
 ) -> Model:
     """Train the named learner on a data file streamed in chunks (``ocolearn.streaming``:
     constant memory, checkpoints, resume). Without ``labels``, ``dim`` or ``task`` one first
@@ -258,6 +259,7 @@ def train_file(
         resume=resume,
         stop_early=stop_early,
         progress=progress,
+        holdout=holdout,
     )
     settings = {
         "format": fmt,
@@ -271,8 +273,24 @@ def train_file(
         "skipped_lines": result.skipped,
         "rounds": result.rounds,
         "average_loss": float(result.summary.loss) / max(result.rounds, 1),
+        **_pass_means(result, holdout),
     }
     return model_of(learner, result.state, source.labels, source.dim, averaged, settings, normalize)
+
+
+def _pass_means(result, holdout) -> dict:
+    """The mean progressive loss of each pass, and with ``holdout`` the held-out rows of a
+    pass and their mean loss and error rate after each pass (``ocolearn.progress.report``)."""
+    rows = result.rounds // max(len(result.loss_per_pass), 1)
+    means = {"loss_per_pass": [loss / max(rows, 1) for loss in result.loss_per_pass], "holdout": holdout}
+    if holdout:
+        (_, _, held), *_ = result.holdout_per_pass
+        means |= {
+            "holdout_rows": held,
+            "holdout_loss_per_pass": [loss / max(n, 1) for loss, _, n in result.holdout_per_pass],
+            "holdout_error_per_pass": [wrong / max(n, 1) for _, wrong, n in result.holdout_per_pass],
+        }
+    return means
 
 
 def _feature_columns(source: Source) -> list[str]:

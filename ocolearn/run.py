@@ -47,6 +47,24 @@ def is_mistake(prediction, target):
     return jnp.argmax(prediction) != target
 
 
+def round_sums(prediction, target, loss) -> Summary:
+    """One round's terms of the ``Summary`` sums."""
+    error = prediction - target if prediction.ndim == 0 else jnp.zeros((), prediction.dtype)
+    return Summary(loss, error * error, is_mistake(prediction, target).astype(jnp.int32))
+
+
+@jax.jit
+def held_out(learner, state, X, y) -> Summary:
+    """The ``Summary`` sums of ``state``'s predictions on the rows of ``(X, y)``, learning
+    nothing from them: the loss on held-out rows (Vowpal Wabbit's ``--holdout_period``)."""
+
+    def one(i):
+        prediction = learner.predict(state, row(X, i))
+        return round_sums(prediction, y[i], learner.loss.value(prediction, y[i]))
+
+    return jax.tree.map(jnp.sum, jax.vmap(one)(jnp.arange(y.shape[0])))
+
+
 def _zero_summary():
     return Summary(jnp.zeros((), jnp.float32), jnp.zeros((), jnp.float32), jnp.zeros((), jnp.int32))
 
@@ -184,10 +202,7 @@ def _run(learner, X, y, key, state, summary, first_pass, passes, predict_after_u
         def summed_round(carry, i):
             state, sums = carry
             state, (prediction, target, loss) = one_round(state, i)
-            error = prediction - target if prediction.ndim == 0 else jnp.zeros((), prediction.dtype)
-            mistake = is_mistake(prediction, target)
-            sums = Summary(sums.loss + loss, sums.squared_error + error * error, sums.mistakes + mistake)
-            return (state, sums), None
+            return (state, Summary(*map(jnp.add, sums, round_sums(prediction, target, loss)))), None
 
         def tidy_state(carry):
             return learner.tidy(carry[0]), carry[1]

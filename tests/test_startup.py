@@ -34,12 +34,13 @@ def _probe(*argv):
     "argv, status, says",
     [
         (["--help"], 0, "usage: ocolearn"),
-        (["train", "--help"], 0, "--passes"),
+        (["train", "--help"], 0, "--holdout"),
         (["--version"], 0, "ocolearn 0.1.0"),
         (["train", "--passes", "two", "x.svm", "--learner", "pa", "--model", "m.npz"], 2, "'two' is not a whole"),
         (["train", "x.svm", "--model", "m.npz"], 2, "the following arguments are required: --learner"),
         (["train", "--format", "xml", "x", "--learner", "pa", "--model", "m"], 2, "invalid choice: 'xml'"),
         (["fit"], 2, "invalid choice: 'fit'"),
+        (["train", "--holdout", "1", "x", "--learner", "pa", "--model", "m"], 2, "--holdout: 1 is not in 2.."),
     ],
 )
 def test_help_version_and_usage_errors_import_no_jax(argv, status, says):
