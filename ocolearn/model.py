@@ -60,9 +60,13 @@ def source_of(path, fmt="svmlight", *, bits=None, dim=None, labels=None, zero_ba
 
 
 def prepare(source: Source, task: str = "") -> tuple[Source, str, object]:
-    """A first pass over ``source`` (where its labels, dimension or task are not known): the
-    source with its labels, dimension and task filled in, and the ``Scan`` (or None)."""
+    """A first pass over ``source`` where its labels, dimension or task are not known (given
+    labels and dimension are a classification task, read without a first pass): the source
+    with its labels, dimension and task filled in, and the ``Scan`` (or None)."""
     found = None
+    if source.labels and source.dim and not reader_of(source).dense and task != "regression":
+        task = task or ("binary" if len(source.labels) == 2 else "multiclass")  # given labels: no first pass
+        return source._replace(task=task), task, None
     if not source.labels or not source.dim or reader_of(source).dense or not task:
         found = scan(source)
         task = infer(found.labels, task, source.path)
@@ -119,6 +123,12 @@ def check_step(learner: Learner, dim: int, dense=False, where="--learner/--set")
     data is read: a hyperparameter outside its set (a variant, an optax name) fails here with
     one message, and a state too large for this machine's memory (``--bits``, ``--dim``) is
     refused before it is allocated. The learner's own ``check()``, where it has one, runs first."""
+    base = getattr(learner, "base", None)
+    if base is not None and getattr(base, "classes", 0):
+        raise ConfigError(
+            f"{where}: {learner.name}'s base must be a binary learner; {base.name!r} is multiclass "
+            f"(use --learner {base.name} itself)"
+        )
     check = getattr(learner, "check", None)
     try:
         if check is not None:

@@ -521,3 +521,16 @@ def test_arrays_and_sparse_matrices_read_as_the_file(tmp_path):
         bad = X.copy()
         bad[2, 0] = np.inf
         _in_memory(prepare(arrays_source(bad, y))[0])
+
+
+def test_given_labels_and_dimension_read_the_file_once(tmp_path, capsys, monkeypatch):
+    import ocolearn.model
+
+    def no_first_pass(*args, **kw):
+        raise AssertionError("a first pass over the file")
+
+    X, y, data = pegasos_svmlight(tmp_path, n=60)
+    monkeypatch.setattr(ocolearn.model, "scan", no_first_pass)
+    args = ["train", "--learner", "pegasos", data, "--bits", 8, "--labels=-1,1", "--model", tmp_path / "m.npz"]
+    status, _, err = call(capsys, *args)
+    assert status == 0 and load(tmp_path / "m.npz").task == "binary", err
