@@ -3,6 +3,7 @@ plain lines elsewhere), ``--holdout K`` against a NumPy transcription of its def
 the closing report of ``ocolearn train``."""
 
 import io
+import itertools
 
 import numpy as np
 import pytest
@@ -123,6 +124,7 @@ def test_holdout_learns_nothing_from_every_kth_row_and_scores_it_each_pass(tmp_p
     for (loss, wrong, _), (want_loss, want_wrong, _) in zip(got.holdout_per_pass, per_pass, strict=True):
         assert loss == pytest.approx(want_loss, rel=1e-5) and wrong == want_wrong
     assert sum(got.loss_per_pass) == pytest.approx(float(got.summary.loss), rel=1e-5)
+    assert got.loss_per_pass[-1] / 258 < got.loss_per_pass[0] / 258  # it learns
     learned_all = run_stream(learner, source, **options)  # the broken holdout: every row learned
     assert not np.array_equal(learner.weights(learned_all.state), learner.weights(got.state))
 
@@ -165,3 +167,28 @@ def test_train_reports_passes_speed_and_held_out_loss(tmp_path, capsys):
     assert err[3] == f"held-out loss per pass (rows 5, 10, ...): {held}"
     assert err[4].startswith("held-out error rate per pass: ") and err[5].startswith("mistakes per pass: ")
     assert err[6] == f"wrote {model}"
+
+
+def test_a_run_redraws_one_terminal_line_per_chunk_and_ends_it(tmp_path):
+    path = write(tmp_path, svmlight_text(n=300))
+    learner, term = PassiveAggressive(0.5), Terminal()
+    source = Source(str(path), dim=40, labels=("-1", "1"))
+    progress = Progress(out=term, clock=itertools.count().__next__)  # a second between calls: every chunk drawn
+    got = run_stream(
+        learner,
+        source,
+        targets=target_map(learner, source.labels),
+        passes=2,
+        chunk_rows=100,
+        holdout=3,
+        progress=progress,
+    )
+    draws = term.getvalue().split("\r")[1:]
+    assert len(draws) == 7 and all(d.endswith(CLEAR) for d in draws[:-1]) and draws[-1].endswith(CLEAR + "\n")
+    loss, _, rows = got.holdout_per_pass[-1]
+    last = "pass 2/2  rows 400  "
+    assert screen(term.getvalue()) == [screen(draws[-1])[0], ""] and draws[-1].startswith(last)
+    assert draws[-1].endswith(
+        f"progressive loss {float(got.summary.loss) / 400:.6g}  held-out {loss / rows:.6g}{CLEAR}\n"
+    )
+    assert "held-out" not in draws[0] and f"held-out {got.holdout_per_pass[0][0] / 100:.6g}" in draws[3]
