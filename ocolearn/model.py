@@ -63,19 +63,18 @@ def source_of(path, fmt="svmlight", *, bits=None, dim=None, labels=None, zero_ba
 
 
 def prepare(source: Source, task: str = "") -> tuple[Source, str, object]:
-    """A first pass over ``source`` where its labels, dimension or task are not known (given
-    labels and dimension are a classification task, read without a first pass): the source
-    with its labels, dimension and task filled in, and the ``Scan`` (or None)."""
-    found = None
-    if source.labels and source.dim and not reader_of(source).dense and task != "regression":
-        task = task or ("binary" if len(source.labels) == 2 else "multiclass")  # given labels: no first pass
-        return source._replace(task=task), task, None
-    if not source.labels or not source.dim or reader_of(source).dense or not task:
-        found = scan(source)
-        task = infer(found.labels, task, source.path)
-        labels = () if task == "regression" else tuple(source.labels or found.labels.names)
-        source = source._replace(labels=labels, dim=source.dim or found.dim, width=found.width)
-    return source._replace(task=task), task, found
+    """The source with its labels, dimension and task filled in, and the ``Scan`` of the first
+    pass that found them (None when nothing was to be found: a known dimension with given
+    labels, a classification task, or with a declared regression task)."""
+    if source.dim and not reader_of(source).dense and (source.labels or task == "regression"):
+        task = task or ("binary" if len(source.labels) == 2 else "multiclass")
+        labels = () if task == "regression" else source.labels
+        return source._replace(labels=labels, task=task), task, None
+    found = scan(source)
+    task = infer(found.labels, task, source.path)
+    labels = () if task == "regression" else tuple(source.labels or found.labels.names)
+    source = source._replace(labels=labels, dim=source.dim or found.dim, width=found.width, task=task)
+    return source, task, found
 
 
 def build_learner(name: str, overrides=(), num_labels: int = 2, task: str = "") -> Learner:
@@ -249,11 +248,12 @@ def train_file(
         raise ConfigError(f"--average: {name!r} keeps no averaged weights (perceptron, mira, ocp_svm do)")
     options = dict(skip_bad=skip_bad, order_seed=order_seed if fmt == "text" else None)
     source = source_of(path, fmt, bits=bits, dim=dim, labels=labels, zero_based=zero_based, target=target, **options)
-    check_step(learner, source.dim or 8, dense=fmt == "csv")  # before the data is read
+    dense = reader_of(source).dense
+    check_step(learner, source.dim or 8, dense=dense)  # before the data is read
     source, task, found = prepare(source, task)
     learner = build_learner(name, overrides, len(source.labels), task)
     check_learner(learner, task, source.labels, source.path)
-    check_step(learner, source.dim, dense=fmt == "csv")
+    check_step(learner, source.dim, dense=dense)
     if found is not None and found.sorted_labels and task != "regression" and seed is None and warn:
         warn(
             f"{source.path}: the labels come sorted (each in one run of rows); an online learner sees one class "
