@@ -34,7 +34,7 @@ from ocolearn.data.task import Labels, infer
 from ocolearn.data.textdirs import read_text_folders
 from ocolearn.features import Sparse, dot, num_features, row
 from ocolearn.io import atomic_write, write_json
-from ocolearn.model import _feature_columns, check_learner, loss_name, model_of, read_data, save, source_of, targets
+from ocolearn.model import check_learner, feature_columns, loss_name, model_of, read_data, save, source_of, targets
 from ocolearn.projections import Identity
 from ocolearn.regret import best_fixed_weights, gradient_bound, ogd_regret_bound, regret_curve, round_losses
 from ocolearn.run import is_mistake, run, run_passes
@@ -201,7 +201,7 @@ def experiment_model(experiment: Experiment, learner, state, data: SparseData):
     settings = {"task": task, "format": spec.format, "target": spec.target, "zero_based": spec.zero_based}
     if spec.format != "table":
         source = source_of(spec.source, spec.format, bits=spec.bits, target=spec.target)
-        settings.update(bits=source.bits, columns=_feature_columns(source) if spec.format == "csv" else [])
+        settings.update(bits=source.bits, columns=feature_columns(source) if spec.format == "csv" else [])
         return model_of(learner, state, labels, num_features(data.X), settings=settings), ""
     d = len(spec.features)
     settings.update(format="csv", bits=None, columns=list(spec.features))

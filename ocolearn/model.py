@@ -47,7 +47,10 @@ class Model(NamedTuple):
 
     @property
     def task(self) -> str:
-        return self.settings.get("task") or ("regression" if not self.labels else "binary")
+        """regression, binary or multiclass (model files from before tasks: by their labels)."""
+        if self.settings.get("task"):
+            return self.settings["task"]
+        return "regression" if not self.labels else "binary" if len(self.labels) == 2 else "multiclass"
 
 
 def source_of(path, fmt="svmlight", *, bits=None, dim=None, labels=None, zero_based=False, target="", **options):
@@ -60,19 +63,18 @@ def source_of(path, fmt="svmlight", *, bits=None, dim=None, labels=None, zero_ba
 
 
 def prepare(source: Source, task: str = "") -> tuple[Source, str, object]:
-    """A first pass over ``source`` where its labels, dimension or task are not known (given
-    labels and dimension are a classification task, read without a first pass): the source
-    with its labels, dimension and task filled in, and the ``Scan`` (or None)."""
-    found = None
-    if source.labels and source.dim and not reader_of(source).dense and task != "regression":
-        task = task or ("binary" if len(source.labels) == 2 else "multiclass")  # given labels: no first pass
-        return source._replace(task=task), task, None
-    if not source.labels or not source.dim or reader_of(source).dense or not task:
-        found = scan(source)
-        task = infer(found.labels, task, source.path)
-        labels = () if task == "regression" else tuple(source.labels or found.labels.names)
-        source = source._replace(labels=labels, dim=source.dim or found.dim, width=found.width)
-    return source._replace(task=task), task, found
+    """The source with its labels, dimension and task filled in, and the ``Scan`` of the first
+    pass that found them (None when nothing was to be found: a known dimension with given
+    labels, a classification task, or with a declared regression task)."""
+    if source.dim and not reader_of(source).dense and (source.labels or task == "regression"):
+        task = task or ("binary" if len(source.labels) == 2 else "multiclass")
+        labels = () if task == "regression" else source.labels
+        return source._replace(labels=labels, task=task), task, None
+    found = scan(source)
+    task = infer(found.labels, task, source.path)
+    labels = () if task == "regression" else tuple(source.labels or found.labels.names)
+    source = source._replace(labels=labels, dim=source.dim or found.dim, width=found.width, task=task)
+    return source, task, found
 
 
 def build_learner(name: str, overrides=(), num_labels: int = 2, task: str = "") -> Learner:
@@ -247,11 +249,12 @@ def train_file(
         raise ConfigError(f"--average: {name!r} keeps no averaged weights (perceptron, mira, ocp_svm do)")
     options = dict(skip_bad=skip_bad, order_seed=order_seed if fmt == "text" else None)
     source = source_of(path, fmt, bits=bits, dim=dim, labels=labels, zero_based=zero_based, target=target, **options)
-    check_step(learner, source.dim or 8, dense=fmt == "csv")  # before the data is read
+    dense = reader_of(source).dense
+    check_step(learner, source.dim or 8, dense=dense)  # before the data is read
     source, task, found = prepare(source, task)
     learner = build_learner(name, overrides, len(source.labels), task)
     check_learner(learner, task, source.labels, source.path)
-    check_step(learner, source.dim, dense=fmt == "csv")
+    check_step(learner, source.dim, dense=dense)
     if found is not None and found.sorted_labels and task != "regression" and seed is None and warn:
         warn(
             f"{source.path}: the labels come sorted (each in one run of rows); an online learner sees one class "
@@ -277,7 +280,7 @@ def train_file(
         "bits": source.bits,
         "zero_based": zero_based,
         "target": target,
-        "columns": _feature_columns(source),
+        "columns": feature_columns(source),
         "order_seed": source.order_seed,
         "mistakes_per_pass": result.mistakes_per_pass,
         "skipped_lines": result.skipped,
@@ -303,7 +306,7 @@ def _pass_means(result, holdout) -> dict:
     return means
 
 
-def _feature_columns(source: Source) -> list[str]:
+def feature_columns(source: Source) -> list[str]:
     if source.format != "csv":
         return []
     from ocolearn.data.csvfile import csv_columns
@@ -428,7 +431,7 @@ def read_data(
         zero_based = fmt == "svmlight" and _has_index_zero(path)
     options = dict(bits=bits, dim=dim, labels=labels, zero_based=zero_based, target=target, order_seed=order_seed)
     source, task, _ = prepare(source_of(path, fmt, **options), task)
-    return _in_memory(source)
+    return in_memory(source)
 
 
 def _has_index_zero(path) -> bool:
@@ -439,7 +442,7 @@ def _has_index_zero(path) -> bool:
     return bool(block.indices.size and block.indices.min() == 0)
 
 
-def _in_memory(source: Source) -> SparseData:
+def in_memory(source: Source) -> SparseData:
     (chunk,) = list(chunks(source, chunk_rows=1 << 62)) or [None]
     if chunk is None:
         raise DataError(f"{source.path}: no examples")
@@ -449,7 +452,7 @@ def _in_memory(source: Source) -> SparseData:
 
 def data_for(model: Model, path) -> SparseData:
     """Read ``path`` in memory with the model's feature settings and label names."""
-    return _in_memory(model_source(model, path))
+    return in_memory(model_source(model, path))
 
 
 def error_rate(model: Model, data: SparseData) -> float:

@@ -500,17 +500,17 @@ def test_arrays_and_sparse_matrices_read_as_the_file(tmp_path):
 
     from ocolearn.data.arrays import arrays_source
     from ocolearn.data.stream import Source, chunks
-    from ocolearn.model import _in_memory, prepare
+    from ocolearn.model import in_memory, prepare
 
     rng = np.random.default_rng(5)
     X = np.round(rng.normal(size=(90, 6)), 3) * (rng.random((90, 6)) < 0.5)
     y = np.where(X @ rng.normal(size=6) > 0, 1, -1)
     path = write_svmlight(tmp_path / "a.svm", X, y)
-    from_file = _in_memory(prepare(Source(str(path), dim=6))[0])
+    from_file = in_memory(prepare(Source(str(path), dim=6))[0])
     for source in (arrays_source(X, y), arrays_source(scipy.sparse.csr_matrix(X), y)):
         source, task, _ = prepare(source)
         assert task == "binary" and source.labels == ("-1", "1")
-        data = _in_memory(source)
+        data = in_memory(source)
         dense = data.X if isinstance(data.X, np.ndarray) else data.X.todense()
         np.testing.assert_array_equal(dense, from_file.X.todense())
         np.testing.assert_array_equal(data.y, from_file.y)
@@ -520,7 +520,7 @@ def test_arrays_and_sparse_matrices_read_as_the_file(tmp_path):
     with pytest.raises(Exception, match=r"<arrays 90 x 6>, row 3"):
         bad = X.copy()
         bad[2, 0] = np.inf
-        _in_memory(prepare(arrays_source(bad, y))[0])
+        in_memory(prepare(arrays_source(bad, y))[0])
 
 
 def test_given_labels_and_dimension_read_the_file_once(tmp_path, capsys, monkeypatch):
@@ -534,3 +534,19 @@ def test_given_labels_and_dimension_read_the_file_once(tmp_path, capsys, monkeyp
     args = ["train", "--learner", "pegasos", data, "--bits", 8, "--labels=-1,1", "--model", tmp_path / "m.npz"]
     status, _, err = call(capsys, *args)
     assert status == 0 and load(tmp_path / "m.npz").task == "binary", err
+
+
+def test_the_task_can_be_declared(tmp_path, capsys):
+    rng = np.random.default_rng(6)
+    X = np.round(rng.normal(size=(120, 3)), 3)
+    ratings = np.clip(np.round(X @ [1.0, 0.5, -1.0] + 3), 1, 5).astype(int)  # 1..5: classes unless declared
+    data = write_svmlight(tmp_path / "r.svm", X, ratings)
+    train = ["train", "--learner", "ogd", data, "--model", tmp_path / "m.npz"]
+    one_line_error(*call(capsys, *train)[::2], "multiclass", "one_vs_rest")
+    assert call(capsys, *train, "--task", "regression")[0] == 0 and load(tmp_path / "m.npz").task == "regression"
+    one_line_error(*call(capsys, *train, "--task", "binary")[::2], "--task binary needs exactly two labels")
+    # Prediction streams in chunks: any chunk size gives the same lines.
+    assert (
+        call(capsys, "predict", tmp_path / "m.npz", data, "--chunk-rows", 7)[1]
+        == call(capsys, "predict", tmp_path / "m.npz", data)[1]
+    )

@@ -1,12 +1,18 @@
-"""Reading example files in chunks of rows, with constant memory, for the streaming runner.
+"""The one data path: a ``Source`` read in chunks of rows, with constant memory, whatever
+its format.
 
-Files are opened with ``ocolearn.data.open_binary`` (``.gz``, ``.bz2`` and ``.xz`` are
-decompressed). ``chunks(source, start, chunk_rows)`` yields ``Chunk``s of exactly
-``chunk_rows`` rows (the last one of the file may be shorter): padded ``Sparse`` features
-(dense rows for CSV), class indices, and the ``Position`` just after the chunk's last row,
-from which a resumed run reads on. Bytes are read in blocks of whole lines; svmlight blocks
-are parsed by a compiled loop (``ocolearn.data.svmlight``), MIRA-format and CSV ones line by
-line. With ``skip_bad`` a malformed line is skipped and counted instead of being an error.
+    Source(path or arrays, format, options)      what to read, resolved once
+      -> the format's Reader: blocks() and parsers()   one module per format (READERS)
+      -> chunks of padded rows + targets           on parsing threads
+      -> run / sweep / train / predict / test      none of them knows the format
+
+``chunks(source, start, chunk_rows)`` yields ``Chunk``s of exactly ``chunk_rows`` rows (the
+last one may be shorter): padded ``Sparse`` features (dense rows for CSV and NumPy arrays),
+targets (class indices, or numbers for a regression task, or zeros for unlabelled input),
+and the ``Position`` just after the chunk's last row, from which a resumed run reads on.
+``scan(source)`` is the first pass that finds labels, dimension and padded width. Files are
+opened with ``ocolearn.data.open_binary`` (``.gz``, ``.bz2`` and ``.xz`` are decompressed).
+With ``skip_bad`` a malformed line is skipped and counted instead of being an error.
 """
 
 from __future__ import annotations

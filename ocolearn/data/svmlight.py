@@ -1,4 +1,9 @@
-"""A compiled svmlight/libsvm parser: one pass over the bytes of a block of lines.
+"""svmlight/libsvm files: ``label [qid:N] index:value ...  [# comment]``, and their reader.
+
+Indices are 1-based unless ``zero_based`` (``read_svmlight``'s ``"auto"``: zero-based if any
+index is 0, as scikit-learn decides); ``qid`` is ignored; blank and comment-only lines are
+skipped; repeated indices of a line are summed. ``svmlight_lines`` is the exact line-by-line
+parser (it names the file and line of every malformed line); the compiled one is the fast path.
 
 ``parse_block(data, first_line, source, slow)`` turns the bytes of whole lines into a
 ``Block``: labels, CSR-style rows of (index, value) in file order, and each row's line number.
