@@ -6,12 +6,14 @@ row is learned, so it estimates the loss on unseen rows: Blum, Kalai & Langford,
 and, once a pass has ended, the loss on the held-out rows (``--holdout K``, VW's
 ``--holdout_period``). On a terminal the line is redrawn in place every 0.2 s: a carriage
 return, the text, then "erase to the end of the line" (``ESC [K``), so a shorter line leaves
-no stale characters of a longer one. Elsewhere (a log file, a pipe) a plain line is written
+no stale characters of a longer one; it is cut to the terminal's width, since a line that
+wrapped could not be redrawn. Elsewhere (a log file, a pipe) a plain line is written
 every ``every`` seconds. ``report`` turns a trained model's settings into the closing lines.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 
@@ -25,6 +27,7 @@ class Progress:
         self.out = out or sys.stderr
         self.quiet, self.every, self.clock = quiet, every, clock
         self.tty = getattr(self.out, "isatty", lambda: False)()
+        self.columns = _columns(self.out) if self.tty else 0  # 0: unknown, nothing cut
         self.begin()
 
     def begin(self):
@@ -53,9 +56,17 @@ class Progress:
             text += f"  held-out {holdout:.6g}"
         self.last, self.rows, self.loss = now, rows, loss
         if self.tty:
+            text = text[: self.columns - 1] if self.columns else text
             print("\r" + text + CLEAR, end="\n" if final else "", file=self.out, flush=True)
         else:
             print(text, file=self.out, flush=True)
+
+
+def _columns(out) -> int:
+    try:
+        return os.get_terminal_size(out.fileno()).columns
+    except (AttributeError, OSError, ValueError):
+        return 0
 
 
 def _numbers(values, form=".6g") -> str:

@@ -65,6 +65,14 @@ def test_a_terminal_line_is_redrawn_in_place_and_cleared():
     assert screen(out.getvalue()) == [last]
 
 
+def test_a_line_wider_than_the_terminal_is_cut_so_that_it_never_wraps():
+    out = Terminal()
+    progress = Progress(out=out, clock=clock(0.0, 1.0))
+    progress.columns = 40
+    progress.show(1000, 407.696, "pass 1/1")
+    assert out.getvalue() == "\rpass 1/1  rows 1,000  1,000 rows/s  los" + CLEAR  # 39 characters
+
+
 def test_without_the_clear_a_shorter_redraw_would_leave_stale_digits(monkeypatch):
     monkeypatch.setattr("ocolearn.progress.CLEAR", "")  # the line as it was drawn before
     out = Terminal()
