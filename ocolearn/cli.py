@@ -100,7 +100,7 @@ def _train(args) -> int:
         warn=lambda text: print(f"ocolearn: warning: {text}", file=sys.stderr),
     )
     models.save(trained, args.model)
-    print(*report(args.learner, trained.settings, progress.seconds), f"wrote {args.model}", sep="\n", file=sys.stderr)
+    print(*report(args.learner, trained.settings, progress), f"wrote {args.model}", sep="\n", file=sys.stderr)
     return 0
 
 

@@ -30,26 +30,34 @@ class Progress:
         self.columns = _columns(self.out) if self.tty else 0  # 0: unknown, nothing cut
         self.begin()
 
-    def begin(self):
-        """Start the clock (the runner calls this as the first pass starts)."""
+    def begin(self, rows=0, loss=0.0):
+        """Start the clock as the first pass starts (or a resumed run, ``rows`` learned before
+        with summed loss ``loss``, goes on)."""
         self.start = self.last = self.end = self.clock()
-        self.rows, self.loss = 0, 0.0  # at the last line shown
+        self.rows, self.loss = rows, loss  # at the last line shown
+        self.first = self.latest = rows
 
     @property
     def seconds(self) -> float:
         """From ``begin`` to the last call of ``show``."""
         return self.end - self.start
 
+    @property
+    def learned(self) -> int:
+        """Rows learned from ``begin`` to the last call of ``show``."""
+        return self.latest - self.first
+
     def show(self, rows, loss, where, final=False, holdout=None):
         """``rows`` learned so far with ``loss`` their summed progressive loss, ``where`` the
         pass (``"pass 2/3"``), ``holdout`` the mean held-out loss of the last finished pass."""
         now = self.end = self.clock()
+        self.latest = rows
         if self.quiet or (not final and now - self.last < (0.2 if self.tty else self.every)):
             return
         new = rows - self.rows
         since = f"{(loss - self.loss) / new:.6g}" if new else "-"
         text = (
-            f"{where}  rows {rows:,}  {rows / max(now - self.start, 1e-9):,.0f} rows/s  "
+            f"{where}  rows {rows:,}  {self.learned / max(now - self.start, 1e-9):,.0f} rows/s  "
             f"loss since last {since}  progressive loss {loss / max(rows, 1):.6g}"
         )
         if holdout is not None:
@@ -73,10 +81,11 @@ def _numbers(values, form=".6g") -> str:
     return " ".join(f"{v:{form}}" for v in values)
 
 
-def report(name: str, settings: dict, seconds: float) -> list[str]:
+def report(name: str, settings: dict, progress: Progress) -> list[str]:
     """The closing lines of a training run, from the model's ``settings`` (see
     ``ocolearn.model.train_file``): passes, rows, time and speed, the progressive loss of each
-    pass, the held-out loss (and error rate) of each pass, mistakes, skipped lines."""
+    pass, the held-out loss (and error rate) of each pass, mistakes, skipped lines. Time and
+    speed are those of ``progress``: of this process, should the run have been resumed."""
     losses, rounds = settings["loss_per_pass"], settings["rounds"]
     passes = len(losses)
     rows = rounds // max(passes, 1)
@@ -84,7 +93,8 @@ def report(name: str, settings: dict, seconds: float) -> list[str]:
     kept = f" ({settings['holdout_rows']:,} more held out)" if held else ""
     lines = [
         f"trained {name} ({settings['task']}): {passes} pass{'es' * (passes != 1)} over {rows:,} rows{kept}, "
-        f"{rounds:,} rows learned in {seconds:.2f} s, {rounds / max(seconds, 1e-9):,.0f} rows/s",
+        f"{progress.learned:,} rows learned in {progress.seconds:.2f} s, "
+        f"{progress.learned / max(progress.seconds, 1e-9):,.0f} rows/s",
         f"progressive loss per pass: {_numbers(losses)}; over the run {settings['average_loss']:.6g}",
     ]
     if held:

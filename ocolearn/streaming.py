@@ -160,7 +160,7 @@ def run_stream(
     mistakes, rounds, skipped, since = where["mistakes"], where["rounds"], where["skipped"], 0
     losses, held = where["losses"], where["holdout"]
     p = where["pass"]
-    progress.begin()
+    progress.begin(rounds, float(summary.loss))
     for p in range(where["pass"], passes):
         start = Position(where["offset"], where["line"], where["row"]) if p == where["pass"] else Position()
         if len(mistakes) <= p:

@@ -155,8 +155,11 @@ def test_a_resumed_run_keeps_the_per_pass_and_held_out_sums(tmp_path):
     ckpt = tmp_path / "run.ckpt.npz"
     with pytest.raises(Stop):
         run_stream(learner, source, checkpoint=ckpt, checkpoint_every=100, progress=StopAfter(), **options)
-    resumed = run_stream(learner, source, checkpoint=ckpt, checkpoint_every=100, resume=True, **options)
+    progress = Progress(out=io.StringIO())
+    options |= dict(checkpoint=ckpt, checkpoint_every=100, resume=True, progress=progress)
+    resumed = run_stream(learner, source, **options)
     assert resumed.holdout_per_pass == full.holdout_per_pass and resumed.loss_per_pass == full.loss_per_pass
+    assert 0 < progress.learned < resumed.rounds == full.rounds  # the speed is of the rows this run learned
 
 
 def test_train_reports_passes_speed_and_held_out_loss(tmp_path, capsys):
