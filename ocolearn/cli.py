@@ -5,7 +5,7 @@
 
     ocolearn train --learner NAME [--set key=value ...] DATA --model MODEL [--format F] [--target COLUMN]
                    [--task T] [--passes N] [--stop-early] [--average] [--normalized] [--chunk-rows R]
-                   [--checkpoint PATH --checkpoint-every N] [--resume] [--quiet] [--skip-bad]
+                   [--checkpoint PATH --checkpoint-every N] [--resume] [--holdout K] [--quiet] [--skip-bad]
     ocolearn predict MODEL DATA [--scores] [--out FILE]   (one label or value per line)
     ocolearn test MODEL DATA           (error rate, and confusion counts; or MSE and MAE)
     ocolearn export iris|wine --target COLUMN [--format csv|svmlight] --out FILE
@@ -18,7 +18,9 @@ multiclass) is ``--task`` or inferred from the labels (``ocolearn.data.task``).
 ``runs/NAME``) and prints the metrics; ``sweep`` runs the config's ``[sweep]`` as one compiled
 program and writes its table, best configuration and figures. Every error a user can cause is
 one line ``ocolearn: error: ...`` naming the file, line, key or option, with exit status 2;
-Ctrl-C prints one line (with the last checkpoint) and exits with status 130.
+Ctrl-C prints one line (with the last checkpoint) and exits with status 130. ``train`` shows
+a progress line and closes with a short report (``ocolearn.progress``). ``--help``,
+``--version`` and usage errors answer before NumPy or JAX is imported.
 """
 
 from __future__ import annotations

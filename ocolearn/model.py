@@ -241,7 +241,8 @@ def train_file(
     constant memory, checkpoints, resume). Without ``labels``, ``dim`` or ``task`` one first
     pass finds them. The learner and its step are checked before that pass. A folder of
     text documents is read in an order shuffled by ``order_seed`` (recorded in the model);
-    a file whose labels come sorted gets a warning through ``warn``."""
+    a file whose labels come sorted gets a warning through ``warn``. ``holdout`` K learns
+    nothing from rows K, 2K, ... and records their loss after each pass in the settings."""
     from ocolearn.streaming import run_stream
 
     learner = build_learner(name, overrides, len(labels or ()) or 2, task)

@@ -13,6 +13,10 @@ A checkpoint (``checkpoint=PATH``, every ``checkpoint_every`` rows, at the next 
 holds the learner state, the running sums, the position in the stream (pass, row, byte
 offset, line) and what the run was (learner, file, chunking, seed), written atomically;
 ``resume=True`` continues from it, to the same result as a run that was never interrupted.
+
+``holdout=K`` learns nothing from rows K, 2K, ... of each pass and scores them with the
+weights after their chunk (VW's ``--holdout_period``); the result keeps the progressive loss
+and the held-out sums of each pass. The progress line is ``ocolearn.progress.Progress``.
 """
 
 from __future__ import annotations
