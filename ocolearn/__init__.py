@@ -4,152 +4,108 @@ A learner is a pure ``update(state, (x, y)) -> state`` assembled from pluggable 
 and its derivative, a rate schedule, a projection), run by one ``lax.scan`` runner under
 ``jit``. Importing ocolearn first lets XLA:CPU compile those scans into single kernels
 (see ``ocolearn.fastloops``).
+
+``import ocolearn`` itself imports no JAX: the public names below load their modules on first
+use (PEP 562), so that ``ocolearn --help`` and the like answer at once. The XLA option is put
+in place here, before anything can start JAX's backend.
 """
+
+from __future__ import annotations
+
+import importlib
+import sys
+import types
 
 from ocolearn.fastloops import enable_fast_cpu_loops
 
 enable_fast_cpu_loops()
 
-from ocolearn.checks import NonFiniteError, check_finite  # noqa: E402
-from ocolearn.features import Sparse, add_scaled, dot, sqnorm  # noqa: E402
-from ocolearn.learners import (  # noqa: E402
-    AROW,
-    COCOB,
-    CW,
-    FLH,
-    FTRL,
-    MIRA,
-    NAG,
-    OCPSVM,
-    OGD,
-    OMD,
-    ONS,
-    SCW,
-    AdaGrad,
-    CoinBetting,
-    DoG,
-    FromOptax,
-    FTRLProximal,
-    Hedge,
-    Learner,
-    Mechanic,
-    MetaGrad,
-    OGDState,
-    OneVsRest,
-    PassiveAggressive,
-    PAState,
-    Pegasos,
-    Perceptron,
-    PerceptronState,
-    SketchedONS,
-    Winnow,
-    from_optax,
-    ridge,
-)
-from ocolearn.losses import (  # noqa: E402
-    Absolute,
-    EpsilonInsensitive,
-    FunctionLoss,
-    Hinge,
-    Linear,
-    Logistic,
-    Loss,
-    MulticlassHinge,
-    MulticlassPerceptronLoss,
-    PerceptronLoss,
-    Squared,
-    SquaredHinge,
-)
-from ocolearn.mirror_maps import Euclidean, MirrorMap, NegEntropy, PNorm, SignedEntropy  # noqa: E402
-from ocolearn.parts import ConfigError  # noqa: E402
-from ocolearn.projections import (  # noqa: E402
-    Box,
-    Identity,
-    L1Ball,
-    L2Ball,
-    NonNegative,
-    Projection,
-    Simplex,
-)
-from ocolearn.run import Passes, Result, Trace, run, run_passes  # noqa: E402
-from ocolearn.schedules import Constant, InverseTime, InvSqrt, Optax, Schedule, as_schedule  # noqa: E402
-
 __version__ = "0.1.0"
 
-__all__ = [
-    "AROW",
-    "AdaGrad",
-    "COCOB",
-    "CW",
-    "DoG",
-    "FLH",
-    "Mechanic",
-    "MetaGrad",
-    "CoinBetting",
-    "FromOptax",
-    "FTRL",
-    "FTRLProximal",
-    "Hedge",
-    "OMD",
-    "Euclidean",
-    "FunctionLoss",
-    "Linear",
-    "MirrorMap",
-    "NegEntropy",
-    "PNorm",
-    "SignedEntropy",
-    "NAG",
-    "ONS",
-    "SCW",
-    "SketchedONS",
-    "from_optax",
-    "Absolute",
-    "Box",
-    "ConfigError",
-    "Constant",
-    "EpsilonInsensitive",
-    "Hinge",
-    "Identity",
-    "InverseTime",
-    "InvSqrt",
-    "L1Ball",
-    "L2Ball",
-    "Learner",
-    "MIRA",
-    "MulticlassHinge",
-    "MulticlassPerceptronLoss",
-    "Logistic",
-    "Loss",
-    "NonNegative",
-    "NonFiniteError",
-    "OCPSVM",
-    "OGD",
-    "OGDState",
-    "OneVsRest",
-    "Optax",
-    "Passes",
-    "PAState",
-    "PassiveAggressive",
-    "Pegasos",
-    "Perceptron",
-    "PerceptronLoss",
-    "PerceptronState",
-    "Projection",
-    "Result",
-    "Schedule",
-    "Simplex",
-    "Sparse",
-    "Squared",
-    "SquaredHinge",
-    "Trace",
-    "Winnow",
-    "add_scaled",
-    "as_schedule",
-    "check_finite",
-    "dot",
-    "enable_fast_cpu_loops",
-    "ridge",
-    "run",
-    "run_passes",
-    "sqnorm",
-]
+_HOMES = {
+    "ocolearn.checks": ("NonFiniteError", "check_finite"),
+    "ocolearn.features": ("Sparse", "add_scaled", "dot", "sqnorm"),
+    "ocolearn.learners": (
+        "AROW",
+        "COCOB",
+        "CW",
+        "FLH",
+        "FTRL",
+        "MIRA",
+        "NAG",
+        "OCPSVM",
+        "OGD",
+        "OMD",
+        "ONS",
+        "SCW",
+        "AdaGrad",
+        "CoinBetting",
+        "DoG",
+        "FromOptax",
+        "FTRLProximal",
+        "Hedge",
+        "Learner",
+        "Mechanic",
+        "MetaGrad",
+        "OGDState",
+        "OneVsRest",
+        "PassiveAggressive",
+        "PAState",
+        "Pegasos",
+        "Perceptron",
+        "PerceptronState",
+        "SketchedONS",
+        "Winnow",
+        "from_optax",
+        "ridge",
+    ),
+    "ocolearn.losses": (
+        "Absolute",
+        "EpsilonInsensitive",
+        "FunctionLoss",
+        "Hinge",
+        "Linear",
+        "Logistic",
+        "Loss",
+        "MulticlassHinge",
+        "MulticlassPerceptronLoss",
+        "PerceptronLoss",
+        "Squared",
+        "SquaredHinge",
+    ),
+    "ocolearn.mirror_maps": ("Euclidean", "MirrorMap", "NegEntropy", "PNorm", "SignedEntropy"),
+    "ocolearn.parts": ("ConfigError",),
+    "ocolearn.projections": ("Box", "Identity", "L1Ball", "L2Ball", "NonNegative", "Projection", "Simplex"),
+    "ocolearn.run": ("Passes", "Result", "Trace", "run", "run_passes"),
+    "ocolearn.schedules": ("Constant", "InverseTime", "InvSqrt", "Optax", "Schedule", "as_schedule"),
+}
+_HOME = {name: module for module, names in _HOMES.items() for name in names}
+
+__all__ = sorted([*_HOME, "enable_fast_cpu_loops"])
+
+
+def __getattr__(name: str):
+    """A public name, imported from its module on first use and kept."""
+    if name not in _HOME:
+        raise AttributeError(f"module 'ocolearn' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_HOME[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted({*globals(), *__all__})
+
+
+class _Package(types.ModuleType):
+    """Importing a submodule binds it as an attribute of its package; where a public name is
+    also a submodule's (``ocolearn.run``, the module, holds ``run``, the function), bind the
+    public name instead, as an eager ``from ocolearn.run import run`` here would."""
+
+    def __setattr__(self, name, value):
+        if isinstance(value, types.ModuleType) and _HOME.get(name) == value.__name__:
+            value = getattr(value, name)
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

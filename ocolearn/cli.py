@@ -5,7 +5,7 @@
 
     ocolearn train --learner NAME [--set key=value ...] DATA --model MODEL [--format F] [--target COLUMN]
                    [--task T] [--passes N] [--stop-early] [--average] [--normalized] [--chunk-rows R]
-                   [--checkpoint PATH --checkpoint-every N] [--resume] [--quiet] [--skip-bad]
+                   [--checkpoint PATH --checkpoint-every N] [--resume] [--holdout K] [--quiet] [--skip-bad]
     ocolearn predict MODEL DATA [--scores] [--out FILE]   (one label or value per line)
     ocolearn test MODEL DATA           (error rate, and confusion counts; or MSE and MAE)
     ocolearn export iris|wine --target COLUMN [--format csv|svmlight] --out FILE
@@ -18,7 +18,9 @@ multiclass) is ``--task`` or inferred from the labels (``ocolearn.data.task``).
 ``runs/NAME``) and prints the metrics; ``sweep`` runs the config's ``[sweep]`` as one compiled
 program and writes its table, best configuration and figures. Every error a user can cause is
 one line ``ocolearn: error: ...`` naming the file, line, key or option, with exit status 2;
-Ctrl-C prints one line (with the last checkpoint) and exits with status 130.
+Ctrl-C prints one line (with the last checkpoint) and exits with status 130. ``train`` shows
+a progress line and closes with a short report (``ocolearn.progress``). ``--help``,
+``--version`` and usage errors answer before NumPy or JAX is imported.
 """
 
 from __future__ import annotations
@@ -29,21 +31,20 @@ import os
 import sys
 from pathlib import Path
 
-import numpy as np
+import ocolearn  # first: sets XLA's CPU flags before JAX starts (and imports no JAX itself)
+from ocolearn.names import FORMATS, TASKS
 
-import ocolearn  # noqa: F401  (first: sets XLA's CPU flags before JAX starts)
-from ocolearn import provenance, tracking
-from ocolearn.checks import NonFiniteError
-from ocolearn.config import ConfigError, load
-from ocolearn.data import DataError
-from ocolearn.data.sparse_text import FORMATS
-from ocolearn.data.task import TASKS
+# Nothing here imports NumPy or JAX before the arguments are parsed: ``--help``, ``--version``
+# and usage errors answer at once; each command imports what it needs.
 
 TRACKED_CURVES = ("loss", "squared_error", "cumulative_average_loss", "regret", "regret_bound")  # --track
 TRACKED_TRAINING = ("mistakes_per_pass", "average_loss", "rounds", "skipped_lines")  # --track
 
 
 def _run(args) -> int:
+    from ocolearn import tracking
+    from ocolearn.config import load
+
     experiment = load(args.config, args.set)
     out = args.out or f"runs/{experiment.name}"
     from ocolearn.experiment import run_experiment
@@ -59,6 +60,9 @@ def _run(args) -> int:
 
 
 def _sweep(args) -> int:
+    from ocolearn import tracking
+    from ocolearn.config import ConfigError, load
+
     experiment = load(args.config, args.set)
     if experiment.sweep is None:
         raise ConfigError(f"{experiment.source}: no [sweep] table to sweep")
@@ -78,9 +82,12 @@ def _sweep(args) -> int:
 
 def _train(args) -> int:
     from ocolearn import model as models
-    from ocolearn.streaming import Progress
+    from ocolearn import provenance, tracking
+    from ocolearn.data import DataError
+    from ocolearn.progress import Progress, report
 
     tracker = tracking.start(args.track, "train", args.learner)
+    progress = Progress(quiet=args.quiet)
     if args.checkpoint_every and not args.checkpoint:
         raise DataError("--checkpoint-every needs --checkpoint PATH")
     trained = models.train_file(
@@ -101,7 +108,8 @@ def _train(args) -> int:
         checkpoint=args.checkpoint,
         checkpoint_every=args.checkpoint_every,
         resume=args.resume,
-        progress=Progress(quiet=args.quiet),
+        progress=progress,
+        holdout=args.holdout,
         target=args.target,
         task=args.task,
         normalize=args.normalized,
@@ -113,18 +121,7 @@ def _train(args) -> int:
     options = {k: v for k, v in vars(args).items() if k != "func"}
     metrics = {k: v for k, v in trained.settings.items() if k in TRACKED_TRAINING}
     tracker.log(params={**options, "learner": trained.settings["learner"]}, metrics=metrics, files=[args.model])
-    s = trained.settings
-    what = (
-        f"average loss {s['average_loss']:.6g}"
-        if s["task"] == "regression"
-        else f"mistakes per pass: {' '.join(map(str, s['mistakes_per_pass']))}"
-    )
-    print(
-        f"trained {args.learner} ({s['task']}) x {len(s['mistakes_per_pass'])} passes; {what}"
-        + (f"; skipped {s['skipped_lines']} malformed lines" if s["skipped_lines"] else "")
-        + f"; wrote {args.model}",
-        file=sys.stderr,
-    )
+    print(*report(args.learner, trained.settings, progress), f"wrote {args.model}", sep="\n", file=sys.stderr)
     return 0
 
 
@@ -157,7 +154,10 @@ def _test(args) -> int:
 
 
 def _export(args) -> int:
+    import numpy as np
+
     from ocolearn import data as datasets
+    from ocolearn.data import DataError
     from ocolearn.io import atomic_write
 
     table = datasets.BUNDLED[args.table]()
@@ -224,6 +224,7 @@ FORMAT_HELP = (
 
 def parser() -> argparse.ArgumentParser:
     p = _Parser(prog="ocolearn", description="Online convex optimization experiments on JAX.")
+    p.add_argument("--version", action="version", version=f"ocolearn {ocolearn.__version__}")
     sub = p.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run", help="run an experiment file and write its metrics, trace, model and figures")
     r.add_argument("config", help="experiment file (TOML), e.g. configs/iris_ridge_magic.toml")
@@ -253,6 +254,13 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--checkpoint", help="checkpoint file (.npz), written atomically")
     t.add_argument("--checkpoint-every", type=_at_least(0), default=0, metavar="N", help="checkpoint every N rows")
     t.add_argument("--resume", action="store_true", help="continue from --checkpoint")
+    t.add_argument(
+        "--holdout",
+        type=_at_least(2),
+        default=0,
+        metavar="K",
+        help="hold out rows K, 2K, 3K, ... from training and report their loss after each pass (VW's --holdout_period)",
+    )
     t.add_argument("--quiet", action="store_true", help="no progress line")
     t.set_defaults(func=_train)
     for command in (r, s, t):
@@ -296,6 +304,10 @@ def _compilation_cache() -> None:
 
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
+    from ocolearn.checks import NonFiniteError
+    from ocolearn.config import ConfigError
+    from ocolearn.data import DataError
+
     _compilation_cache()
     try:
         return args.func(args)

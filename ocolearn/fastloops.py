@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import warnings
 
 OPTION = "xla_cpu_small_while_loop_byte_threshold"
@@ -26,6 +27,8 @@ _EXTRA = "--xla_backend_extra_options="
 
 
 def _backend_started() -> bool:
+    if "jax" not in sys.modules:  # no backend without JAX; and asking would import it
+        return False
     try:
         from jax._src import xla_bridge
     except ImportError:  # pragma: no cover - JAX moved its internals; assume too late

@@ -64,19 +64,18 @@ def source_of(path, fmt="svmlight", *, bits=None, dim=None, labels=None, zero_ba
 
 
 def prepare(source: Source, task: str = "") -> tuple[Source, str, object]:
-    """A first pass over ``source`` where its labels, dimension or task are not known (given
-    labels and dimension are a classification task, read without a first pass): the source
-    with its labels, dimension and task filled in, and the ``Scan`` (or None)."""
-    found = None
-    if source.labels and source.dim and not reader_of(source).dense and task != "regression":
-        task = task or ("binary" if len(source.labels) == 2 else "multiclass")  # given labels: no first pass
-        return source._replace(task=task), task, None
-    if not source.labels or not source.dim or reader_of(source).dense or not task:
-        found = scan(source)
-        task = infer(found.labels, task, source.path)
-        labels = () if task == "regression" else tuple(source.labels or found.labels.names)
-        source = source._replace(labels=labels, dim=source.dim or found.dim, width=found.width)
-    return source._replace(task=task), task, found
+    """The source with its labels, dimension and task filled in, and the ``Scan`` of the first
+    pass that found them (None when nothing was to be found: a known dimension with given
+    labels, a classification task, or with a declared regression task)."""
+    if source.dim and not reader_of(source).dense and (source.labels or task == "regression"):
+        task = task or ("binary" if len(source.labels) == 2 else "multiclass")
+        labels = () if task == "regression" else source.labels
+        return source._replace(labels=labels, task=task), task, None
+    found = scan(source)
+    task = infer(found.labels, task, source.path)
+    labels = () if task == "regression" else tuple(source.labels or found.labels.names)
+    source = source._replace(labels=labels, dim=source.dim or found.dim, width=found.width, task=task)
+    return source, task, found
 
 
 def build_learner(name: str, overrides=(), num_labels: int = 2, task: str = "") -> Learner:
@@ -237,12 +236,14 @@ def train_file(
     normalize=False,
     order_seed=0,
     warn=None,
+    holdout=0,
 ) -> Model:
     """Train the named learner on a data file streamed in chunks (``ocolearn.streaming``:
     constant memory, checkpoints, resume). Without ``labels``, ``dim`` or ``task`` one first
     pass finds them. The learner and its step are checked before that pass. A folder of
     text documents is read in an order shuffled by ``order_seed`` (recorded in the model);
-    a file whose labels come sorted gets a warning through ``warn``."""
+    a file whose labels come sorted gets a warning through ``warn``. ``holdout`` K learns
+    nothing from rows K, 2K, ... and records their loss after each pass in the settings."""
     from ocolearn.streaming import run_stream
 
     learner = build_learner(name, overrides, len(labels or ()) or 2, task)
@@ -250,11 +251,12 @@ def train_file(
         raise ConfigError(f"--average: {name!r} keeps no averaged weights (perceptron, mira, ocp_svm do)")
     options = dict(skip_bad=skip_bad, order_seed=order_seed if fmt == "text" else None)
     source = source_of(path, fmt, bits=bits, dim=dim, labels=labels, zero_based=zero_based, target=target, **options)
-    check_step(learner, source.dim or 8, dense=fmt == "csv")  # before the data is read
+    dense = reader_of(source).dense
+    check_step(learner, source.dim or 8, dense=dense)  # before the data is read
     source, task, found = prepare(source, task)
     learner = build_learner(name, overrides, len(source.labels), task)
     check_learner(learner, task, source.labels, source.path)
-    check_step(learner, source.dim, dense=fmt == "csv")
+    check_step(learner, source.dim, dense=dense)
     if found is not None and found.sorted_labels and task != "regression" and seed is None and warn:
         warn(
             f"{source.path}: the labels come sorted (each in one run of rows); an online learner sees one class "
@@ -272,6 +274,7 @@ def train_file(
         resume=resume,
         stop_early=stop_early,
         progress=progress,
+        holdout=holdout,
     )
     settings = {
         "format": fmt,
@@ -285,8 +288,24 @@ def train_file(
         "skipped_lines": result.skipped,
         "rounds": result.rounds,
         "average_loss": float(result.summary.loss) / max(result.rounds, 1),
+        **_pass_means(result, holdout),
     }
     return model_of(learner, result.state, source.labels, source.dim, averaged, settings, normalize)
+
+
+def _pass_means(result, holdout) -> dict:
+    """The mean progressive loss of each pass, and with ``holdout`` the held-out rows of a
+    pass and their mean loss and error rate after each pass (``ocolearn.progress.report``)."""
+    rows = result.rounds // max(len(result.loss_per_pass), 1)
+    means = {"loss_per_pass": [loss / max(rows, 1) for loss in result.loss_per_pass], "holdout": holdout}
+    if holdout:
+        (_, _, held), *_ = result.holdout_per_pass
+        means |= {
+            "holdout_rows": held,
+            "holdout_loss_per_pass": [loss / max(n, 1) for loss, _, n in result.holdout_per_pass],
+            "holdout_error_per_pass": [wrong / max(n, 1) for _, wrong, n in result.holdout_per_pass],
+        }
+    return means
 
 
 def feature_columns(source: Source) -> list[str]:

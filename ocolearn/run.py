@@ -51,6 +51,28 @@ def is_mistake(prediction, target):
     return ~finite | (jnp.argmax(prediction) != target)
 
 
+def round_sums(prediction, target, loss, t=0) -> Summary:
+    """One round's terms of the ``Summary`` sums; ``nonfinite`` is the round ``t`` if its
+    prediction or loss is NaN or infinite, else 0."""
+    error = prediction - target if prediction.ndim == 0 else jnp.zeros((), prediction.dtype)
+    bad = ~(jnp.isfinite(loss) & jnp.all(jnp.isfinite(prediction)))
+    nonfinite = jnp.where(bad, t, 0).astype(jnp.int32)
+    return Summary(loss, error * error, is_mistake(prediction, target).astype(jnp.int32), nonfinite)
+
+
+@jax.jit
+def held_out(learner, state, X, y) -> Summary:
+    """The ``Summary`` sums of ``state``'s predictions on the rows of ``(X, y)``, learning
+    nothing from them: the loss on held-out rows (Vowpal Wabbit's ``--holdout_period``)."""
+
+    def one(i):
+        prediction = learner.predict(state, row(X, i))
+        return round_sums(prediction, y[i], learner.loss.value(prediction, y[i]))
+
+    sums = jax.tree.map(jnp.sum, jax.vmap(one)(jnp.arange(y.shape[0])))
+    return sums._replace(nonfinite=jnp.zeros((), jnp.int32))
+
+
 def _zero_summary():
     zero = jnp.zeros((), jnp.int32)
     return Summary(jnp.zeros((), jnp.float32), jnp.zeros((), jnp.float32), zero, zero)
@@ -200,12 +222,9 @@ def _run(learner, X, y, key, state, summary, first_pass, passes, predict_after_u
             state, sums = carry
             t = state.t
             state, (prediction, target, loss) = one_round(state, i)
-            error = prediction - target if prediction.ndim == 0 else jnp.zeros((), prediction.dtype)
-            mistake = is_mistake(prediction, target)
-            bad = ~(jnp.isfinite(loss) & jnp.all(jnp.isfinite(prediction)))
-            nonfinite = jnp.where((sums.nonfinite == 0) & bad, t, sums.nonfinite)
-            sums = Summary(sums.loss + loss, sums.squared_error + error * error, sums.mistakes + mistake, nonfinite)
-            return (state, sums), None
+            terms = round_sums(prediction, target, loss, t)
+            first = jnp.where(sums.nonfinite == 0, terms.nonfinite, sums.nonfinite)
+            return (state, Summary(*map(jnp.add, sums[:3], terms[:3]), first)), None
 
         def tidy_state(carry):
             return learner.tidy(carry[0]), carry[1]

@@ -13,6 +13,10 @@ A checkpoint (``checkpoint=PATH``, every ``checkpoint_every`` rows, at the next 
 holds the learner state, the running sums, the position in the stream (pass, row, byte
 offset, line) and what the run was (learner, file, chunking, seed), written atomically;
 ``resume=True`` continues from it, to the same result as a run that was never interrupted.
+
+``holdout=K`` learns nothing from rows K, 2K, ... of each pass and scores them with the
+weights after their chunk (VW's ``--holdout_period``); the result keeps the progressive loss
+and the held-out sums of each pass. The progress line is ``ocolearn.progress.Progress``.
 """
 
 from __future__ import annotations
@@ -20,9 +24,7 @@ from __future__ import annotations
 import io
 import json
 import queue
-import sys
 import threading
-import time
 from pathlib import Path
 from typing import NamedTuple
 
@@ -34,7 +36,8 @@ from ocolearn.data import DataError
 from ocolearn.data.stream import Position, Source, chunks
 from ocolearn.features import row
 from ocolearn.io import atomic_write
-from ocolearn.run import Summary, _zero_summary, run
+from ocolearn.progress import Progress
+from ocolearn.run import Summary, _zero_summary, held_out, run
 
 
 class StreamResult(NamedTuple):
@@ -43,29 +46,8 @@ class StreamResult(NamedTuple):
     rounds: int  # rounds run, over all passes
     mistakes_per_pass: list[int]
     skipped: int  # malformed lines skipped in a pass (skip_bad)
-
-
-class Progress:
-    """Rows, rows per second and the running progressive loss: a line redrawn in place on
-    a terminal, plain lines (every ``every`` seconds) otherwise, nothing when quiet."""
-
-    def __init__(self, quiet=False, out=None, every=5.0):
-        self.out = out or sys.stderr
-        self.quiet, self.every = quiet, every
-        self.tty = getattr(self.out, "isatty", lambda: False)()
-        self.start = self.last = time.perf_counter()
-
-    def show(self, rows, loss, passes, final=False):
-        now = time.perf_counter()
-        if self.quiet or (not final and now - self.last < (0.2 if self.tty else self.every)):
-            return
-        self.last = now
-        rate = rows / max(now - self.start, 1e-9)
-        text = f"{passes} rows {rows:,}  {rate:,.0f} rows/s  progressive loss {loss / max(rows, 1):.6g}"
-        if self.tty:
-            print("\r" + text, end="\n" if final else "", file=self.out, flush=True)
-        else:
-            print(text, file=self.out, flush=True)
+    loss_per_pass: list = []  # the summed progressive loss of each pass
+    holdout_per_pass: list = []  # [summed loss, mistakes, rows] of the held-out rows after each pass
 
 
 def _prefetch(iterator, depth=2):
@@ -89,12 +71,12 @@ def _prefetch(iterator, depth=2):
         yield item
 
 
-def _fingerprint(learner, source: Source, chunk_rows, passes, seed) -> str:
+def _fingerprint(learner, source: Source, chunk_rows, passes, seed, holdout=0) -> str:
     return json.dumps(
         {
             "learner": learner.to_config(),
             "source": [str(Path(source.path).resolve()), source.format, source.dim, list(source.labels)],
-            "options": [source.zero_based, source.bits, source.skip_bad, chunk_rows, passes, seed],
+            "options": [source.zero_based, source.bits, source.skip_bad, chunk_rows, passes, seed, holdout],
         },
         sort_keys=True,
         default=str,
@@ -126,9 +108,19 @@ def load_checkpoint(path, fingerprint, template):
     return state, summary, where
 
 
-def _shuffled(chunk, seed, pass_, index):
-    order = np.random.default_rng([seed, pass_, index]).permutation(len(chunk.y))
-    return row(chunk.X, order), chunk.y[order]
+def _shuffled(X, y, seed, pass_, index):
+    order = np.random.default_rng([seed, pass_, index]).permutation(len(y))
+    return row(X, order), y[order]
+
+
+def _split(X, y, first_row, holdout):
+    """``((X, y) to learn from, (X, y) held out)``: with ``holdout`` K, rows K, 2K, 3K, ... of
+    the file (counted from 1, the same rows in every pass) are held out."""
+    held = (np.arange(first_row, first_row + len(y)) + 1) % holdout == 0 if holdout else np.zeros(len(y), bool)
+    if not held.any():
+        return (X, y), None
+    keep, out = np.flatnonzero(~held), np.flatnonzero(held)
+    return (row(X, keep), y[keep]), (row(X, out), y[out])
 
 
 def run_stream(
@@ -144,45 +136,59 @@ def run_stream(
     resume=False,
     stop_early=False,
     progress: Progress | None = None,
+    holdout=0,
 ) -> StreamResult:
     """Run ``learner`` over the file of ``source`` for ``passes`` passes, chunk by chunk (see
     the module docstring); ``stop_early`` stops after a pass without mistakes. ``targets``
-    maps class indices to the learner's targets (+-1 for a binary learner)."""
+    maps class indices to the learner's targets (+-1 for a binary learner). ``holdout`` K > 1
+    learns nothing from rows K, 2K, ... and scores each chunk's held-out rows with the weights
+    after that chunk (``ocolearn.run.held_out``), summed per pass."""
     progress = progress or Progress(quiet=True)
-    fingerprint = _fingerprint(learner, source, chunk_rows, passes, seed)
+    fingerprint = _fingerprint(learner, source, chunk_rows, passes, seed, holdout)
     state, summary = learner.init(source.dim), _zero_summary()
     where = {"pass": 0, "offset": 0, "line": 1, "row": 0, "rounds": 0, "mistakes": [], "skipped": 0}
+    where |= {"losses": [], "holdout": []}
     if resume:
         if checkpoint is None or not Path(checkpoint).exists():
             raise DataError(f"{checkpoint}: no checkpoint to resume from")
         state, summary, where = load_checkpoint(checkpoint, fingerprint, state)
     mistakes, rounds, skipped, since = where["mistakes"], where["rounds"], where["skipped"], 0
+    losses, held = where["losses"], where["holdout"]
     p = where["pass"]
+    progress.begin(rounds, float(summary.loss))
     for p in range(where["pass"], passes):
         start = Position(where["offset"], where["line"], where["row"]) if p == where["pass"] else Position()
         if len(mistakes) <= p:
             mistakes.append(0)
-        base = int(summary.mistakes) - mistakes[p]
+            losses.append(0.0)
+            held.append([0.0, 0, 0])
+        base, base_loss = int(summary.mistakes) - mistakes[p], float(summary.loss) - losses[p]
         index, position = start.row // chunk_rows, start
+        last_held = held[p - 1][0] / max(held[p - 1][2], 1) if holdout and p else None
         for chunk in _prefetch(chunks(source, start, chunk_rows)):
             skipped += chunk.skipped if p == 0 else 0  # the same lines again in later passes
-            if len(chunk.y):
-                X, y = (chunk.X, chunk.y) if seed is None else _shuffled(chunk, seed, p, index)
+            (X, y), out = _split(chunk.X, chunk.y, position.row, holdout)
+            if len(y):
+                X, y = (X, y) if seed is None else _shuffled(X, y, seed, p, index)
                 result = run(learner, X, targets(y), state=state, trace=False, summary=summary)
                 state, summary = result.state, result.trace
                 check_finite(result, f"{source.path}, lines {position.line}-{chunk.end.line - 1} (pass {p + 1})")
-                rounds += len(chunk.y)
-                since += len(chunk.y)
+                rounds += len(y)
+            if out is not None:
+                sums = held_out(learner, state, out[0], targets(out[1]))
+                held[p] = [held[p][0] + float(sums.loss), held[p][1] + int(sums.mistakes), held[p][2] + len(out[1])]
+            since += len(chunk.y)
             index, position = index + 1, chunk.end
-            mistakes[p] = int(summary.mistakes) - base
+            mistakes[p], losses[p] = int(summary.mistakes) - base, float(summary.loss) - base_loss
             if checkpoint is not None and checkpoint_every and since >= checkpoint_every:
                 at = {"pass": p, **position._asdict(), "rounds": rounds, "mistakes": mistakes, "skipped": skipped}
-                save_checkpoint(checkpoint, fingerprint, state, summary, at)
+                save_checkpoint(checkpoint, fingerprint, state, summary, {**at, "losses": losses, "holdout": held})
                 since = 0
-            progress.show(rounds, float(summary.loss), f"pass {p + 1}/{passes}")
+            progress.show(rounds, float(summary.loss), f"pass {p + 1}/{passes}", holdout=last_held)
         if position.row == 0:
             raise DataError(f"{source.path}: no examples (every line is blank, a comment or skipped)")
         if stop_early and mistakes[p] == 0:
             break
-    progress.show(rounds, float(summary.loss), f"pass {min(p + 1, passes)}/{passes}", final=True)
-    return StreamResult(state, summary, rounds, mistakes, skipped)
+    last_held = held[p][0] / max(held[p][2], 1) if holdout else None
+    progress.show(rounds, float(summary.loss), f"pass {min(p + 1, passes)}/{passes}", final=True, holdout=last_held)
+    return StreamResult(state, summary, rounds, mistakes, skipped, losses, held if holdout else [])

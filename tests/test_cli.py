@@ -534,3 +534,19 @@ def test_given_labels_and_dimension_read_the_file_once(tmp_path, capsys, monkeyp
     args = ["train", "--learner", "pegasos", data, "--bits", 8, "--labels=-1,1", "--model", tmp_path / "m.npz"]
     status, _, err = call(capsys, *args)
     assert status == 0 and load(tmp_path / "m.npz").task == "binary", err
+
+
+def test_the_task_can_be_declared(tmp_path, capsys):
+    rng = np.random.default_rng(6)
+    X = np.round(rng.normal(size=(120, 3)), 3)
+    ratings = np.clip(np.round(X @ [1.0, 0.5, -1.0] + 3), 1, 5).astype(int)  # 1..5: classes unless declared
+    data = write_svmlight(tmp_path / "r.svm", X, ratings)
+    train = ["train", "--learner", "ogd", data, "--model", tmp_path / "m.npz"]
+    one_line_error(*call(capsys, *train)[::2], "multiclass", "one_vs_rest")
+    assert call(capsys, *train, "--task", "regression")[0] == 0 and load(tmp_path / "m.npz").task == "regression"
+    one_line_error(*call(capsys, *train, "--task", "binary")[::2], "--task binary needs exactly two labels")
+    # Prediction streams in chunks: any chunk size gives the same lines.
+    assert (
+        call(capsys, "predict", tmp_path / "m.npz", data, "--chunk-rows", 7)[1]
+        == call(capsys, "predict", tmp_path / "m.npz", data)[1]
+    )

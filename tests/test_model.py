@@ -114,7 +114,7 @@ def test_cli_train_predict_test_on_svmlight_and_mira(tmp_path):
         "--stop-early",
     )
     assert done.returncode == 0, done.stderr
-    assert "mistakes per pass: 1 0;" in done.stderr  # only the first example; then separated
+    assert "\nmistakes per pass: 1 0\n" in done.stderr  # only the first example; then separated
     assert cli("predict", tmp_path / "mira.npz", mira).stdout.split() == ["sport", "politics", "sport", "politics"]
     model = load(tmp_path / "mira.npz")
     assert model.labels == ["politics", "sport"] and model.w.shape == (2, 1024)

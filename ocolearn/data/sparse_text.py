@@ -112,7 +112,6 @@ def pad(indptr, indices, values, shift, buckets, dim, idx, val, drop):
 
 
 DEFAULT_BITS = 18  # hashed features: 2**18 buckets unless told otherwise
-FORMATS = ("svmlight", "mira", "csv", "text")
 
 
 class SparseData(NamedTuple):

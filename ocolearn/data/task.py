@@ -17,8 +17,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ocolearn.data import DataError
+from ocolearn.names import TASKS
 
-TASKS = ("regression", "binary", "multiclass")
 MAX_CLASSES = 100  # a numeric target with more distinct values is read as regression
 MAX_LABELS = 10000  # distinct labels a first pass keeps (beyond: "more")
 

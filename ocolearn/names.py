@@ -1,0 +1,8 @@
+"""The names that the command line and the data readers share: file formats and tasks.
+
+Kept free of imports, so that the command line builds its parser (``ocolearn --help``,
+``--version``, a usage error) without loading NumPy, numba or JAX.
+"""
+
+FORMATS = ("svmlight", "mira", "csv", "text")  # the file formats of ``ocolearn.data.stream``
+TASKS = ("regression", "binary", "multiclass")  # see ``ocolearn.data.task``

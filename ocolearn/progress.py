@@ -1,0 +1,110 @@
+"""What a training run over a file shows while it goes and when it ends, as Vowpal Wabbit does.
+
+While it runs, one line: the pass, the rows learned so far, rows per second, the mean loss
+since the last line and the cumulative progressive loss (each row's loss is charged before the
+row is learned, so it estimates the loss on unseen rows: Blum, Kalai & Langford, COLT 1999),
+and, once a pass has ended, the loss on the held-out rows (``--holdout K``, VW's
+``--holdout_period``). On a terminal the line is redrawn in place every 0.2 s: a carriage
+return, the text, then "erase to the end of the line" (``ESC [K``), so a shorter line leaves
+no stale characters of a longer one; it is cut to the terminal's width, since a line that
+wrapped could not be redrawn. Elsewhere (a log file, a pipe) a plain line is written
+every ``every`` seconds. ``report`` turns a trained model's settings into the closing lines.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+CLEAR = "\x1b[K"  # ANSI: erase from the cursor to the end of the line
+
+
+class Progress:
+    """The progress line of a run (see the module docstring); nothing when ``quiet``."""
+
+    def __init__(self, quiet=False, out=None, every=5.0, clock=time.perf_counter):
+        self.out = out or sys.stderr
+        self.quiet, self.every, self.clock = quiet, every, clock
+        self.tty = getattr(self.out, "isatty", lambda: False)()
+        self.columns = _columns(self.out) if self.tty else 0  # 0: unknown, nothing cut
+        self.begin()
+
+    def begin(self, rows=0, loss=0.0):
+        """Start the clock as the first pass starts (or a resumed run, ``rows`` learned before
+        with summed loss ``loss``, goes on)."""
+        self.start = self.last = self.end = self.clock()
+        self.rows, self.loss = rows, loss  # at the last line shown
+        self.first = self.latest = rows
+
+    @property
+    def seconds(self) -> float:
+        """From ``begin`` to the last call of ``show``."""
+        return self.end - self.start
+
+    @property
+    def learned(self) -> int:
+        """Rows learned from ``begin`` to the last call of ``show``."""
+        return self.latest - self.first
+
+    def show(self, rows, loss, where, final=False, holdout=None):
+        """``rows`` learned so far with ``loss`` their summed progressive loss, ``where`` the
+        pass (``"pass 2/3"``), ``holdout`` the mean held-out loss of the last finished pass."""
+        now = self.end = self.clock()
+        self.latest = rows
+        if self.quiet or (not final and now - self.last < (0.2 if self.tty else self.every)):
+            return
+        new = rows - self.rows
+        since = f"{(loss - self.loss) / new:.6g}" if new else "-"
+        text = (
+            f"{where}  rows {rows:,}  {self.learned / max(now - self.start, 1e-9):,.0f} rows/s  "
+            f"loss since last {since}  progressive loss {loss / max(rows, 1):.6g}"
+        )
+        if holdout is not None:
+            text += f"  held-out {holdout:.6g}"
+        self.last, self.rows, self.loss = now, rows, loss
+        if self.tty:
+            text = text[: self.columns - 1] if self.columns else text
+            print("\r" + text + CLEAR, end="\n" if final else "", file=self.out, flush=True)
+        else:
+            print(text, file=self.out, flush=True)
+
+
+def _columns(out) -> int:
+    try:
+        return os.get_terminal_size(out.fileno()).columns
+    except (AttributeError, OSError, ValueError):
+        return 0
+
+
+def _numbers(values, form=".6g") -> str:
+    return " ".join(f"{v:{form}}" for v in values)
+
+
+def report(name: str, settings: dict, progress: Progress) -> list[str]:
+    """The closing lines of a training run, from the model's ``settings`` (see
+    ``ocolearn.model.train_file``): passes, rows, time and speed, the progressive loss of each
+    pass, the held-out loss (and error rate) of each pass, mistakes, skipped lines. Time and
+    speed are those of ``progress``: of this process, should the run have been resumed."""
+    losses, rounds = settings["loss_per_pass"], settings["rounds"]
+    passes = len(losses)
+    rows = rounds // max(passes, 1)
+    held = settings.get("holdout", 0)
+    kept = f" ({settings['holdout_rows']:,} more held out)" if held else ""
+    lines = [
+        f"trained {name} ({settings['task']}): {passes} pass{'es' * (passes != 1)} over {rows:,} rows{kept}, "
+        f"{progress.learned:,} rows learned in {progress.seconds:.2f} s, "
+        f"{progress.learned / max(progress.seconds, 1e-9):,.0f} rows/s",
+        f"progressive loss per pass: {_numbers(losses)}; over the run {settings['average_loss']:.6g}",
+    ]
+    if held:
+        lines.append(
+            f"held-out loss per pass (rows {held}, {2 * held}, ...): {_numbers(settings['holdout_loss_per_pass'])}"
+        )
+    if settings["task"] != "regression":
+        if held:
+            lines.append(f"held-out error rate per pass: {_numbers(settings['holdout_error_per_pass'], '.4f')}")
+        lines.append(f"mistakes per pass: {' '.join(map(str, settings['mistakes_per_pass']))}")
+    if settings.get("skipped_lines"):
+        lines.append(f"skipped {settings['skipped_lines']} malformed lines")
+    return lines

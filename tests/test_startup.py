@@ -1,0 +1,75 @@
+"""Start-up: ``--help``, ``--version`` and usage errors answer without importing JAX (nor
+NumPy or numba), and ``import ocolearn`` imports JAX only when a public name is used, with
+XLA's CPU option already in place. Each case runs in a fresh interpreter."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+HEAVY = ("jax", "numpy", "numba")
+
+PROBE = """
+import sys
+from ocolearn import cli
+try:
+    code = cli.main(sys.argv[1:])
+except SystemExit as e:
+    code = e.code
+print("LOADED", *sorted(m for m in {heavy!r} if m in sys.modules))
+sys.exit(code)
+"""
+
+
+def _probe(*argv):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    code = PROBE.format(heavy=HEAVY)
+    return subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, env=env, cwd=ROOT)
+
+
+@pytest.mark.parametrize(
+    "argv, status, says",
+    [
+        (["--help"], 0, "usage: ocolearn"),
+        (["train", "--help"], 0, "--holdout"),
+        (["--version"], 0, "ocolearn 0.1.0"),
+        (["train", "--passes", "two", "x.svm", "--learner", "pa", "--model", "m.npz"], 2, "'two' is not a whole"),
+        (["train", "x.svm", "--model", "m.npz"], 2, "the following arguments are required: --learner"),
+        (["train", "--format", "xml", "x", "--learner", "pa", "--model", "m"], 2, "invalid choice: 'xml'"),
+        (["fit"], 2, "invalid choice: 'fit'"),
+        (["train", "--holdout", "1", "x", "--learner", "pa", "--model", "m"], 2, "--holdout: 1 is not in 2.."),
+    ],
+)
+def test_help_version_and_usage_errors_import_no_jax(argv, status, says):
+    done = _probe(*argv)
+    assert done.returncode == status, done.stderr
+    assert says in done.stdout + done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "LOADED"  # none of jax, numpy, numba
+    if status == 2:
+        assert done.stderr.count("\n") == 1 and done.stderr.startswith("ocolearn: error: ")
+
+
+def test_a_command_does_import_jax_so_the_probe_can_tell():
+    done = _probe("test", "no-such-model.npz", "no-such-data")
+    assert done.returncode == 2 and done.stderr == "ocolearn: error: no-such-model.npz: no such model file\n"
+    assert "jax" in done.stdout.split()
+
+
+def test_import_ocolearn_is_lazy_and_sets_the_xla_option_first():
+    code = (
+        "import os, sys, ocolearn\n"
+        "assert 'jax' not in sys.modules\n"
+        "assert 'xla_cpu_small_while_loop_byte_threshold' in os.environ['XLA_FLAGS']\n"
+        "import ocolearn.streaming\n"  # binds the submodule ocolearn.run: the public name stays the function
+        "from ocolearn import OGD, run\n"
+        "assert callable(run) and run.__module__ == 'ocolearn.run' and ocolearn.run is run\n"
+        "assert 'jax' in sys.modules and OGD.__name__ == 'OGD'\n"
+        "assert set(ocolearn.__all__) <= set(dir(ocolearn))\n"
+        "print('ok')\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"} | {"PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert done.stdout == "ok\n", done.stderr
