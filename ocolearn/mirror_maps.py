@@ -34,7 +34,7 @@ import jax
 import jax.numpy as jnp
 
 from ocolearn.features import add_scaled
-from ocolearn.parts import Part
+from ocolearn.parts import Part, hyper
 from ocolearn.projections import Identity, Projection
 
 
@@ -77,7 +77,7 @@ class NegEntropy(MirrorMap, name="neg_entropy"):
     ``weights(theta) = radius softmax(theta)``, and OMD's step is EG's
     ``w_{t+1,i} = w_{t,i} exp(-eta_t g_{t,i}) / Z_t``."""
 
-    radius: float = 1.0
+    radius: float = hyper(1.0, gt=0)
 
     def weights(self, theta):
         return self.radius * jax.nn.softmax(theta.reshape(-1)).reshape(theta.shape)
@@ -92,7 +92,7 @@ class SignedEntropy(MirrorMap, name="signed_entropy"):
     direction is ``(x, -x)``, so OMD's step is Kivinen and Warmuth's
     ``w+_i <- w+_i exp(-eta g_i) / Z``, ``w-_i <- w-_i exp(eta g_i) / Z``."""
 
-    radius: float = 1.0
+    radius: float = hyper(1.0, gt=0)
 
     def zeros(self, num_features):
         return jnp.zeros((2, num_features), jnp.float32)
@@ -113,7 +113,7 @@ class PNorm(MirrorMap, name="p_norm"):
     ``weights_i = sign(theta_i) |theta_i|^(p-1) / ||theta||_p^(p-2)``, computed in units of
     ``max_i |theta_i|`` (it is 1-homogeneous) so that it cannot overflow; 0 at ``theta = 0``."""
 
-    p: float = 2.0
+    p: float = hyper(2.0, ge=2)
 
     def weights(self, theta):
         m = jnp.max(jnp.abs(theta))

@@ -10,6 +10,7 @@ import jax.numpy as jnp
 from ocolearn.features import dot, local, put, values
 from ocolearn.learners.base import Learner, ratio
 from ocolearn.losses import Logistic, Loss
+from ocolearn.parts import hyper
 
 
 class FTRLProximalState(NamedTuple):
@@ -39,10 +40,10 @@ class FTRLProximal(Learner, name="ftrl_proximal", static=("river_order",)):
     the paper sets it to 0. ``tests/test_oco.py`` shows that this order reproduces river's weights.
     """
 
-    alpha: float = 0.1
-    beta: float = 1.0
-    l1: float = 1.0
-    l2: float = 1.0
+    alpha: float = hyper(0.1, gt=0)
+    beta: float = hyper(1.0, ge=0)
+    l1: float = hyper(1.0, ge=0)
+    l2: float = hyper(1.0, ge=0)
     loss: Loss = Logistic()
     river_order: bool = False
 

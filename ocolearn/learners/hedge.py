@@ -9,6 +9,7 @@ from ocolearn.learners.base import Learner
 from ocolearn.learners.omd import OMD
 from ocolearn.losses import Linear
 from ocolearn.mirror_maps import NegEntropy
+from ocolearn.parts import hyper
 from ocolearn.schedules import Constant
 
 
@@ -32,7 +33,7 @@ class Hedge(Learner, name="hedge"):
     [0.25, 0.75]
     """
 
-    eta: float = 1.0
+    eta: float = hyper(1.0, gt=0)
 
     @classmethod
     def tuned(cls, T: int, N: int) -> Hedge:
