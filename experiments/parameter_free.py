@@ -1,13 +1,13 @@
 """Parameter-free learners against the post's hand-picked OGD settings on iris, over 9 orders.
 
-    python experiments/parameter_free.py [--out experiments]
+    python experiments/parameter_free.py [--out runs/parameter_free] [--record PATH]
 
 The standard protocol (predict with w_t, then update) on the stored order and shuffles 0..7.
 Runs configs/iris_coin.toml's [learner] (the best of them) and its [compare.*] learners, each at
 its paper's defaults, and the post's OGD settings (eta, lambda) = (1, 1) (the best of the three)
 and (0.045, 0.3) (the one the post recommends). Prints the table and writes
-OUT/records/parameter_free.json. The target: the best parameter-free learner's mean final
-average loss within 5% of the (1, 1) mean, and below (0.045, 0.3) on every order.
+RECORD (default experiments/records/parameter_free.json, committed). The target: the best
+parameter-free learner's mean final average loss within 5% of the (1, 1) mean, and below (0.045, 0.3) on every order.
 """
 
 import argparse
@@ -23,6 +23,7 @@ from ocolearn.io import write_json
 from ocolearn.regret import gradient_bound
 
 ROOT = Path(__file__).resolve().parent.parent
+RECORDS = ROOT / "experiments" / "records"
 ORDERS = [None, *range(8)]
 
 
@@ -34,7 +35,10 @@ def final_average_loss(learner, X, y, seed):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=str(ROOT / "experiments"))
+    parser.add_argument("--out", default="runs/parameter_free")
+    parser.add_argument(
+        "--record", default=str(RECORDS / "parameter_free.json"), help="the committed record of the numbers"
+    )
     args = parser.parse_args()
     coin = load(ROOT / "configs" / "iris_coin.toml")
     X, y = load_data(coin)
@@ -60,13 +64,14 @@ def main():
     record = {
         "protocol": "predict with w_t, then update; final average loss (1/T) sum_t (w_t . x_t - y_t)^2",
         "orders": "stored, then shuffles 0..7 (run.shuffle_seed = K)",
+        "rounds": len(y),
         "gradient_bound_on_ball_1": G,
         "learners": {name: lrn.to_config() for name, lrn in {**picks, **free}.items()},
         "table": rows,
         "best_parameter_free": winner,
         "target_met": bool(met),
     }
-    write_json(Path(args.out) / "records" / "parameter_free.json", record)
+    write_json(args.record, record)
     print(
         f"{'learner':18s} {'mean':>7s} {'/ (1,1)':>8s} {'< (0.045,0.3)':>14s}   "
         + " ".join(f"{o:>6s}" for o in rows[winner]["per_order"])
