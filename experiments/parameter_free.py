@@ -28,9 +28,11 @@ ORDERS = [None, *range(8)]
 
 
 def final_average_loss(learner, X, y, seed):
-    """(1/T) sum_t (w_t . x_t - y_t)^2, predicting before each update."""
-    trace = run(learner, np.float32(X), np.float32(y), seed).trace
-    return float(np.mean((np.asarray(trace.prediction, np.float64) - y[np.asarray(trace.index)]) ** 2))
+    """(1/T) sum_t (w_t . x_t - y_t)^2, predicting before each update, and the norm of the last weights."""
+    result = run(learner, np.float32(X), np.float32(y), seed)
+    trace = result.trace
+    loss = np.mean((np.asarray(trace.prediction, np.float64) - y[np.asarray(trace.index)]) ** 2)
+    return float(loss), float(np.linalg.norm(np.asarray(learner.weights(result.state), np.float64)))
 
 
 def main():
@@ -49,7 +51,8 @@ def main():
     free = {"cocob": coin.learner, **coin.compare}
     G = gradient_bound(Squared(), L2Ball(1.0), X, y)
     assert free["metagrad"].lipschitz >= G * (1 - 1e-3), f"MetaGrad's G must bound the data's, {G:.4f}"
-    losses = {name: [final_average_loss(lrn, X, y, s) for s in ORDERS] for name, lrn in {**picks, **free}.items()}
+    outcomes = {name: [final_average_loss(lrn, X, y, s) for s in ORDERS] for name, lrn in {**picks, **free}.items()}
+    losses = {name: [loss for loss, _ in runs] for name, runs in outcomes.items()}
     best, magic = np.mean(losses["ogd (1, 1)"]), losses["ogd (0.045, 0.3)"]
     rows = {}
     for name, values in losses.items():
@@ -58,6 +61,7 @@ def main():
             "mean": float(np.mean(values)),
             "ratio_to_ogd_1_1": float(np.mean(values) / best),
             "orders_below_ogd_0045_03": int(sum(v < m for v, m in zip(values, magic, strict=True))),
+            "last_weights_norm_stored_order": outcomes[name][0][1],
         }
     winner = min(free, key=lambda name: rows[name]["mean"])
     met = rows[winner]["ratio_to_ogd_1_1"] <= 1.05 and rows[winner]["orders_below_ogd_0045_03"] == len(ORDERS)

@@ -258,8 +258,24 @@ def metagrad_rate() -> str:
 
 
 def best_weights_norm() -> str:
+    """The norm of the best fixed weights of iris' stored order (the best 0-switch comparator)."""
     weights = record("iris_changing")["comparators"]["0"]["weights"]
     return f"{sum(w * w for w in weights[0]) ** 0.5:.2f}"
+
+
+def cocob_backprop_alpha() -> str:
+    return f"alpha = {_g(record('parameter_free')['learners']['cocob_backprop']['alpha'])}"
+
+
+def parameter_free_steps() -> str:
+    """Mechanic's and DoG's first steps, and how far DoG's weights get on the stored order."""
+    r = record("parameter_free")
+    cfg, dog = r["learners"], r["table"]["dog"]["last_weights_norm_stored_order"]
+    return (
+        f"{_g(cfg['mechanic']['s_init'])} and **DoG** its first step at {_g(cfg['dog']['r_epsilon'])}, and both grow "
+        f"the step about geometrically; {r['rounds']} rounds are not enough. DoG's weights reach a norm of only "
+        f"{dog:.2f} by the last round (the best fixed weights' is {best_weights_norm()})"
+    )
 
 
 def iris_changing() -> str:
@@ -449,7 +465,8 @@ BLOCKS = {
     "iris_sweep": iris_sweep,
     "parameter_free": parameter_free,
     "metagrad_rate": metagrad_rate,
-    "best_weights_norm": best_weights_norm,
+    "cocob_backprop_alpha": cocob_backprop_alpha,
+    "parameter_free_steps": parameter_free_steps,
     "iris_changing": iris_changing,
     "iris_changing_tracking": iris_changing_tracking,
     "experts_setup": experts_setup,

@@ -43,7 +43,9 @@ def test_every_experiment_has_a_record_and_a_readme_block():
 def test_readme_experiment_numbers_equal_the_records():
     assert reproduce.main(["--check"]) == 0
     for name, content in blocks(README, "exp").items():
-        assert content.strip() == tables.wrap(reproduce.BLOCKS[name]()), name
+        made = reproduce.BLOCKS[name]()
+        # a block on lines of its own is wrapped; one inside a sentence is written as it is
+        assert content.strip() == (tables.wrap(made) if content.startswith("\n") else made), name
 
 
 def test_polarity_numbers_come_from_its_record():
