@@ -1,12 +1,12 @@
 """Learning with expert advice: Hedge's regret against the best expert, with its bound.
 
-    python experiments/experts.py [--out experiments]
+    python experiments/experts.py [--out runs/experts] [--record PATH]
 
 Runs the learners of configs/experts.toml on each of its generated sequences (T rounds, N
-experts; the adaptive one generated against each learner) and draws OUT/figures/experts.png: the
+experts; the adaptive one generated against each learner) and draws OUT/experts.png: the
 regret R_t against the best expert of each prefix, with Hedge's bound ln N / eta + eta t / 8 for
-the tuned rate, which reaches sqrt(T ln N / 2) at T. Writes the numbers to
-OUT/records/experts.json.
+the tuned rate, which reaches sqrt(T ln N / 2) at T. Writes the numbers and the
+learners' settings to RECORD (default experiments/records/experts.json, committed).
 """
 
 import argparse
@@ -25,11 +25,13 @@ from ocolearn.regret import experts_regret, hedge_regret_bound
 from ocolearn.sequences import adaptive_experts_losses, experts_losses
 
 CONFIG = Path(__file__).resolve().parent.parent / "configs" / "experts.toml"
+RECORDS = Path(__file__).resolve().parent / "records"
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default="experiments")
+    parser.add_argument("--out", default="runs/experts")
+    parser.add_argument("--record", default=str(RECORDS / "experts.json"), help="the committed record of the numbers")
     args = parser.parse_args()
     study, learners = load_study(CONFIG)
     T, N, seed = int(study["rounds"]), int(study["experts"]), int(study["seed"])
@@ -38,6 +40,7 @@ def main():
     t = np.arange(1, T + 1)
     fig, axes = plt.subplots(1, len(study["sequences"]), figsize=(5 * len(study["sequences"]), 4), sharey=True)
     record = {"rounds": T, "experts": N, "tuned_eta": tuned.eta, "bound_at_T": bound[-1], "sequences": {}}
+    record["learners"] = {name: learner.to_config() for name, learner in learners.items()}
     for ax, kind in zip(np.atleast_1d(axes), study["sequences"], strict=True):
         rows = {}
         for name, learner in learners.items():
@@ -57,8 +60,8 @@ def main():
         ax.legend(fontsize=7)
         record["sequences"][kind] = rows
     np.atleast_1d(axes)[0].set_ylabel(r"regret $R_t$ against the best expert")
-    plots.save(fig, Path(args.out) / "figures" / "experts.png")
-    write_json(Path(args.out) / "records" / "experts.json", record)
+    plots.save(fig, Path(args.out) / "experts.png")
+    write_json(args.record, record)
     print(json.dumps(record, indent=2))
 
 

@@ -1,6 +1,6 @@
 """Changing environments on iris in its stored order (species shift at rows 50 and 100).
 
-    python experiments/iris_changing.py [--out experiments]
+    python experiments/iris_changing.py [--out runs/iris_changing] [--record PATH]
 
 From configs/iris_changing.toml: the best comparator sequences with at most k = 0..4 switches
 (where they switch), and for [learner] (FLH) and every [compare.*] learner, predicting before
@@ -8,7 +8,7 @@ each update, the regret against the best fixed weights (k = 0), against the best
 sequences, and the adaptive regret (the largest over any interval of 50 rounds, and over those
 starting after the warm-up of the first 50), all in the
 learners' loss 1/2 (w . x - y)^2 and against unconstrained comparators. Writes
-OUT/figures/iris_changing.png and OUT/records/iris_changing.json.
+OUT/iris_changing.png and RECORD (default experiments/records/iris_changing.json, committed).
 """
 
 import argparse
@@ -25,13 +25,18 @@ from ocolearn.experiment import load_data
 from ocolearn.io import write_json
 
 ROOT = Path(__file__).resolve().parent.parent
+RECORDS = ROOT / "experiments" / "records"
 SWITCHES = range(5)
 LENGTH = 50
+SPECIES = (0, 50, 100)  # first row of setosa, versicolor, virginica
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=str(ROOT / "experiments"))
+    parser.add_argument("--out", default="runs/iris_changing")
+    parser.add_argument(
+        "--record", default=str(RECORDS / "iris_changing.json"), help="the committed record of the numbers"
+    )
     args = parser.parse_args()
     experiment = load(ROOT / "configs" / "iris_changing.toml")
     X, y = load_data(experiment)
@@ -59,7 +64,7 @@ def main():
             f"adaptive_regret_{LENGTH}": float(windows.max()),
             "worst_interval_starts_at_round": int(np.argmax(windows)) + 1,
             f"adaptive_regret_{LENGTH}_after_round_50": float(windows[50:].max()),
-            "regret_on_each_species": [float(played[s : s + 50].sum() - costs[0][s, s + 50]) for s in (0, 50, 100)],
+            "regret_on_each_species": [float(played[s : s + 50].sum() - costs[0][s, s + 50]) for s in SPECIES],
         }
         curves[name] = (np.cumsum(played - best[2].losses), windows)
     # every learner starts from 0, so the first interval holds their warm-up: which one tracks the
@@ -67,13 +72,15 @@ def main():
     tracker = min(rows, key=lambda n: rows[n][f"adaptive_regret_{LENGTH}_after_round_50"])
     record = {
         "data": "iris, stored order (setosa 1-50, versicolor 51-100, virginica 101-150)",
+        "rounds": len(y),
+        "species_start_at_round": [s + 1 for s in SPECIES],
         "loss": "1/2 (w . x - y)^2 per round; comparators unconstrained, exact (segment least squares, DP)",
         "comparators": comparators,
         "learners": {name: learner.to_config() for name, learner in learners.items()},
         "regret": rows,
         "tracks_best": tracker,
     }
-    write_json(Path(args.out) / "records" / "iris_changing.json", record)
+    write_json(args.record, record)
 
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(7.5, 7), sharex=True)
     t = np.arange(1, len(y) + 1)
@@ -89,7 +96,7 @@ def main():
     top.set(ylabel="regret vs the best 2-switch sequence")
     top.set_title(f"iris, stored order: the best 2-switch comparator switches at rounds {switches}", fontsize=10)
     bottom.set(xlabel=f"t (bottom: first round of a {LENGTH}-round interval)", ylabel=f"regret on [t, t+{LENGTH})")
-    plots.save(fig, Path(args.out) / "figures" / "iris_changing.png")
+    plots.save(fig, Path(args.out) / "iris_changing.png")
 
     print("best k-switch comparators (segments start at round):")
     for k, c in comparators.items():

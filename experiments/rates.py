@@ -1,15 +1,16 @@
 """The textbook's two rates, measured: sqrt(T) regret on an adversarial sequence, log T on
 strongly convex and exp-concave losses, each with its bound.
 
-    python experiments/rates.py [--out experiments]
+    python experiments/rates.py [--out runs/rates] [--record PATH]
 
 Runs the learners of configs/rates.toml, each on M generated sequences of its kind
-(ocolearn/sequences.py) in one vmapped program, and draws OUT/figures/rates.png: the mean over
+(ocolearn/sequences.py) in one vmapped program, and draws OUT/rates.png: the mean over
 the sequences of R_t / sqrt(t) (OGD on the random-sign linear losses), of R_t / ln(t + 1) (OGD
 with 1/(lambda t) steps on strongly convex losses) and of R_t on a log t axis (ONS on exp-concave
 losses, where R_t = a ln t + b with b < 0, so that R_t / ln t approaches a from below), with OGD's
 eta/sqrt(t) steps for contrast; R_t against the best fixed point in hindsight of rounds
-1..t, each with its bound divided the same way. Writes the numbers to OUT/records/rates.json.
+1..t, each with its bound divided the same way. Writes the numbers, the study's sizes and the learners'
+settings to RECORD (default experiments/records/rates.json, committed).
 """
 
 import argparse
@@ -36,6 +37,7 @@ from ocolearn.regret import (
 from ocolearn.sequences import bounded_regression, random_signs
 
 CONFIG = Path(__file__).resolve().parent.parent / "configs" / "rates.toml"
+RECORDS = Path(__file__).resolve().parent / "records"
 
 
 def losses_of(learner, X, y):
@@ -78,7 +80,8 @@ def summary(t, mean_regret, bound, scale):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default="experiments")
+    parser.add_argument("--out", default="runs/rates")
+    parser.add_argument("--record", default=str(RECORDS / "rates.json"), help="the committed record of the numbers")
     args = parser.parse_args()
     study, learners = load_study(CONFIG)
     T, M, seed = int(study["rounds"]), int(study["sequences"]), int(study["seed"])
@@ -139,8 +142,10 @@ def main():
     ax.set_title(f"exp-concave, d = {d}: log T with ONS", fontsize=10)
     ax.legend(fontsize=7)
 
-    plots.save(fig, Path(args.out) / "figures" / "rates.png")
-    write_json(Path(args.out) / "records" / "rates.json", record)
+    record["study"] = dict(study)
+    record["learners"] = {name: learner.to_config() for name, learner in learners.items()}
+    plots.save(fig, Path(args.out) / "rates.png")
+    write_json(args.record, record)
     print(json.dumps(record, indent=2))
 
 

@@ -43,7 +43,9 @@ def test_every_experiment_has_a_record_and_a_readme_block():
 def test_readme_experiment_numbers_equal_the_records():
     assert reproduce.main(["--check"]) == 0
     for name, content in blocks(README, "exp").items():
-        assert content.strip() == tables.wrap(reproduce.BLOCKS[name]()), name
+        made = reproduce.BLOCKS[name]()
+        # a block on lines of its own is wrapped; one inside a sentence is written as it is
+        assert content.strip() == (tables.wrap(made) if content.startswith("\n") else made), name
 
 
 def test_polarity_numbers_come_from_its_record():
@@ -59,10 +61,13 @@ def test_readme_speed_numbers_equal_the_records():
     assert set(blocks(README, "bench")) == set(tables.BLOCKS)
 
 
-@pytest.mark.parametrize("kind", ["exp", "bench"])
-def test_the_check_fails_on_a_changed_number(kind):
-    """A README whose numbers were edited by hand (one digit changed) no longer passes."""
-    name, content = next((n, c) for n, c in blocks(README, kind).items() if re.search(r"\d", c))
+@pytest.mark.parametrize(
+    ("kind", "name"),
+    [(kind, name) for kind in ("exp", "bench") for name, c in blocks(README, kind).items() if re.search(r"\d", c)],
+)
+def test_the_check_fails_on_a_changed_number(kind, name):
+    """A README whose numbers were edited by hand (one digit changed, in any block) no longer passes."""
+    content = blocks(README, kind)[name]
     digit = re.search(r"\d", content)
     changed = content[: digit.start()] + str((int(digit.group()) + 1) % 10) + content[digit.end() :]
     edited = README.replace(f"<!-- {kind}:{name} -->{content}", f"<!-- {kind}:{name} -->{changed}", 1)
