@@ -116,6 +116,9 @@ def iris_adaptive() -> str:
     best_ogd = min(ogd, key=ogd.get)
     worst_ogd = max(ogd, key=ogd.get)
     best_hp = hp[best_ogd]
+    tuned = max(loss["adagrad"], loss["nag"], loss["ons"])
+    relation = "below" if tuned < ogd[best_ogd] else "against"
+    worst = worst_ogd.removeprefix("ogd ")
 
     def eta(name, key):
         return f"{key} {hp[name][key]:g}"
@@ -123,9 +126,9 @@ def iris_adaptive() -> str:
     return (
         f"On the post's task (stored order, predict then update) AdaGrad ({eta('adagrad', 'eta')}), NAG "
         f"({eta('nag', 'eta')}) and ONS ({eta('ons', 'gamma')}) end at {loss['adagrad']:.3f}, {loss['nag']:.3f} and "
-        f"{loss['ons']:.3f}; the best of the post's three OGD settings ({ogd[best_ogd]:.3f}, eta = "
+        f"{loss['ons']:.3f}, {relation} the best of the post's three OGD settings ({ogd[best_ogd]:.3f}, eta = "
         f"{best_hp['schedule']['eta']:g} and lambda = {best_hp['projection']['radius']:g}: with a prediction made "
-        f"before the update the {worst_ogd.removeprefix('ogd ')} setting is the worst, {ogd[worst_ogd]:.3f}). These "
+        f'before the update the "{worst}" setting is the worst, {ogd[worst_ogd]:.3f}). These '
         f"three were given rates; the KT coin bettor, given nothing, ends at {loss['coin_betting']:.3f}: it leads "
         "for the first 100 rounds, then is slow to follow the switch to virginica."
     )
