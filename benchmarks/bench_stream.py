@@ -3,7 +3,8 @@
 per second and peak memory; and the svmlight parser's throughput.
 
     python benchmarks/bench_stream.py [--rows 4500000] [--small-rows 1125000] [--repeats 5]
-                                      [--only ocolearn,vw,sklearn] [--scratch benchmarks/scratch]
+                                      [--only ocolearn,vw,sklearn [--keep-earlier]]
+                                      [--scratch benchmarks/scratch]
                                       [--out benchmarks/records]
 
 The files (about 2 GB and 0.5 GB: rows of 50 distinct hashed features out of 2^20 with
@@ -24,10 +25,11 @@ text file itself (loading counted on every side), and its peak resident memory i
 - scikit-learn: ``load_svmlight_file`` then ``SGDClassifier(loss="hinge")`` for one epoch
   through ``fit``.
 
-``--only ocolearn`` leaves out VW and scikit-learn (a quick run: the record then has no
-comparison). The parser: megabytes per second of ocolearn's compiled svmlight parser (one
-thread) and of its line-by-line Python reference parser, on prefixes of the small file, in this
-process. Writes ``OUT/stream_cpu.json``.
+``--only ocolearn`` leaves out VW and scikit-learn (a quick run); with ``--keep-earlier`` the
+left-out runs' results are kept from the record already in OUT (same ``--rows``), marked with
+that record's date: the table then compares medians only. The parser: megabytes per second of
+ocolearn's compiled svmlight parser (one thread) and of its line-by-line Python reference
+parser, on prefixes of the small file, in this process. Writes ``OUT/stream_cpu.json``.
 """
 
 from __future__ import annotations
@@ -170,6 +172,23 @@ def sklearn_code(path):
 TOOLS = ("ocolearn", "vw", "sklearn")
 
 
+def kept_results(path, runs, rows) -> list[dict]:
+    """The results in the record at ``path`` of runs not in ``runs`` (on a file of ``rows`` rows),
+    each marked ``earlier`` with its record's date, command and commit: they were not measured in
+    the same rounds."""
+    if not path.exists():
+        return []
+    old = json.loads(path.read_text())
+    if old["params"]["rows"] != rows:
+        raise SystemExit(f"bench_stream: error: --keep-earlier: {path} is for {old['params']['rows']:,} rows")
+    mark = {"date": old["date"], "command": old["command"], "ocolearn": old["versions"]["ocolearn"]}
+    return [
+        {**r, "earlier": r.get("earlier", mark)}
+        for r in old["results"]
+        if r["name"] not in runs and not r["name"].startswith("ocolearn")
+    ]
+
+
 def tools(text: str) -> set[str]:
     names = set(text.split(","))
     if not names <= set(TOOLS):
@@ -183,6 +202,11 @@ def main():
     parser.add_argument("--small-rows", type=int, default=1_125_000, help="rows of the small file (default 1,125,000)")
     parser.add_argument("--only", type=tools, default=set(TOOLS), help="tools to run (default ocolearn,vw,sklearn)")
     parser.add_argument("--scratch", type=Path, default=SCRATCH, help="folder of the generated files (reused)")
+    parser.add_argument(
+        "--keep-earlier",
+        action="store_true",
+        help="with --only: keep the left-out runs' results from OUT/stream_cpu.json, marked with that run's date",
+    )
     args = parser.parse_args()
     start = time.perf_counter()
     scratch = args.scratch
@@ -218,6 +242,7 @@ def main():
     if "sklearn" in args.only:
         runs["scikit-learn load_svmlight_file + SGDClassifier (fit)"] = (args.rows, sklearn_code(big_svm), None)
     peaks = {name: [] for name in runs}
+    earlier = kept_results(args.out / "stream_cpu.json", runs, args.rows) if args.keep_earlier else []
 
     def timed(name, code, env):
         def once() -> float:
@@ -231,7 +256,7 @@ def main():
         results = [
             {"name": name, "rows": n, "seconds": seconds[name], "peak_mb": peaks[name]}
             for name, (n, _, _) in runs.items()
-        ]
+        ] + earlier
         record.data["repeats"] = len(seconds[next(iter(runs))])
         record.save(
             file_gb=big_svm.stat().st_size / 1e9,

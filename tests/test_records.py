@@ -7,6 +7,7 @@ renders the marked blocks again; it reruns no experiment and no benchmark.
 import importlib.util
 import json
 import re
+import statistics
 from pathlib import Path
 
 import pytest
@@ -95,6 +96,15 @@ def test_stream_table_shows_predict_and_test_and_a_run_without_vw(monkeypatch):
     assert "all three count parsing the text" in table
     train_peak = sorted(train["peak_mb"])[len(train["peak_mb"]) // 2]
     assert f"`predict` {600 / train_peak:.2f}x and `test` {300 / train_peak:.2f}x" in tables.stream_targets()
+
+    mark = {"date": "2026-01-02T00:00:00Z", "command": "python benchmarks/bench_stream.py", "ocolearn": "abc"}
+    kept = [r if r["name"].startswith("ocolearn") else {**r, "earlier": mark} for r in record["results"]]
+    record["results"] = kept  # as ``--only ocolearn --keep-earlier`` saves them
+    vw = next(r for r in kept if r["name"].startswith("Vowpal Wabbit, defaults"))
+    ratio = (train["rows"] / statistics.median(train["seconds"])) / (vw["rows"] / statistics.median(vw["seconds"]))
+    assert f"| Vowpal Wabbit, defaults, text (earlier run, 2026-01-02) | {vw['rows']:,} |" in tables.stream_table()
+    assert f"{ratio:.2f}x (medians only)" in tables.stream_table()
+    assert f"ocolearn is {ratio:.2f}x its speed: the target is" in tables.stream_targets()
 
     record["results"] = [r for r in record["results"] if r["name"].startswith("ocolearn")]
     assert "Vowpal" not in tables.stream_table().split("|---|")[-1]
