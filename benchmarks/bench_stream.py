@@ -1,17 +1,22 @@
-"""End to end from text: ``ocolearn train`` (Pegasos, streamed) against Vowpal Wabbit and
-scikit-learn on a generated svmlight file, with rows per second and peak memory; and the
-svmlight parser's throughput.
+"""End to end from text: ``ocolearn train`` (Pegasos, streamed), ``ocolearn predict`` and
+``ocolearn test`` against Vowpal Wabbit and scikit-learn on a generated svmlight file, with rows
+per second and peak memory; and the svmlight parser's throughput.
 
     python benchmarks/bench_stream.py [--rows 4500000] [--small-rows 1125000] [--repeats 5]
+                                      [--only ocolearn,vw,sklearn [--keep-earlier]]
+                                      [--scratch benchmarks/scratch]
                                       [--out benchmarks/records]
 
 The files (about 2 GB and 0.5 GB: rows of 50 distinct hashed features out of 2^20 with
 counts 1 to 3 as values, as hashed words would have; labels +-1 from a hidden linear rule)
-are generated once into benchmarks/scratch/. Each tool runs in its own process, timed from
-start to finish, reading and parsing the text file itself (loading counted on every side), and
-its peak resident memory is the process's ``ru_maxrss``. Repeats alternate between the runs:
+are generated once into the scratch folder and reused by later runs (the VW twin only when VW
+runs). Each tool runs in its own process, timed from start to finish, reading and parsing the
+text file itself (loading counted on every side), and its peak resident memory is the process's
+``ru_maxrss``. Repeats alternate between the runs:
 
 - ocolearn: ``ocolearn train --learner pegasos --bits 20 --labels=-1,1`` (streamed in chunks);
+  ``ocolearn predict MODEL FILE --out PRED`` and ``ocolearn test MODEL FILE`` on the same file,
+  with a model trained (untimed, before the rounds) on the small file;
 - Vowpal Wabbit with its defaults: ``vw -d FILE.vw --loss_function hinge -b 20`` on the same rows
   in VW's text format (``label |f index:value ...``): its adaptive, normalized, invariant update
   with a constant feature;
@@ -20,17 +25,21 @@ its peak resident memory is the process's ``ru_maxrss``. Repeats alternate betwe
 - scikit-learn: ``load_svmlight_file`` then ``SGDClassifier(loss="hinge")`` for one epoch
   through ``fit``.
 
-The parser: megabytes per second of ocolearn's compiled svmlight parser (one thread) and of its
-line-by-line Python reference parser, on prefixes of the small file, in this process.
-Writes ``OUT/stream_cpu.json``.
+``--only ocolearn`` leaves out VW and scikit-learn (a quick run); with ``--keep-earlier`` the
+left-out runs' results are kept from the record already in OUT (same ``--rows``), marked with
+that record's date: the table then compares medians only. The parser: megabytes per second of
+ocolearn's compiled svmlight parser (one thread) and of its line-by-line Python reference
+parser, on prefixes of the small file, in this process. Writes ``OUT/stream_cpu.json``.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numba
 import numpy as np
@@ -74,15 +83,16 @@ def _write_rows(indices, values, labels, out, vw):
     return p
 
 
-def generate(rows, name, seed=0, block=200_000):
-    """The svmlight file and its VW twin, made once."""
-    svm, vw = SCRATCH / f"{name}.svm", SCRATCH / f"{name}.vw"
-    if svm.exists() and vw.exists():
-        return svm, vw
-    SCRATCH.mkdir(parents=True, exist_ok=True)
+def generate(rows, path, vw=False, seed=0, block=200_000):
+    """The svmlight file (or with ``vw`` its twin in VW's format: the same rows, as the same seed
+    draws them), made once: an existing file is reused."""
+    if path.exists():
+        return path
+    path.parent.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
     w = rng.standard_normal(1 << BITS)
-    with open(svm, "wb") as f, open(vw, "wb") as g:
+    tmp = path.with_name(path.name + ".tmp")  # renamed when complete: a killed run leaves no short file
+    with open(tmp, "wb") as f:
         for start in range(0, rows, block):
             n = min(block, rows - start)
             # sorted draws plus 0..NNZ-1: strictly increasing, so distinct, and below 2^20
@@ -90,10 +100,10 @@ def generate(rows, name, seed=0, block=200_000):
             counts = rng.integers(1, 4, (n, NNZ))
             labels = np.where((w[idx] * counts).sum(axis=1) > 0, 1, -1).astype(np.int64)
             out = np.empty(n * (NNZ * 12 + 8), np.uint8)
-            for target, is_vw in ((f, False), (g, True)):
-                used = _write_rows(idx, counts, labels, out, is_vw)
-                target.write(out[:used].tobytes())
-    return svm, vw
+            used = _write_rows(idx, counts, labels, out, vw)
+            f.write(out[:used].tobytes())
+    tmp.replace(path)
+    return path
 
 
 def measure(code: str, env=None):
@@ -109,10 +119,15 @@ def measure(code: str, env=None):
     return json.loads(out.strip().splitlines()[-1])
 
 
-def ocolearn_code(path):
-    args = ["train", str(path), "--learner", "pegasos", "--set", f"lam={LAM}", "--bits", str(BITS), "--labels=-1,1"]
-    args += ["--model", str(SCRATCH / "stream_model.npz"), "--quiet"]
-    return f"from ocolearn.cli import main; main({args!r})"
+def ocolearn_code(*args):
+    return f"from ocolearn.cli import main; main({[str(a) for a in args]!r})"
+
+
+def train_code(path, model):
+    return ocolearn_code(
+        "train", path, "--learner", "pegasos", "--set", f"lam={LAM}", "--bits", BITS, "--labels=-1,1",
+        "--model", model, "--quiet",
+    )  # fmt: skip
 
 
 def vw_code(path, settings=""):
@@ -129,7 +144,7 @@ VW_PEGASOS = f"--sgd --noconstant --l2 {LAM} -l {1 / LAM:g} --power_t 1"
 def parser_runs(path, compiled_mb=64, python_mb=4):
     """Timed callables parsing a prefix of ``path`` (cut at a line end) with the compiled parser
     and with the line-by-line Python reference; their sizes in bytes."""
-    from ocolearn.data.sparse_text import parse_svmlight, svmlight_lines
+    from ocolearn.data.svmlight import parse_svmlight, svmlight_lines
 
     with open(path, "rb") as f:
         data = f.read(compiled_mb << 20)
@@ -154,30 +169,80 @@ def sklearn_code(path):
     )
 
 
+TOOLS = ("ocolearn", "vw", "sklearn")
+
+
+def kept_results(path, runs, rows) -> list[dict]:
+    """The results in the record at ``path`` of runs not in ``runs`` (on a file of ``rows`` rows),
+    each marked ``earlier`` with its record's date, command and commit: they were not measured in
+    the same rounds."""
+    if not path.exists():
+        return []
+    old = json.loads(path.read_text())
+    if old["params"]["rows"] != rows:
+        raise SystemExit(f"bench_stream: error: --keep-earlier: {path} is for {old['params']['rows']:,} rows")
+    mark = {"date": old["date"], "command": old["command"], "ocolearn": old["versions"]["ocolearn"]}
+    return [
+        {**r, "earlier": r.get("earlier", mark)}
+        for r in old["results"]
+        if r["name"] not in runs and not r["name"].startswith("ocolearn")
+    ]
+
+
+def tools(text: str) -> set[str]:
+    names = set(text.split(","))
+    if not names <= set(TOOLS):
+        raise argparse.ArgumentTypeError(f"{text!r}: a comma-separated subset of {','.join(TOOLS)}")
+    return names
+
+
 def main():
     parser = options(__doc__)
-    parser.add_argument("--rows", type=int, default=4_500_000)
-    parser.add_argument("--small-rows", type=int, default=1_125_000)
+    parser.add_argument("--rows", type=int, default=4_500_000, help="rows of the big file (default 4,500,000: 2 GB)")
+    parser.add_argument("--small-rows", type=int, default=1_125_000, help="rows of the small file (default 1,125,000)")
+    parser.add_argument("--only", type=tools, default=set(TOOLS), help="tools to run (default ocolearn,vw,sklearn)")
+    parser.add_argument("--scratch", type=Path, default=SCRATCH, help="folder of the generated files (reused)")
+    parser.add_argument(
+        "--keep-earlier",
+        action="store_true",
+        help="with --only: keep the left-out runs' results from OUT/stream_cpu.json, marked with that run's date",
+    )
     args = parser.parse_args()
     start = time.perf_counter()
+    scratch = args.scratch
     record = Record("stream", args.out, args.repeats, rows=args.rows, small_rows=args.small_rows, bits=BITS, lam=LAM)
-    big_svm, big_vw = generate(args.rows, f"stream_{args.rows}")
-    small_svm, _ = generate(args.small_rows, f"stream_{args.small_rows}")
+    big_svm = generate(args.rows, scratch / f"stream_{args.rows}.svm")
+    small_svm = generate(args.small_rows, scratch / f"stream_{args.small_rows}.svm")
+    big_vw = generate(args.rows, scratch / f"stream_{args.rows}.vw", vw=True) if "vw" in args.only else None
+    print(f"files ready ({time.perf_counter() - start:.0f} s)", flush=True)
 
     parsers = parser_runs(small_svm)
     seconds = alternate({name: fn for name, (_, fn) in parsers.items()}, args.repeats)
     parsing = [{"name": name, "bytes": size, "seconds": seconds[name]} for name, (size, _) in parsers.items()]
 
-    measure(ocolearn_code(small_svm))  # fills the compilation cache for the chunk shape
-    runs = {
-        "ocolearn train (Pegasos, streamed)": (args.rows, ocolearn_code(big_svm), None),
-        "ocolearn train, compiling afresh": (args.rows, ocolearn_code(big_svm), {"OCOLEARN_CACHE": "0"}),
-        f"ocolearn train, {args.small_rows:,} rows": (args.small_rows, ocolearn_code(small_svm), None),
-        "Vowpal Wabbit, defaults, text": (args.rows, vw_code(big_vw), None),
-        "Vowpal Wabbit, closest to Pegasos, text": (args.rows, vw_code(big_vw, VW_PEGASOS), None),
-        "scikit-learn load_svmlight_file + SGDClassifier (fit)": (args.rows, sklearn_code(big_svm), None),
-    }
+    model, trained = scratch / "stream_model.npz", scratch / "stream_predict_model.npz"
+    # fills the compilation cache for the chunk shape; the model predict and test use
+    measure(train_code(small_svm, trained))
+    runs = {}
+    if "ocolearn" in args.only:
+        runs = {
+            "ocolearn train (Pegasos, streamed)": (args.rows, train_code(big_svm, model), None),
+            "ocolearn predict (streamed, to a file)": (
+                args.rows,
+                ocolearn_code("predict", trained, big_svm, "--out", scratch / "stream_predictions.txt"),
+                None,
+            ),
+            "ocolearn test (streamed, error rate)": (args.rows, ocolearn_code("test", trained, big_svm), None),
+            "ocolearn train, compiling afresh": (args.rows, train_code(big_svm, model), {"OCOLEARN_CACHE": "0"}),
+            f"ocolearn train, {args.small_rows:,} rows": (args.small_rows, train_code(small_svm, model), None),
+        }
+    if "vw" in args.only:
+        runs["Vowpal Wabbit, defaults, text"] = (args.rows, vw_code(big_vw), None)
+        runs["Vowpal Wabbit, closest to Pegasos, text"] = (args.rows, vw_code(big_vw, VW_PEGASOS), None)
+    if "sklearn" in args.only:
+        runs["scikit-learn load_svmlight_file + SGDClassifier (fit)"] = (args.rows, sklearn_code(big_svm), None)
     peaks = {name: [] for name in runs}
+    earlier = kept_results(args.out / "stream_cpu.json", runs, args.rows) if args.keep_earlier else []
 
     def timed(name, code, env):
         def once() -> float:
@@ -191,7 +256,7 @@ def main():
         results = [
             {"name": name, "rows": n, "seconds": seconds[name], "peak_mb": peaks[name]}
             for name, (n, _, _) in runs.items()
-        ]
+        ] + earlier
         record.data["repeats"] = len(seconds[next(iter(runs))])
         record.save(
             file_gb=big_svm.stat().st_size / 1e9,

@@ -7,6 +7,7 @@ renders the marked blocks again; it reruns no experiment and no benchmark.
 import importlib.util
 import json
 import re
+import statistics
 from pathlib import Path
 
 import pytest
@@ -75,3 +76,41 @@ def test_the_check_fails_on_a_changed_number(kind, name):
     fill = reproduce.fill if kind == "exp" else (lambda text: tables.fill(text, tables.BLOCKS))
     assert fill(edited) != edited
     assert fill(README) == README
+
+
+def test_stream_table_shows_predict_and_test_and_a_run_without_vw(monkeypatch):
+    """A stream record with ``predict`` and ``test`` runs shows their rows/s and peak memory next to
+    train's; one made with ``--only ocolearn`` renders and says the targets need every run."""
+    record = json.loads((ROOT / "benchmarks" / "records" / "stream_cpu.json").read_text())
+    train = record["results"][0]
+    n = len(train["seconds"])
+    extra = [
+        {
+            "name": "ocolearn predict (streamed, to a file)",
+            "rows": 4_000_000,
+            "seconds": [40.0] * n,
+            "peak_mb": [600.0],
+        },
+        {"name": "ocolearn test (streamed, error rate)", "rows": 4_000_000, "seconds": [50.0] * n, "peak_mb": [300.0]},
+    ]
+    record["results"] = [train, *extra, *record["results"][1:]]
+    monkeypatch.setattr(tables, "load", lambda name, device="cpu": record)
+    table = tables.stream_table()
+    assert "| ocolearn predict (streamed, to a file) | 4,000,000 | 40.0 | 100 k |  | 600 MB |" in table
+    assert "| ocolearn test (streamed, error rate) | 4,000,000 | 50.0 | 80 k |  | 300 MB |" in table
+    assert "all three count parsing the text" in table
+    train_peak = sorted(train["peak_mb"])[len(train["peak_mb"]) // 2]
+    assert f"`predict` {600 / train_peak:.2f}x and `test` {300 / train_peak:.2f}x" in tables.stream_targets()
+
+    mark = {"date": "2026-01-02T00:00:00Z", "command": "python benchmarks/bench_stream.py", "ocolearn": "abc"}
+    kept = [r if r["name"].startswith("ocolearn") else {**r, "earlier": mark} for r in record["results"]]
+    record["results"] = kept  # as ``--only ocolearn --keep-earlier`` saves them
+    vw = next(r for r in kept if r["name"].startswith("Vowpal Wabbit, defaults"))
+    ratio = (train["rows"] / statistics.median(train["seconds"])) / (vw["rows"] / statistics.median(vw["seconds"]))
+    assert f"| Vowpal Wabbit, defaults, text (earlier run, 2026-01-02) | {vw['rows']:,} |" in tables.stream_table()
+    assert f"{ratio:.2f}x (medians only)" in tables.stream_table()
+    assert f"ocolearn is {ratio:.2f}x its speed: the target is" in tables.stream_targets()
+
+    record["results"] = [r for r in record["results"] if r["name"].startswith("ocolearn")]
+    assert "Vowpal" not in tables.stream_table().split("|---|")[-1]
+    assert "need every run" in tables.stream_targets()
