@@ -60,6 +60,15 @@ class Identity(Projection, name="identity"):
         return w
 
 
+def sum_of_squares(v):
+    """``||v||^2`` as the product of ``v * v`` with a constant vector of ones. Not ``jnp.sum``:
+    under ``vmap`` XLA:CPU orders a reduction differently for different batch sizes, and a
+    sweep in chunks must give the whole sweep's bits; a product with an unbatched operand is
+    the form ``dot(w, x)`` takes in a sweep, which does not."""
+    flat = v.reshape(-1)
+    return (flat * flat) @ jnp.ones(flat.shape, flat.dtype)
+
+
 def step_norm(ww, a, wx, xx):
     """``||w + a x||`` from ``ww = ||w||^2``, ``wx = w . x`` and ``xx = ||x||^2``, in O(1):
     relative to ``m = max(1, ||w||, |a| ||x||)``, so a huge step cannot overflow (and small ones
@@ -93,7 +102,7 @@ class L2Ball(Projection, name="l2_ball"):
         Each round's error is now that of one float32 sum, and does not add up."""
         f = jnp.minimum(1.0, self.radius / jnp.maximum(step_norm(ww, a, wx, sqnorm(x)), jnp.finfo(w.dtype).tiny))
         new = add_scaled(f * w, f * a, x)
-        return new, jnp.sum(new * new)
+        return new, sum_of_squares(new)
 
     def in_norm(self, v, h, iterations=64):
         """``u_i = h_i v_i / (h_i + mu)`` with the ``mu >= 0`` at which ``||u|| = radius`` (the

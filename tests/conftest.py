@@ -9,6 +9,8 @@ import ocolearn  # noqa: F401  (first: sets XLA's CPU flags before JAX starts)
 settings.register_profile(
     "ocolearn", deadline=None, derandomize=True, max_examples=60, suppress_health_check=[HealthCheck.too_slow]
 )
+# Fewer examples for mutation testing (``HYPOTHESIS_PROFILE=mutation``), which reruns tests per mutant.
+settings.register_profile("mutation", parent=settings.get_profile("ocolearn"), max_examples=10)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ocolearn"))
 
 

@@ -6,6 +6,7 @@ import gzip
 import io
 import lzma
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -160,11 +161,27 @@ def test_sigkill_midway_then_resume_gives_the_uninterrupted_model(tmp_path):
     assert all(p.name.startswith(".") for p in tmp_path.iterdir() if p.name.endswith(".tmp"))
 
 
-def test_train_file_streams_and_predicts_like_the_in_memory_model(tmp_path):
-    path = write(tmp_path, svmlight_text(n=400, labels=("1", "2", "3")))
-    model = train_file("mira", [], path, passes=4, chunk_rows=50, stop_early=True)
-    assert model.labels == ["1", "2", "3"] and model.w.shape == (3, 40)
-    assert len(model.settings["mistakes_per_pass"]) <= 4 and model.settings["rounds"] > 0
+@pytest.mark.parametrize(
+    "name, overrides, labels", [("mira", [], ("1", "2", "3")), ("pegasos", ["project=true"], ("-1", "1")),
+                                ("winnow", [], ("-1", "1"))]
+)  # fmt: skip
+def test_train_file_streams_and_predicts_like_the_in_memory_model(tmp_path, name, overrides, labels):
+    from ocolearn.model import build_learner, predict, read_data, scores, train
+
+    text = svmlight_text(n=400, labels=labels)
+    if name == "winnow":  # {0, 1} features, so that w . x can tie with the threshold
+        text = re.sub(r":\S+", ":1", re.sub(r"#.*", "", text))
+    path = write(tmp_path, text)
+    streamed = train_file(name, overrides, path, passes=4, chunk_rows=50, stop_early=True, dim=40)
+    data = read_data(path, "svmlight", dim=40)
+    in_memory = train(build_learner(name, overrides, len(labels)), data, passes=4, stop_early=True)
+    assert streamed.labels == in_memory.labels == list(labels)
+    assert streamed.settings["mistakes_per_pass"] == in_memory.settings["mistakes_per_pass"]
+    np.testing.assert_allclose(streamed.w, in_memory.w, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(streamed.offset, in_memory.offset)
+    np.testing.assert_allclose(scores(streamed, data.X), scores(in_memory, data.X), rtol=1e-6, atol=1e-6)
+    assert predict(streamed, data.X) == predict(in_memory, data.X)
+    assert len(streamed.settings["mistakes_per_pass"]) <= 4 and streamed.settings["rounds"] > 0
 
 
 def test_progress_prints_plain_lines_off_a_terminal_and_nothing_when_quiet():

@@ -11,7 +11,7 @@ from ocolearn.features import Sparse, add_scaled, dot, sqnorm
 from ocolearn.learners.base import Learner
 from ocolearn.losses import Hinge
 from ocolearn.parts import hyper
-from ocolearn.projections import step_norm
+from ocolearn.projections import step_norm, sum_of_squares
 
 FOLD_BELOW = 1e-4  # fold the scale into W when it falls below this (keeps W's magnitude bounded)
 
@@ -93,14 +93,14 @@ class Pegasos(Learner, name="pegasos", static=("project",)):
         sparse ones only when the scale is small or every ``tidy_every`` rounds (``lax.cond``),
         which bounds the drift to that of 1,024 rounds."""
         state = self.tidy(state)
-        return state._replace(sqnorm=state.scale * state.scale * jnp.sum(state.w * state.w))
+        return state._replace(sqnorm=state.scale * state.scale * sum_of_squares(state.w))
 
     def unscaled(self, state):
         return state._replace(w=state.scale * state.w, scale=jnp.ones_like(state.scale))
 
     def mix(self, state):
         """After averaging unscaled states: ``||w||^2`` of the average."""
-        return state._replace(sqnorm=state.scale * state.scale * jnp.sum(state.w * state.w))
+        return state._replace(sqnorm=state.scale * state.scale * sum_of_squares(state.w))
 
     def tidy(self, state):
         """Where the scale is below ``FOLD_BELOW``: ``W <- 2^e W``, ``scale <- scale / 2^e``
