@@ -21,12 +21,11 @@ from __future__ import annotations
 import argparse
 import os
 import time
-import warnings
 
 import jax
 import jax.numpy as jnp
 import numpy as np
-from bench_classifiers import D_SPARSE, LAM, NNZ, sparse_data
+from bench_classifiers import D_SPARSE, LAM, NNZ, sklearn_fit, sparse_data
 
 import ocolearn  # noqa: F401  (first: XLA's CPU flags)
 from ocolearn import MIRA, AdaGrad, Hinge, PassiveAggressive, Pegasos, Perceptron, Sparse, run
@@ -69,15 +68,6 @@ def numba_floor(idx, val):
         return w
 
     return lambda: loop(idx, val)
-
-
-def sklearn_fit(model, X, y):
-    def fit():
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # one epoch does not "converge"
-            model.fit(X, y)
-
-    return fit
 
 
 def main():
