@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import jax
@@ -107,7 +108,7 @@ class SketchedONS(Learner, name="sketched_ons", static=("sketch_size",)):
     epsilon: float = hyper(1.0, gt=0)
     sketch_size: int = hyper(10, ge=1, integer=True)
     loss: Loss = Squared()
-    C: float = hyper(1.0, gt=0)
+    C: float = hyper(1.0, gt=0, also=(math.inf,))  # inf: no K_t projection
 
     def init(self, num_features):
         B = jnp.zeros((self.sketch_size, num_features), jnp.float32)
