@@ -84,7 +84,7 @@ VARIANTS = {
     "one_vs_rest_pegasos_projected": OneVsRest(Pegasos(0.1, True), 3),
 }
 CASES = {**defaults(), **VARIANTS}
-EXPENSIVE = {"ons_l2", "sketched_ons", "sketched_ons_shrinking"}  # an eigendecomposition every round
+EXPENSIVE = {"ons_l2", "sketched_ons", "sketched_ons_shrinking", "metagrad", "flh"}  # d x d solves every round
 
 
 def task(learner):
