@@ -144,3 +144,13 @@ def test_the_diagonal_norm_projection_exists_for_separable_sets_and_the_ball_onl
     for projection in (L1Ball(1.0), Simplex(1.0)):
         with pytest.raises(NotImplementedError, match=f"^the {projection.name} projection has no diagonal-norm form"):
             projection.in_norm(v, h)
+
+
+def test_the_l2_ball_leaves_its_inside_alone():
+    # Killed mutants: factors min(2, r / ||w||) in the projection and in its one-pass update.
+    assert L2Ball().radius == 1.0
+    w, x = jnp.array([0.3, -0.4]), jnp.array([1.0, 2.0])
+    np.testing.assert_array_equal(L2Ball(1.5)(w), w)
+    new, sqnorm = L2Ball(1.5).update(w, jnp.float32(0.1), x, w @ x, w @ w)
+    np.testing.assert_allclose(new, w + 0.1 * x, rtol=1e-6)
+    assert float(sqnorm) == pytest.approx(float((w + 0.1 * x) @ (w + 0.1 * x)), rel=1e-6)
