@@ -123,3 +123,34 @@ def test_update_is_the_projection_of_the_step(projection, pair, a):
     np.testing.assert_allclose(new, expected, rtol=2e-5, atol=1e-5 * (1 + np.abs(expected).max()))
     if projection.name == "l2_ball":
         assert float(sqnorm) == pytest.approx(float(np.sum(np.asarray(new, np.float64) ** 2)), rel=1e-4, abs=1e-6)
+
+
+def test_projections_are_found_by_their_names():
+    assert Projection.registry == {
+        "identity": Identity,
+        "l2_ball": L2Ball,
+        "l1_ball": L1Ball,
+        "simplex": Simplex,
+        "box": Box,
+        "non_negative": NonNegative,
+    }
+
+
+def test_the_diagonal_norm_projection_exists_for_separable_sets_and_the_ball_only():
+    v, h = jnp.array([3.0, -1.0, 0.5]), jnp.array([1.0, 4.0, 0.25])
+    np.testing.assert_array_equal(Identity().in_norm(v, h), v)
+    np.testing.assert_array_equal(Box(-0.5, 0.25).in_norm(v, h), [0.25, -0.5, 0.25])
+    np.testing.assert_array_equal(NonNegative().in_norm(v, h), [3.0, 0.0, 0.5])
+    for projection in (L1Ball(1.0), Simplex(1.0)):
+        with pytest.raises(NotImplementedError, match=f"^the {projection.name} projection has no diagonal-norm form"):
+            projection.in_norm(v, h)
+
+
+def test_the_l2_ball_leaves_its_inside_alone():
+    # Killed mutants: factors min(2, r / ||w||) in the projection and in its one-pass update.
+    assert L2Ball().radius == 1.0
+    w, x = jnp.array([0.3, -0.4]), jnp.array([1.0, 2.0])
+    np.testing.assert_array_equal(L2Ball(1.5)(w), w)
+    new, sqnorm = L2Ball(1.5).update(w, jnp.float32(0.1), x, w @ x, w @ w)
+    np.testing.assert_allclose(new, w + 0.1 * x, rtol=1e-6)
+    assert float(sqnorm) == pytest.approx(float((w + 0.1 * x) @ (w + 0.1 * x)), rel=1e-6)
