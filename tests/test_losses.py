@@ -143,3 +143,44 @@ def test_the_derived_bound_gives_the_regret_bound_its_G():
     X, y = rng.normal(size=(30, 3)), rng.normal(size=30)
     squared = FunctionLoss(lambda p, y: 0.5 * (p - y) ** 2)
     assert gradient_bound(squared, L2Ball(2.0), X, y) == pytest.approx(gradient_bound(Squared(), L2Ball(2.0), X, y))
+
+
+# Values and derivatives at the kinks and on each side of them, written out by hand: a threshold
+# moved (``< 1`` to ``<= 1`` or ``< 2``, ``<= 0`` to ``< 0``) or a floor changed (``max(1, .)``)
+# changes one of these numbers (mutation testing found such mutants surviving the gradient checks).
+KINKS = [
+    # loss, prediction p, target y, value, derivative
+    (Hinge(), 0.5, 1.0, 0.5, -1.0),
+    (Hinge(), 1.0, 1.0, 0.0, 0.0),  # at the kink: 0, as the docstring says
+    (Hinge(), 1.5, 1.0, 0.0, 0.0),
+    (Hinge(), -1.5, -1.0, 0.0, 0.0),
+    (Hinge(), -0.5, -1.0, 0.5, 1.0),
+    (PerceptronLoss(), 0.5, 1.0, 0.0, 0.0),
+    (PerceptronLoss(), 0.0, 1.0, 0.0, -1.0),  # a score of 0 is a mistake: the Perceptron's update
+    (PerceptronLoss(), -2.0, 1.0, 2.0, -1.0),
+    (PerceptronLoss(), 2.0, -1.0, 2.0, 1.0),
+    (EpsilonInsensitive(), 0.5, 0.0, 0.4, 1.0),  # the default tube is 0.1 wide
+    (EpsilonInsensitive(), 0.1, 0.0, 0.0, 0.0),  # on the tube's edge: inside
+    (EpsilonInsensitive(), -0.5, 0.0, 0.4, -1.0),
+    (EpsilonInsensitive(0.5), 0.25, 0.0, 0.0, 0.0),
+]
+
+
+@pytest.mark.parametrize("loss, p, y, value, derivative", KINKS, ids=lambda v: getattr(v, "name", None))
+def test_values_and_derivatives_at_the_kinks_and_beside_them(loss, p, y, value, derivative):
+    assert float(loss.value(jnp.float32(p), jnp.float32(y))) == pytest.approx(value, abs=1e-7)
+    assert float(loss.derivative(jnp.float32(p), jnp.float32(y))) == derivative
+
+
+def test_each_loss_is_registered_under_its_config_name_with_its_targets():
+    names = {
+        "squared": (Squared, "real"),
+        "absolute": (Absolute, "real"),
+        "epsilon_insensitive": (EpsilonInsensitive, "real"),
+        "hinge": (Hinge, "sign"),
+        "squared_hinge": (SquaredHinge, "sign"),
+        "perceptron": (PerceptronLoss, "sign"),
+        "logistic": (Logistic, "sign"),
+    }
+    for name, (cls, targets) in names.items():
+        assert Loss.registry[name] is cls and cls.targets == targets, name
