@@ -124,10 +124,9 @@ def fit_learner(learner, data: SparseData, where: str):
 
 def error_rate(scores, y) -> float:
     """The fraction of wrong signs (+-1 targets) or wrong argmaxes (class indices); a score
-    that is not finite is a mistake."""
+    that is not finite is a mistake (``is_mistake``)."""
     scores, y = jnp.asarray(scores), jnp.asarray(y)
-    finite = jnp.all(jnp.isfinite(scores.reshape(len(y), -1)), axis=1)
-    return float(np.mean(np.asarray(jax.vmap(is_mistake)(scores, y) | ~finite)))
+    return float(np.mean(np.asarray(jax.vmap(is_mistake)(scores, y))))
 
 
 def classify(experiment: Experiment, data: SparseData | None = None):
@@ -451,8 +450,7 @@ def _sweep_classifier(experiment: Experiment, data: SparseData, chunk_size):
 
         def held_error(one, state):
             scores = jax.vmap(one.predict, (None, 0))(state, X_held)
-            finite = jnp.all(jnp.isfinite(scores.reshape(len(held), -1)), axis=1)
-            return jnp.mean(jax.vmap(is_mistake)(scores, y_held) | ~finite)
+            return jnp.mean(jax.vmap(is_mistake)(scores, y_held))  # a non-finite score is a mistake
 
         errors = jax.vmap(jax.vmap(held_error, (None, 0)))(learners, result.state)
         table["validation_error"] = np.asarray(errors, np.float64).ravel()
