@@ -63,10 +63,26 @@ def num_features(x) -> int:
 
 
 def dot(w, x):
-    """``w . x``: a scalar for ``w`` of shape ``(d,)``, scores ``(K,)`` for ``(K, d)``."""
+    """``w . x``: a scalar for ``w`` of shape ``(d,)``, scores ``(K,)`` for ``(K, d)``.
+
+    On sparse x the k products are summed pairwise (``pairwise_sum``), not in a chain."""
     if isinstance(x, Sparse):
-        return jnp.take(w, x.idx, axis=-1) @ x.val
+        return pairwise_sum(jnp.take(w, x.idx, axis=-1) * x.val)
     return w @ x
+
+
+def pairwise_sum(p):
+    """The sum over the last axis of ``p``, added in pairs level by level (a zero joins an odd
+    level) down to four, then reduced: about ``log2 k`` dependent additions instead of the
+    k - 1 of a running sum, which XLA keeps in order. In a sparse step the sum ``w . x`` lies
+    on the path from one round's update to the next round's, so its latency is the round's
+    (``benchmarks/bench_sparse_steps.py``). The last additions are a reduction rather than
+    slices, which XLA would copy into each of the step's k writes."""
+    while p.shape[-1] > 4:
+        if p.shape[-1] % 2:
+            p = jnp.concatenate([p, jnp.zeros_like(p[..., :1])], axis=-1)
+        p = p[..., 0::2] + p[..., 1::2]
+    return jnp.sum(p, axis=-1)
 
 
 def add_scaled(w, a, x):
@@ -75,6 +91,7 @@ def add_scaled(w, a, x):
     if w.ndim == 2:
         a = jnp.broadcast_to(a, w.shape[:1])[:, None]
     if isinstance(x, Sparse):
+        a = _once(a)
         return _update_columns(w, x, lambda column, v: column + a * v)
     return w + a * x
 
@@ -83,6 +100,7 @@ def multiply_scaled(w, base, a, x):
     """``w_i * base^(a x_i)`` for every feature i: the multiplicative step of Winnow, O(k) on
     sparse x (features absent from x keep their weight)."""
     if isinstance(x, Sparse):
+        a = _once(a)
         return _update_columns(w, x, lambda column, v: column * base ** (a * v))
     return w * base ** (a * x)
 
@@ -110,7 +128,7 @@ def put(v, x, new):
     entries with value 0 (padding) write nothing, so padding never overwrites a real feature."""
     if not isinstance(x, Sparse):
         return new.astype(v.dtype)
-    new = jnp.moveaxis(jnp.asarray(new, v.dtype), -1, 0)  # (k, ...)
+    new = _once(jnp.moveaxis(jnp.asarray(new, v.dtype), -1, 0))  # (k, ...)
 
     def write(column, value, j):
         return jnp.where(value != 0, new[j][..., None], column)
@@ -141,6 +159,14 @@ def _update_columns(w, x: Sparse, change, with_index=False):
     return jax.lax.fori_loop(0, k, one, w, unroll=True if k <= UNROLL_UP_TO else 8)
 
 
+def _once(a):
+    """``a`` (a step's coefficient or new values), as a reduction XLA computes once. XLA fuses cheap
+    elementwise work into every consumer, so without this each of a sparse step's k writes
+    recomputes the coefficient (for MIRA: the class scores' comparisons and the cost lookup).
+    Exact: ``a + 0`` (a zero keeps its value, its sign aside)."""
+    return jnp.sum(jnp.stack([a, jnp.zeros_like(a)]), axis=0)
+
+
 def norm(v):
     """``||v||_2`` computed relative to ``max |v|``, so that it cannot overflow (or underflow)
     where ``v . v`` would (float32: entries beyond about 1e19)."""
@@ -150,9 +176,10 @@ def norm(v):
 
 
 def sqnorm(x):
-    """``||x||^2``."""
-    v = x.val if isinstance(x, Sparse) else x
-    return jnp.sum(v * v, axis=-1)
+    """``||x||^2`` (on sparse x summed pairwise, as ``dot``)."""
+    if isinstance(x, Sparse):
+        return pairwise_sum(x.val * x.val)
+    return jnp.sum(x * x, axis=-1)
 
 
 def row(batch, i):

@@ -127,7 +127,7 @@ def test_pegasos_equals_figure_1(project, sparse):
     state = run(learner, data, y, passes=passes, trace=False).state
     expected = pegasos_by_hand(X, y, lam, project, passes)
     np.testing.assert_allclose(learner.weights(state), expected, rtol=1e-4, atol=1e-5)
-    assert float(state.sqnorm) == pytest.approx(float(expected @ expected), rel=1e-3)
+    assert float(state.sqnorm) == (pytest.approx(float(expected @ expected), rel=1e-3) if project else 0.0)
 
 
 def test_pegasos_folds_the_scale_into_the_weights(monkeypatch):

@@ -20,7 +20,7 @@ class PegasosState(NamedTuple):
     t: jax.Array
     w: jax.Array  # W: the weights are scale * W
     scale: jax.Array
-    sqnorm: jax.Array  # ||scale * W||^2
+    sqnorm: jax.Array  # ||scale * W||^2 when projecting (the projection needs it), else 0
 
 
 class Pegasos(Learner, name="pegasos", static=("project",)):
@@ -32,9 +32,11 @@ class Pegasos(Learner, name="pegasos", static=("project",)):
         w_{t+1} = min(1, (1 / sqrt(lam)) / ||w_{t+1/2}||) w_{t+1/2}     (if ``project``)
 
     The weights are kept as ``scale * W`` so that the shrinkage is one multiplication and a
-    step touches only the non-zero features of x; ``||w||^2`` is updated from ``W . x`` in
-    O(nnz) (``step_norm``). At t = 1 the factor ``1 - eta_1 lam`` is 0: the scale restarts at 1
-    and ``W . x`` counts as 0 (a state with t = 1 has W = 0, as ``init`` makes it). Every
+    step touches only the non-zero features of x. The step on W, ``eta y / scale``, is computed
+    before ``W . x``, so that a round waits only on the margin test for the previous round's
+    update. With a projection ``||w||^2`` is updated from ``W . x`` in O(nnz) (``step_norm``);
+    without one it is not needed and stays 0. At t = 1 the factor ``1 - eta_1 lam`` is 0: the
+    scale restarts at 1 and ``W . x`` counts as 0 (a state with t = 1 has W = 0, as ``init`` makes it). Every
     ``tidy_every`` rounds, a scale below 1e-4 is folded back into W by a power of two
     (``tidy``, O(d), exact), so it does not underflow. Without a projection the scale is
     exactly 1/t, so it could only underflow after 10^38 rounds; with one, the step folds and
@@ -64,16 +66,18 @@ class Pegasos(Learner, name="pegasos", static=("project",)):
         x, y = example
         eta = 1.0 / (self.lam * state.t.astype(jnp.float32))
         shrink = 1.0 - eta * self.lam
-        wx = state.scale * dot(state.w, x)  # w_t . x
-        b = jnp.where(y * wx < 1.0, eta * y, 0.0)  # w_{t+1/2} = shrink w_t + b x
         # Shrink: a scalar, unless it is 0 (t = 1, where W = 0): then the scale restarts at 1.
         first = shrink <= 0
         scale = jnp.where(first, 1.0, state.scale * shrink)
+        step = eta * y / scale  # W's step on a margin error, known before W . x is
+        wx = state.scale * dot(state.w, x)  # w_t . x
+        hit = y * wx < 1.0
+        W = add_scaled(state.w, jnp.where(hit, step, 0.0), x)  # W += (b / scale) x  <=>  w += b x
+        if not self.project:
+            return PegasosState(state.t + 1, W, scale, state.sqnorm)
+        b = jnp.where(hit, eta * y, 0.0)  # w_{t+1/2} = shrink w_t + b x
         ww = jnp.where(first, 0.0, state.sqnorm * shrink * shrink)
         half = step_norm(ww, b, jnp.where(first, 0.0, wx * shrink), sqnorm(x))  # ||w_{t+1/2}||
-        W = add_scaled(state.w, b / scale, x)  # W += (b / scale) x  <=>  w += b x
-        if not self.project:
-            return PegasosState(state.t + 1, W, scale, half * half)
         factor = jnp.minimum(1.0, 1.0 / (jnp.sqrt(self.lam) * jnp.maximum(half, jnp.finfo(jnp.float32).tiny)))
         new = PegasosState(state.t + 1, W, scale * factor, (half * factor) ** 2)
         if not isinstance(x, Sparse):
@@ -99,14 +103,22 @@ class Pegasos(Learner, name="pegasos", static=("project",)):
         return state._replace(w=state.scale * state.w, scale=jnp.ones_like(state.scale))
 
     def mix(self, state):
-        """After averaging unscaled states: ``||w||^2`` of the average."""
+        """After averaging unscaled states: ``||w||^2`` of the average (when projecting)."""
+        if not self.project:
+            return state
         return state._replace(sqnorm=state.scale * state.scale * sum_of_squares(state.w))
 
     def tidy(self, state):
         """Where the scale is below ``FOLD_BELOW``: ``W <- 2^e W``, ``scale <- scale / 2^e``
         for the power of two ``2^e`` in the scale (to [0.5, 1)). Multiplying by a power of two
         is exact, and every later step then computes the same numbers times 2^e, so when the
-        fold happens (the chunking of a run) changes no result."""
-        _, e = jnp.frexp(state.scale)
-        factor = jnp.where(state.scale < FOLD_BELOW, jnp.ldexp(jnp.ones_like(state.scale), e), 1.0)
-        return state._replace(w=state.w * factor, scale=state.scale / factor)
+        fold happens (the chunking of a run) changes no result. W is touched only when the
+        scale is small (``lax.cond``; a select under ``vmap``): a pass over W at every call
+        would cost a sparse pass more than its steps do."""
+
+        def fold(state):
+            _, e = jnp.frexp(state.scale)
+            factor = jnp.where(state.scale < FOLD_BELOW, jnp.ldexp(jnp.ones_like(state.scale), e), 1.0)
+            return state._replace(w=state.w * factor, scale=state.scale / factor)
+
+        return jax.lax.cond(state.scale < FOLD_BELOW, fold, lambda state: state, state)
