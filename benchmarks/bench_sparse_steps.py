@@ -1,6 +1,6 @@
 """Sparse steps against their floor and scikit-learn's CSR path, medians of alternating repeats.
 
-    python benchmarks/bench_sparse_steps.py [--n 200000] [--repeats 7]
+    python benchmarks/bench_sparse_steps.py [--n 200000] [--repeats 5] [--out benchmarks/records]
 
 One pass over hashed sparse rows (2^18 buckets, about 50 non-zeros, ``bench_classifiers.sparse_data``)
 for Pegasos, PA-I, the Perceptron (which also keeps its average), binary MIRA and AdaGrad on the
@@ -11,25 +11,26 @@ rule where there is one (Pegasos: hinge with ``alpha = lam`` and the "optimal" r
 
 Two floors show what bounds a round: the same scan doing only a 50-entry gather from the 1 MB
 weight table, a scalar, and a 50-entry read-add-write back (one scatter chain, as Pegasos and
-PA need), and a compiled numba loop doing the same in plain machine code. Every method runs
-once per repeat, in turn, so load on a shared machine falls on all of them alike; the table
-gives medians and the load average. Prints; writes nothing.
+PA need), and a compiled numba loop doing the same in plain machine code, once with its sum
+``w . x`` in order and once reordered into vector lanes (fastmath). Every method runs
+once per repeat, in turn, so load on a shared machine falls on all of them alike. Prints a
+table of medians and writes ``OUT/sparse_steps_cpu.json`` (``benchmarks/tables.py`` puts it in
+the README).
 """
 
 from __future__ import annotations
-
-import argparse
-import os
-import time
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 from bench_classifiers import D_SPARSE, LAM, NNZ, sklearn_fit, sparse_data
+from common import Record, alternate, options, result
 
 import ocolearn  # noqa: F401  (first: XLA's CPU flags)
 from ocolearn import MIRA, AdaGrad, Hinge, PassiveAggressive, Pegasos, Perceptron, Sparse, run
 from ocolearn.features import add_scaled, dot
+
+FLOOR = "floor: JAX gather + scatter"
 
 
 def compiled_pass(learner, X, y):
@@ -37,25 +38,29 @@ def compiled_pass(learner, X, y):
     return lambda: jax.block_until_ready(program(learner, X, y))
 
 
-def floor_pass(X):
-    """Only the memory traffic of a sparse step: gather, one scalar, scatter-add back."""
+def floor_pass(X, scatter=False):
+    """Only the memory traffic of a sparse step: gather, one scalar, scatter-add back, written
+    as ``features.add_scaled`` writes it (one ``dynamic_update_slice`` per non-zero) or, with
+    ``scatter``, as one scatter op (``w.at[idx].add``)."""
 
     @jax.jit
     def gather_scatter(X):
         def step(w, i):
             x = Sparse(X.idx[i], X.val[i], X.dim)
             a = jnp.where(dot(w, x) < 1.0, 0.01, 0.0)
-            return add_scaled(w, a, x), None
+            return (w.at[x.idx].add(a * x.val) if scatter else add_scaled(w, a, x)), None
 
         return jax.lax.scan(step, jnp.zeros(X.dim, jnp.float32), jnp.arange(X.idx.shape[0]))[0]
 
     return lambda: jax.block_until_ready(gather_scatter(X))
 
 
-def numba_floor(idx, val):
+def numba_floor(idx, val, fastmath=False):
+    """The floor's round in numba; ``fastmath`` lets LLVM reorder the sum ``w . x`` into
+    vector lanes (as ``features.pairwise_sum`` does by hand), so it is no longer a chain."""
     import numba
 
-    @numba.njit
+    @numba.njit(fastmath=fastmath)
     def loop(idx, val):
         w = np.zeros(D_SPARSE, np.float32)
         for r in range(idx.shape[0]):
@@ -71,9 +76,8 @@ def numba_floor(idx, val):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = options(__doc__)
     parser.add_argument("--n", type=int, default=200_000)
-    parser.add_argument("--repeats", type=int, default=7)
     args = parser.parse_args()
 
     import scipy.sparse
@@ -81,6 +85,7 @@ def main():
     from sklearn.linear_model import SGDClassifier
 
     n = args.n
+    record = Record("sparse_steps", args.out, args.repeats, n=n, buckets=D_SPARSE, nnz=NNZ, lam=LAM)
     idx, val, y = sparse_data(n)
     X, yj = Sparse(jax.device_put(idx), jax.device_put(val), D_SPARSE), jax.device_put(y)
     classes = jax.device_put((y > 0).astype(np.int32))
@@ -92,47 +97,34 @@ def main():
     sgd_averaged = SGDClassifier(
         loss="perceptron", learning_rate="constant", eta0=1.0, penalty=None, average=True, **fixed
     )
+    hinge, pa1 = "scikit-learn SGDClassifier hinge, optimal (CSR)", "scikit-learn SGDClassifier pa1 (CSR)"
+    averaged = "scikit-learn SGDClassifier perceptron, averaged (CSR)"
     methods = {
-        "floor: JAX gather + scatter": (floor_pass(X), None),
+        FLOOR: (floor_pass(X), None),
+        "floor: JAX gather + one scatter op": (floor_pass(X, scatter=True), None),
         "floor: numba loop": (numba_floor(idx, val), None),
-        "scikit-learn SGDClassifier hinge, optimal (CSR)": (sklearn_fit(sgd_hinge, csr, y), None),
-        "scikit-learn SGDClassifier pa1 (CSR)": (sklearn_fit(sgd_pa1, csr, y), None),
+        "floor: numba loop, sums reordered (fastmath)": (numba_floor(idx, val, fastmath=True), None),
+        hinge: (sklearn_fit(sgd_hinge, csr, y), None),
+        pa1: (sklearn_fit(sgd_pa1, csr, y), None),
         "scikit-learn Perceptron (CSR)": (sklearn_fit(SkPerceptron(**fixed), csr, y), None),
-        "scikit-learn SGDClassifier perceptron, averaged (CSR)": (sklearn_fit(sgd_averaged, csr, y), None),
-        "ocolearn pegasos": (compiled_pass(Pegasos(LAM), X, yj), "scikit-learn SGDClassifier hinge, optimal (CSR)"),
-        "ocolearn passive_aggressive (PA-I)": (
-            compiled_pass(PassiveAggressive(1.0, 1), X, yj),
-            "scikit-learn SGDClassifier pa1 (CSR)",
-        ),
-        "ocolearn perceptron (and its average)": (
-            compiled_pass(Perceptron(), X, yj),
-            "scikit-learn SGDClassifier perceptron, averaged (CSR)",
-        ),
-        "ocolearn mira (2 classes)": (compiled_pass(MIRA(2), X, classes), "scikit-learn SGDClassifier pa1 (CSR)"),
-        "ocolearn adagrad (hinge)": (
-            compiled_pass(AdaGrad(loss=Hinge()), X, yj),
-            "scikit-learn SGDClassifier hinge, optimal (CSR)",
-        ),
+        averaged: (sklearn_fit(sgd_averaged, csr, y), None),
+        "ocolearn pegasos": (compiled_pass(Pegasos(LAM), X, yj), hinge),
+        "ocolearn passive_aggressive (PA-I)": (compiled_pass(PassiveAggressive(1.0, 1), X, yj), pa1),
+        "ocolearn perceptron (and its average)": (compiled_pass(Perceptron(), X, yj), averaged),
+        "ocolearn mira (2 classes)": (compiled_pass(MIRA(2), X, classes), pa1),
+        "ocolearn adagrad (hinge)": (compiled_pass(AdaGrad(loss=Hinge()), X, yj), hinge),
     }
-    for fn, _ in methods.values():
-        fn()  # compile, warm caches
-    load_before = os.getloadavg()
-    times = {name: [] for name in methods}
-    for _ in range(args.repeats):
-        for name, (fn, _) in methods.items():
-            start = time.perf_counter()
-            fn()
-            times[name].append(time.perf_counter() - start)
-    load_after = os.getloadavg()
+    times = alternate({name: fn for name, (fn, _) in methods.items()}, args.repeats)
+    results = [{**result(name, n, times[name]), "peer": peer} for name, (_, peer) in methods.items()]
     median = {name: float(np.median(t)) for name, t in times.items()}
-    print(f"one pass, n = {n:,}, 2^18 buckets, ~{NNZ} non-zeros; medians of {args.repeats} alternating repeats")
-    print(f"load average (1, 5, 15 min) before {load_before}, after {load_after}; {os.cpu_count()} CPUs")
-    print(f"{'method':50s} {'median ms':>10s} {'M rows/s':>9s} {'vs peer':>8s} {'vs floor':>9s}")
-    floor = median["floor: JAX gather + scatter"]
+    print(f"{'method':55s} {'median ms':>10s} {'M rows/s':>9s} {'vs peer':>8s} {'vs floor':>9s}")
     for name, (_, peer) in methods.items():
         ratio = f"{median[peer] / median[name]:.2f}x" if peer else ""
-        seconds = median[name]
-        print(f"{name:50s} {seconds * 1e3:10.1f} {n / seconds / 1e6:9.2f} {ratio:>8s} {seconds / floor:8.2f}x")
+        print(
+            f"{name:55s} {median[name] * 1e3:10.1f} {n / median[name] / 1e6:9.2f} {ratio:>8s} "
+            f"{median[name] / median[FLOOR]:8.2f}x"
+        )
+    record.save(results=results)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,10 @@ inputs so small that the work itself is nothing (iris, 150 rows), median of ``--
 after one unmeasured run (which fills JAX's persistent compilation cache, as any earlier use
 of the same command would).
 
-    python benchmarks/bench_startup.py [--repeats 5]
+    python benchmarks/bench_startup.py [--repeats 5] [--out benchmarks/records]
+
+The commands run in turn in each repeat (so load falls on all alike); the record is
+``OUT/startup_cpu.json`` and ``benchmarks/tables.py`` writes the README's table from it.
 
 ``--help``, ``--version`` and usage errors import no NumPy or JAX (``ocolearn.cli``); every
 other command pays for importing JAX and for loading its compiled programs.
@@ -11,13 +14,15 @@ other command pays for importing JAX and for loading its compiled programs.
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
+
+from common import Record, alternate, options
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -46,6 +51,7 @@ def commands(tmp: Path) -> dict[str, list[str]]:
 
 
 def seconds(args) -> float:
+    """Wall seconds of one whole process (returned, so ``alternate`` records it)."""
     argv = [sys.executable, *map(str, args)] if args[0] == "-c" else [sys.executable, "-m", "ocolearn.cli", *args]
     start = time.perf_counter()
     subprocess.run(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -53,14 +59,14 @@ def seconds(args) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=5)
-    repeats = parser.parse_args().repeats
+    args = options(__doc__).parse_args()
+    record = Record("startup", args.out, args.repeats)
     with tempfile.TemporaryDirectory() as folder:
-        for name, args in commands(Path(folder)).items():
-            seconds(args)  # unmeasured: fills the compilation cache
-            times = [seconds(args) for _ in range(repeats)]
-            print(f"{name:48s} {statistics.median(times):6.2f} s  (min {min(times):.2f}, max {max(times):.2f})")
+        runs = {name: partial(seconds, argv) for name, argv in commands(Path(folder)).items()}
+        times = alternate(runs, args.repeats)  # after one unmeasured round, which fills the cache
+    for name, t in times.items():
+        print(f"{name:48s} {statistics.median(t):6.2f} s  (min {min(t):.2f}, max {max(t):.2f})")
+    record.save(results=[{"name": name, "seconds": t} for name, t in times.items()])
 
 
 if __name__ == "__main__":
