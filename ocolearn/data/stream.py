@@ -87,7 +87,7 @@ def _parse(source: Source, parsers, data: bytes, first_line: int) -> tuple[Block
         if not source.skip_bad:
             raise
     good, skipped = [], 0
-    for number, line in enumerate(data.split(b"\n"), first_line):
+    for number, line in enumerate(bytes(data).split(b"\n"), first_line):
         try:
             good.append(exact(line, number))
         except DataError:
@@ -244,7 +244,7 @@ def chunks(source: Source, start: Position | None = None, chunk_rows: int = 6553
         yield emit(have, skipped)
     elif skipped:  # only skipped lines since the last chunk: an empty chunk at the end reports them
         data, first_line, offset = last
-        end = Position(offset + len(data), first_line + data.count(b"\n"), row)  # (not for text: never skips)
+        end = Position(offset + len(data), first_line + bytes(data).count(b"\n"), row)  # (not for text: never skips)
         empty = Sparse(np.zeros((0, 1), np.int32), np.zeros((0, 1), np.float32), source.dim)
         yield Chunk(empty, np.zeros(0, np.int32), end, skipped)
 

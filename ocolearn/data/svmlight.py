@@ -211,7 +211,7 @@ def parse_block(data: bytes, first_line: int, source, slow) -> Block:
     if status:
         return slow(data, first_line)
     for start, stop, is_value, slot in hard[:nhard]:
-        number = float(data[start:stop])
+        number = float(bytes(data[start:stop]))
         if not abs(number) <= FLOAT32_MAX:
             return slow(data, first_line)
         (values if is_value else labels)[slot] = number
