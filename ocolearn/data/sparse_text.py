@@ -39,7 +39,8 @@ class Reader(NamedTuple):
       exact one line by line (to skip bad lines);
     - ``one_based``: indices as written start at 1 (unless the source is ``zero_based``);
     - ``dense``: rows are dense (every feature in every row); ``unit``: "line" or "document";
-    - ``after(payload, first line, offset, last line)``: the offset just after a row's line.
+    - ``after(payload, first line, offset, lines)``: the offset just after each of the rows at
+      ``lines`` (increasing), from which a stream read on begins.
     """
 
     name: str
@@ -48,8 +49,8 @@ class Reader(NamedTuple):
     one_based: bool = False
     dense: bool = False
     unit: str = "line"  # what error messages call a row's place
-    after: Callable = lambda data, first_line, offset, last_line: (
-        offset + line_end(np.frombuffer(data, np.uint8), last_line - first_line)
+    after: Callable = lambda data, first_line, offset, lines: (
+        offset + line_ends(np.frombuffer(data, np.uint8), lines - first_line)
     )
 
 
@@ -97,15 +98,20 @@ def _newlines(buf):
 
 
 @numba.njit(cache=True, nogil=True)
-def line_end(buf, k):
-    """The offset just after line ``k`` (0-based) of ``buf``: after its newline, or the end."""
-    seen = 0
+def line_ends(buf, ks):
+    """The offsets just after lines ``ks`` (0-based, increasing) of ``buf``: after their
+    newline, or the end."""
+    out = np.full(ks.size, buf.size, np.int64)
+    seen, j = 0, 0
     for i in range(buf.size):
+        if j == ks.size:
+            break
         if buf[i] == 10:
-            if seen == k:
-                return i + 1
+            while j < ks.size and ks[j] == seen:
+                out[j] = i + 1
+                j += 1
             seen += 1
-    return buf.size
+    return out
 
 
 @numba.njit(cache=True, nogil=True)
@@ -230,10 +236,15 @@ def fill_rows(block: Block, start: int, stop: int, idx, val, dim: int, path, *, 
     buckets = 0 if bits is None else 1 << bits
     bad = pad(block.indptr[start : stop + 1], block.indices, block.values, shift, buckets, dim, idx, val, drop)
     if bad >= 0:
-        line = block.lines[np.searchsorted(block.indptr, bad, side="right") - 1]
-        if block.indices[bad] < shift:
-            raise DataError(f"{path}, line {line}: index 0 in a file read as 1-based (read it as zero-based)")
-        raise DataError(f"{path}, line {line}: feature index {block.indices[bad]} is beyond the model's {dim} features")
+        raise entry_error(block, bad, dim, path, shift)
+
+
+def entry_error(block: Block, bad: int, dim: int, path, shift: int) -> DataError:
+    """The error for the out-of-range entry ``bad`` of a block (``pad``'s answer), naming its line."""
+    line = block.lines[np.searchsorted(block.indptr, bad, side="right") - 1]
+    if block.indices[bad] < shift:
+        return DataError(f"{path}, line {line}: index 0 in a file read as 1-based (read it as zero-based)")
+    return DataError(f"{path}, line {line}: feature index {block.indices[bad]} is beyond the model's {dim} features")
 
 
 def read_bytes(path) -> bytes:

@@ -19,12 +19,13 @@ from __future__ import annotations
 
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import NamedTuple
 
 import numpy as np
 
 from ocolearn.data import DataError, arrays, csvfile, mira, svmlight, textdirs
-from ocolearn.data.sparse_text import FLOAT32_MAX, Block, fill_rows, label_names
+from ocolearn.data.sparse_text import FLOAT32_MAX, Block, entry_error, label_names, pad
 from ocolearn.data.task import MAX_LABELS, Labels, _is_number
 from ocolearn.features import Sparse
 
@@ -98,15 +99,21 @@ def _parse(source: Source, parsers, data: bytes, first_line: int) -> tuple[Block
 PARSERS = 2  # blocks parsed at once, on threads (the compiled parser releases the GIL)
 
 
-def _parsed(source: Source, start: Position):
+def _parsed(source: Source, start: Position, then=None):
     """``(data, first line, offset, (block, skipped))`` of each block in order, parsed
-    ``PARSERS`` at a time ahead of the reader; memory stays a few blocks."""
+    ``PARSERS`` at a time ahead of the reader, with ``then(block, data, first line, offset)``
+    (if given) in place of the block, computed on the same thread; memory stays a few blocks."""
     reader = reader_of(source)
     parsers = reader.parsers(source)
+
+    def work(data, first_line, offset):
+        block, skipped = _parse(source, parsers, data, first_line)
+        return (block if then is None else then(block, data, first_line, offset)), skipped
+
     with ThreadPoolExecutor(PARSERS) as pool:
         ahead: deque = deque()
         for data, first_line, offset in reader.blocks(source, start):
-            ahead.append((data, first_line, offset, pool.submit(_parse, source, parsers, data, first_line)))
+            ahead.append((data, first_line, offset, pool.submit(work, data, first_line, offset)))
             if len(ahead) > PARSERS:
                 data, first_line, offset, parsed = ahead.popleft()
                 yield data, first_line, offset, parsed.result()
@@ -180,62 +187,103 @@ def _width(block: Block, start: int = 0, stop: int | None = None) -> int:
     return 8 * -(-max(longest, 1) // 8)
 
 
+class Rows(NamedTuple):
+    """A block's rows made ready on its parsing thread (``_rows``), for chunks to be cut from."""
+
+    idx: np.ndarray | None  # (n, w) int32 padded indices (None for dense rows)
+    val: np.ndarray  # (n, w) float32 padded values ((n, dim) dense rows)
+    counts: np.ndarray  # (n,) entries in each row
+    y: np.ndarray | None  # (n,) targets; None: some label is not one (``targets_of`` raises it per chunk)
+    labels: np.ndarray  # (n,) as read, and
+    lines: np.ndarray  # (n,) line numbers, for errors
+    ends: np.ndarray  # (n,) the offset just after each row (``Reader.after``), where a stream reads on
+    bad: tuple | None  # (row, DataError) of the first entry out of range, raised by the chunk that takes it
+
+
+def _rows(source: Source, block: Block, data, first_line: int, offset: int) -> Rows:
+    """Pad a block's rows (``fill_rows``: indices shifted, hashed or checked) to the source's
+    width, or to the block's longest row, and find their targets, on the parsing thread. An
+    error is kept with its row and raised by the chunk that reaches that row, as if the chunk
+    had been filled row by row."""
+    reader, n, shift = reader_of(source), len(block.labels), _shift(source)
+    width = source.dim if reader.dense else source.width or _width(block)
+    idx, val = np.zeros((n, width), np.int32), np.zeros((n, width), np.float32)
+    buckets = 1 << source.bits if source.bits is not None and reader.one_based else 0  # (the others hash when parsing)
+    at = pad(block.indptr, block.indices, block.values, shift, buckets, source.dim, idx, val, source.drop_unseen)
+    bad = None
+    if at >= 0:
+        row = int(np.searchsorted(block.indptr, at, side="right")) - 1
+        bad = (row, entry_error(block, at, source.dim, source.path, shift))
+    try:
+        y = targets_of(source, block)
+    except DataError:
+        y = None
+    ends = reader.after(data, first_line, offset, block.lines)
+    return Rows(None if reader.dense else idx, val, np.diff(block.indptr), y, block.labels, block.lines, ends, bad)
+
+
+def _aligned(shape, dtype) -> np.ndarray:
+    """An uninitialized array starting on a 64-byte boundary: JAX's CPU backend then reads it
+    in place instead of copying it."""
+    size = int(np.prod(shape)) * np.dtype(dtype).itemsize
+    raw = np.empty(size + 64, np.uint8)
+    start = -raw.ctypes.data % 64
+    return raw[start : start + size].view(dtype).reshape(shape)
+
+
 def chunks(source: Source, start: Position | None = None, chunk_rows: int = 65536):
     """``Chunk``s of ``chunk_rows`` rows from ``start`` (default: the beginning) to the end.
-    Rows go straight from the parsed blocks into the chunk's padded arrays."""
+    The parsing threads pad each block's rows (``_rows``); a chunk copies its rows once from
+    them into arrays that the learner reads in place (``_aligned``), as wide as the chunk's
+    longest row needs (a multiple of 8) unless ``source.width`` is set."""
     start = start or Position()
-    pending: deque = deque()  # (block, first unused row, (its bytes, first line, offset))
+    pending: deque = deque()  # (rows, first unused row)
     have, skipped, row, last = 0, 0, start.row, None
-    shift, reader = _shift(source), reader_of(source)
+    reader = reader_of(source)
 
     def emit(n, skipped):
         nonlocal row
         segments, taken = [], 0
         while taken < n:
-            block, a, where = pending[0]
-            b = min(len(block.labels), a + n - taken)
-            segments.append((block, a, b))
+            rows, a = pending[0]
+            b = min(len(rows.lines), a + n - taken)
+            segments.append((rows, a, b))
             taken += b - a
-            if b == len(block.labels):
+            if b == len(rows.lines):
                 pending.popleft()
             else:
-                pending[0] = (block, b, where)
-        width = source.width or max(_width(block, a, b) for block, a, b in segments)
+                pending[0] = (rows, b)
         if reader.dense:
             width = source.dim
-        idx, val = np.zeros((n, width), np.int32), np.zeros((n, width), np.float32)
+        else:
+            width = source.width or max(
+                8 * -(-max(int(rows.counts[a:b].max(initial=1)), 1) // 8) for rows, a, b in segments
+            )
+        idx, val = _aligned((n, width), np.int32), _aligned((n, width), np.float32)
         y = np.empty(n, np.float32 if source.task == "regression" or not source.labelled else np.int32)
         r = 0
-        for block, a, b in segments:
-            fill_rows(
-                block,
-                a,
-                b,
-                idx[r : r + b - a],
-                val[r : r + b - a],
-                source.dim,
-                source.path,
-                shift=shift,
-                bits=source.bits if reader.one_based else None,  # (svmlight; the others hash when parsing)
-                drop=source.drop_unseen,
-            )
-            y[r : r + b - a] = targets_of(source, block, a, b)
+        for rows, a, b in segments:
+            if rows.bad is not None and a <= rows.bad[0] < b:
+                raise rows.bad[1]
+            if not reader.dense:
+                idx[r : r + b - a] = rows.idx[a:b, :width]
+            val[r : r + b - a] = rows.val[a:b, :width]
+            labels = Block(rows.labels, None, None, None, rows.lines)
+            y[r : r + b - a] = targets_of(source, labels, a, b) if rows.y is None else rows.y[a:b]
             r += b - a
         row += n
         X = val if reader.dense else Sparse(idx, val, source.dim)
-        block, _, b = segments[-1]
-        data, first_line, offset = where
-        last_line = int(block.lines[b - 1])
-        position = Position(int(reader.after(data, first_line, offset, last_line)), last_line + 1, row)
+        rows, _, b = segments[-1]
+        position = Position(int(rows.ends[b - 1]), int(rows.lines[b - 1]) + 1, row)
         return Chunk(X, y, position, skipped)
 
-    for data, first_line, offset, (block, bad) in _parsed(source, start):
+    for data, first_line, offset, (rows, bad) in _parsed(source, start, partial(_rows, source)):
         skipped += bad
         last = (data, first_line, offset)
-        if not len(block.labels):
+        if not len(rows.lines):
             continue
-        pending.append((block, 0, (data, first_line, offset)))
-        have += len(block.labels)
+        pending.append((rows, 0))
+        have += len(rows.lines)
         while have >= chunk_rows:
             yield emit(chunk_rows, skipped)
             have -= chunk_rows
