@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import io
 import json
-import queue
-import threading
 from pathlib import Path
 from typing import NamedTuple
 
@@ -33,7 +31,7 @@ import numpy as np
 
 from ocolearn.checks import check_finite
 from ocolearn.data import DataError
-from ocolearn.data.stream import Position, Source, chunks
+from ocolearn.data.stream import Position, Source, chunks, prefetched
 from ocolearn.features import row
 from ocolearn.io import atomic_write
 from ocolearn.progress import Progress
@@ -48,27 +46,6 @@ class StreamResult(NamedTuple):
     skipped: int  # malformed lines skipped in a pass (skip_bad)
     loss_per_pass: list = []  # the summed progressive loss of each pass
     holdout_per_pass: list = []  # [summed loss, mistakes, rows] of the held-out rows after each pass
-
-
-def _prefetch(iterator, depth=2):
-    """The items of ``iterator``, produced on a background thread ``depth`` ahead; an error
-    there is raised here."""
-    items: queue.Queue = queue.Queue(maxsize=depth)
-    done = object()
-
-    def produce():
-        try:
-            for item in iterator:
-                items.put(item)
-        except BaseException as e:  # handed to the consumer
-            items.put(e)
-        items.put(done)
-
-    threading.Thread(target=produce, daemon=True).start()
-    while (item := items.get()) is not done:
-        if isinstance(item, BaseException):
-            raise item
-        yield item
 
 
 def _fingerprint(learner, source: Source, chunk_rows, passes, seed, holdout=0) -> str:
@@ -165,7 +142,7 @@ def run_stream(
         base, base_loss = int(summary.mistakes) - mistakes[p], float(summary.loss) - losses[p]
         index, position = start.row // chunk_rows, start
         last_held = held[p - 1][0] / max(held[p - 1][2], 1) if holdout and p else None
-        for chunk in _prefetch(chunks(source, start, chunk_rows)):
+        for chunk in prefetched(chunks(source, start, chunk_rows)):
             skipped += chunk.skipped if p == 0 else 0  # the same lines again in later passes
             (X, y), out = _split(chunk.X, chunk.y, position.row, holdout)
             if len(y):

@@ -17,6 +17,8 @@ With ``skip_bad`` a malformed line is skipped and counted instead of being an er
 
 from __future__ import annotations
 
+import queue
+import threading
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -138,19 +140,16 @@ def concat(blocks: list[Block]) -> Block:
 
 def class_of(source: Source, block: Block, start: int = 0, stop: int | None = None) -> np.ndarray:
     """int32 class indices of the labels of rows ``start:stop``; a label outside the
-    source's is an error naming its line."""
-    names = label_names(block.labels[start:stop])
+    source's is an error naming its line (the first such name in sorted order, at its first row)."""
+    distinct, inverse = np.unique(np.asarray(block.labels[start:stop]), return_inverse=True)
+    names = label_names(distinct)  # (distinct labels may share a name: 1 and 1.0000001 are both "1")
     known = {name: k for k, name in enumerate(source.labels)}
-    distinct, inverse = np.unique(names, return_inverse=True)
-    for name in distinct:
-        if name not in known:
-            line = block.lines[start:stop][np.argmax(names == name)]
-            what = "no label" if name in ("nan", "") else f"label {str(name)!r}"
-            place = reader_of(source).unit
-            raise DataError(
-                f"{source.path}, {place} {line}: {what} is not one of the model's labels {list(source.labels)}"
-            )
-    return np.array([known[n] for n in distinct], np.int32)[inverse] if names.size else np.zeros(0, np.int32)
+    for name in sorted(set(names.tolist()) - set(known)):
+        line = block.lines[start:stop][np.argmax(np.isin(inverse, np.flatnonzero(names == name)))]
+        what = "no label" if name in ("nan", "") else f"label {str(name)!r}"
+        place = reader_of(source).unit
+        raise DataError(f"{source.path}, {place} {line}: {what} is not one of the model's labels {list(source.labels)}")
+    return np.array([known[n] for n in names.tolist()], np.int32)[inverse.reshape(-1)]
 
 
 def targets_of(source: Source, block: Block, start: int = 0, stop: int | None = None) -> np.ndarray:
@@ -295,6 +294,28 @@ def chunks(source: Source, start: Position | None = None, chunk_rows: int = 6553
         end = Position(offset + len(data), first_line + bytes(data).count(b"\n"), row)  # (not for text: never skips)
         empty = Sparse(np.zeros((0, 1), np.int32), np.zeros((0, 1), np.float32), source.dim)
         yield Chunk(empty, np.zeros(0, np.int32), end, skipped)
+
+
+def prefetched(iterator, depth=1):
+    """The items of ``iterator``, produced on a background thread ``depth`` ahead (one chunk
+    queued while the next is made: more would only hold memory, the parsing threads are
+    ahead anyway); an error there is raised here."""
+    items: queue.Queue = queue.Queue(maxsize=depth)
+    done = object()
+
+    def produce():
+        try:
+            for item in iterator:
+                items.put(item)
+        except BaseException as e:  # handed to the consumer
+            items.put(e)
+        items.put(done)
+
+    threading.Thread(target=produce, daemon=True).start()
+    while (item := items.get()) is not done:
+        if isinstance(item, BaseException):
+            raise item
+        yield item
 
 
 class Scan(NamedTuple):
