@@ -19,7 +19,7 @@ from ocolearn.data import DataError, open_binary
 from ocolearn.features import Sparse
 
 FLOAT32_MAX = float(np.finfo(np.float32).max)  # a larger number would be infinite in float32
-BLOCK_BYTES = 8 << 20
+BLOCK_BYTES = 2 << 20
 
 
 class Block(NamedTuple):

@@ -296,17 +296,19 @@ def chunks(source: Source, start: Position | None = None, chunk_rows: int = 6553
         yield Chunk(empty, np.zeros(0, np.int32), end, skipped)
 
 
-def prefetched(iterator, depth=1):
-    """The items of ``iterator``, produced on a background thread ``depth`` ahead (one chunk
-    queued while the next is made: more would only hold memory, the parsing threads are
-    ahead anyway); an error there is raised here."""
-    items: queue.Queue = queue.Queue(maxsize=depth)
+def prefetched(iterator, ahead=1):
+    """The items of ``iterator``, made on a background thread ``ahead`` of the one in use: with
+    one, the chunk being learned and the next one being made are all the chunks held (the
+    parsing threads are a few blocks further ahead). An error there is raised here."""
+    items: queue.SimpleQueue = queue.SimpleQueue()
+    slots = threading.Semaphore(ahead - 1)  # (the producer waits on it after each item it puts)
     done = object()
 
     def produce():
         try:
             for item in iterator:
                 items.put(item)
+                slots.acquire()
         except BaseException as e:  # handed to the consumer
             items.put(e)
         items.put(done)
@@ -315,6 +317,7 @@ def prefetched(iterator, depth=1):
     while (item := items.get()) is not done:
         if isinstance(item, BaseException):
             raise item
+        slots.release()
         yield item
 
 
