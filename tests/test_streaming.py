@@ -375,3 +375,72 @@ def test_csv_streams_as_dense_rows(tmp_path):
                 )
             )
         )
+
+
+@pytest.mark.parametrize("block_bytes", [7, 100, 1000])
+@pytest.mark.parametrize("fixed", [False, True])
+def test_chunks_cut_from_many_small_blocks_equal_those_of_one_block(tmp_path, monkeypatch, block_bytes, fixed):
+    """Rows padded on the parsing threads block by block and copied into chunks: the same
+    arrays (each chunk as wide as its own longest row, or the fixed width), targets and
+    positions as from one block, and a run over them equals the in-memory run bit for bit."""
+    from ocolearn.data import sparse_text
+
+    path = write(tmp_path, svmlight_text(n=300, nnz=(1, 20)))
+    width = scan(Source(str(path))).width if fixed else None
+    source = Source(str(path), dim=40, labels=("-1", "1"), width=width)
+    one = list(chunks(source, chunk_rows=64))
+    monkeypatch.setattr(sparse_text, "BLOCK_BYTES", block_bytes)
+    many = list(chunks(source, chunk_rows=64))
+    assert [len(c.y) for c in many] == [64] * 4 + [44]
+    for a, b in zip(many, one, strict=True):
+        np.testing.assert_array_equal(a.X.idx, b.X.idx)
+        np.testing.assert_array_equal(a.X.val, b.X.val)
+        np.testing.assert_array_equal(a.y, b.y)
+        assert a.end == b.end and a.X.idx.flags.c_contiguous and a.X.val.ctypes.data % 64 == 0
+        longest = int((np.asarray(b.X.val) != 0).sum(axis=1).max())
+        assert a.X.idx.shape[1] == (width or 8 * -(-longest // 8))  # (no zero values in this file)
+    X, y, labels = whole(path, scan(Source(str(path))).width)
+    learner = Pegasos(0.01)
+    targets = target_map(learner, labels)
+    expected = run(learner, X, targets(y), trace=False)
+    got = run_stream(learner, source, targets=targets, chunk_rows=64)
+    np.testing.assert_array_equal(learner.weights(got.state), learner.weights(expected.state))
+    for a, b in zip(got.summary, expected.trace, strict=True):
+        assert np.asarray(a) == np.asarray(b)
+
+
+def test_a_bad_row_fails_the_chunk_that_takes_it_after_the_chunks_before(tmp_path, monkeypatch):
+    """Rows are padded ahead, on the parsing threads, but an index out of range or an unknown
+    label is raised by the chunk holding its row: the chunks before it are read as before."""
+    from ocolearn.data import sparse_text
+
+    monkeypatch.setattr(sparse_text, "BLOCK_BYTES", 500)
+    good = svmlight_text(n=200, d=5, nnz=(1, 4)).splitlines()
+    good = [line for line in good if line]
+    for bad, message in [("1 99:1", "line 151: feature index 99 is beyond"), ("7 1:1", "line 151: label '7' is not")]:
+        path = write(tmp_path, "\n".join(good[:150] + [bad] + good[150:]) + "\n")
+        taken = []
+        with pytest.raises(DataError, match=message):
+            for chunk in chunks(Source(str(path), dim=5, labels=("-1", "1")), chunk_rows=30):
+                taken.append(len(chunk.y))
+        assert taken == [30] * 5  # rows 1-150; line 151 is the first row of the sixth chunk
+
+
+def test_prefetched_makes_one_item_ahead_and_hands_on_errors():
+    from ocolearn.data.stream import prefetched
+
+    made = []
+
+    def items():
+        for i in range(5):
+            made.append(i)
+            yield i
+        raise DataError("broken at the end")
+
+    got = []
+    with pytest.raises(DataError, match="broken at the end"):
+        for item in prefetched(items()):
+            time.sleep(0.02)  # time for the producer to run ahead, if it would
+            assert len(made) <= item + 2  # the item in use and the next one, no more
+            got.append(item)
+    assert got == [0, 1, 2, 3, 4]

@@ -19,7 +19,7 @@ from ocolearn.data import DataError, open_binary
 from ocolearn.features import Sparse
 
 FLOAT32_MAX = float(np.finfo(np.float32).max)  # a larger number would be infinite in float32
-BLOCK_BYTES = 2 << 20
+BLOCK_BYTES = 2 << 20  # text read and parsed at a time: small, for little memory held in parsing
 
 
 class Block(NamedTuple):
@@ -54,11 +54,12 @@ class Reader(NamedTuple):
     )
 
 
-def byte_blocks(source, start, size=BLOCK_BYTES):
+def byte_blocks(source, start, size=None):
     """``(whole lines as a uint8 array, first line number, offset of its start)`` of a file
     from ``start``; the last line may lack its newline (a truncated file). Each block is read
     into a fresh array (no copies of the bytes but the partial line carried to the next one)
     and its newlines are counted by compiled code, off the GIL."""
+    size = size or BLOCK_BYTES
     with open_binary(source.path) as f:
         f.seek(start.offset)
         rest, offset, line = np.zeros(0, np.uint8), start.offset, start.line

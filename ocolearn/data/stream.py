@@ -264,9 +264,10 @@ def chunks(source: Source, start: Position | None = None, chunk_rows: int = 6553
         for rows, a, b in segments:
             if rows.bad is not None and a <= rows.bad[0] < b:
                 raise rows.bad[1]
-            if not reader.dense:
-                idx[r : r + b - a] = rows.idx[a:b, :width]
-            val[r : r + b - a] = rows.val[a:b, :width]
+            for into, part in [(val, rows.val)] if reader.dense else [(idx, rows.idx), (val, rows.val)]:
+                w = min(width, part.shape[1])  # (a block narrower than the chunk: zeros beyond)
+                into[r : r + b - a, :w] = part[a:b, :w]
+                into[r : r + b - a, w:] = 0
             labels = Block(rows.labels, None, None, None, rows.lines)
             y[r : r + b - a] = targets_of(source, labels, a, b) if rows.y is None else rows.y[a:b]
             r += b - a
