@@ -359,15 +359,21 @@ def model_source(model: Model, path, *, labelled=True, fmt=None) -> Source:
     )
 
 
-def scores(model: Model, X) -> np.ndarray:
-    """``w . x - offset`` for each row (sparse or dense): ``(n,)`` binary, ``(n, K)`` multiclass."""
+def scores(model: Model, X, rows=2048) -> np.ndarray:
+    """``w . x - offset`` for each row (sparse or dense): ``(n,)`` binary, ``(n, K)`` multiclass,
+    in float64; sparse rows ``rows`` at a time, so the gathered weights stay in cache."""
     w = np.asarray(model.w, np.float64)
     if not isinstance(X, Sparse):
         return np.asarray(X, np.float64) @ w.T - model.offset
-    idx, val = np.asarray(X.idx), np.asarray(X.val, np.float64)
-    if w.ndim == 1:
-        return np.einsum("nk,nk->n", val, np.take(w, idx)) - model.offset
-    return np.einsum("nk,cnk->nc", val, w[:, idx]) - model.offset
+    idx, val = np.asarray(X.idx), np.asarray(X.val)
+    out = np.empty((len(idx), *w.shape[:-1]))
+    for a in range(0, len(idx), rows):
+        part = val[a : a + rows].astype(np.float64)
+        if w.ndim == 1:
+            out[a : a + rows] = np.einsum("nk,nk->n", part, np.take(w, idx[a : a + rows]))
+        else:
+            out[a : a + rows] = np.einsum("nk,cnk->nc", part, w[:, idx[a : a + rows]])
+    return out - model.offset
 
 
 def classes_of(model: Model, s: np.ndarray) -> np.ndarray:

@@ -444,3 +444,22 @@ def test_prefetched_makes_one_item_ahead_and_hands_on_errors():
             assert len(made) <= item + 2  # the item in use and the next one, no more
             got.append(item)
     assert got == [0, 1, 2, 3, 4]
+
+
+def test_scores_a_few_rows_at_a_time_equal_those_of_all_rows_at_once():
+    """``scores`` works through sparse rows in blocks (for the cache): the same float64 numbers
+    as the one einsum over every row, bit for bit."""
+    from ocolearn.features import Sparse
+    from ocolearn.model import Model, scores
+
+    rng = np.random.default_rng(0)
+    X = Sparse(rng.integers(0, 50, (37, 9)).astype(np.int32), rng.normal(size=(37, 9)).astype(np.float32), 50)
+    val = np.asarray(X.val, np.float64)
+    for w in (rng.normal(size=50).astype(np.float32), rng.normal(size=(4, 50)).astype(np.float32)):
+        model = Model(w, [], {}, rng.normal(size=w.shape[:-1]).astype(np.float32))
+        w64 = w.astype(np.float64)
+        every = (
+            np.einsum("nk,nk->n", val, w64[X.idx]) if w.ndim == 1 else np.einsum("nk,cnk->nc", val, w64[:, X.idx])
+        ) - model.offset
+        for rows in (1, 5, 2048):
+            np.testing.assert_array_equal(scores(model, X, rows), every)
