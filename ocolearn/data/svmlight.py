@@ -153,8 +153,14 @@ def _parse(buf, labels, indptr, indices, values, lines, hard, pow10):
             if i == start or i - start > 15 or i >= size or buf[i] != 58:
                 return n, nnz, nhard, 1, line
             i += 1
-            start = i
-            value, i, ok, is_hard = _number(buf, i, pow10)
+            start, whole = i, 0
+            while i < size and 48 <= buf[i] <= 57 and i - start < 15:  # the common case: digits only
+                whole = whole * 10 + (buf[i] - 48)
+                i += 1
+            if i > start and _ends_token(buf, i):
+                value, ok, is_hard = float(whole), True, False  # (exact: below 10^15 < 2^53)
+            else:
+                value, i, ok, is_hard = _number(buf, start, pow10)
             if not ok:
                 return n, nnz, nhard, 1, line
             if is_hard:
