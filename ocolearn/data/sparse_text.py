@@ -98,21 +98,9 @@ def _newlines(buf):
     return count
 
 
-@numba.njit(cache=True, nogil=True)
 def line_ends(buf, ks):
-    """The offsets just after lines ``ks`` (0-based, increasing) of ``buf``: after their
-    newline, or the end."""
-    out = np.full(ks.size, buf.size, np.int64)
-    seen, j = 0, 0
-    for i in range(buf.size):
-        if j == ks.size:
-            break
-        if buf[i] == 10:
-            while j < ks.size and ks[j] == seen:
-                out[j] = i + 1
-                j += 1
-            seen += 1
-    return out
+    """The offsets just after lines ``ks`` (0-based) of ``buf``: after their newline, or the end."""
+    return np.append(np.flatnonzero(buf == 10) + 1, buf.size)[ks]
 
 
 @numba.njit(cache=True, nogil=True)
