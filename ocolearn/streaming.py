@@ -1,10 +1,11 @@
-"""Runs over files larger than memory: chunks, a parsing thread, progress, checkpoints.
+"""Runs over files larger than memory: chunks, parsing threads, progress, checkpoints.
 
 ``run_stream(learner, source, ...)`` reads the file in chunks of ``chunk_rows`` rows
-(``ocolearn.data.stream``), parses the next chunks on a background thread while the current
-one runs, and carries the learner state and the running sums from chunk to chunk through the
-one runner (``ocolearn.run.run`` with ``state=`` and ``summary=``), so the weights and sums
-equal those of one run over the whole array, bit for bit. Memory stays that of a few chunks.
+(``ocolearn.data.stream``: parsed on threads, the next chunk made while the current one
+runs, each read by the learner in place), and carries the learner state and the running
+sums from chunk to chunk through the one runner (``ocolearn.run.run`` with ``state=`` and
+``summary=``), so the weights and sums equal those of one run over the whole array, bit for
+bit. Memory stays that of a few chunks.
 
 Passes re-read the file. ``seed`` shuffles the rows within each chunk (a bounded buffer),
 with the permutation drawn from (seed, pass, chunk), so a resumed run draws the same ones.

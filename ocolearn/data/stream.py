@@ -3,8 +3,15 @@ its format.
 
     Source(path or arrays, format, options)      what to read, resolved once
       -> the format's Reader: blocks() and parsers()   one module per format (READERS)
-      -> chunks of padded rows + targets           on parsing threads
+      -> blocks of padded rows + targets           on PARSERS threads (``_rows``)
+      -> chunks: the rows copied once, aligned     read in place by JAX (``chunks``)
       -> run / sweep / train / predict / test      none of them knows the format
+
+Text is read 2 MB at a time (``BLOCK_BYTES``) into fresh arrays; the parsing threads parse
+each block (compiled code, off the GIL), pad its rows and find their targets, and drop the
+block; a chunk copies its rows from them into 64-byte aligned arrays, which JAX's CPU backend
+uses without a copy. ``prefetched`` makes the next chunk while one is in use. Memory held: the
+chunk in use, the next one, and the blocks of rows not yet in a chunk.
 
 ``chunks(source, start, chunk_rows)`` yields ``Chunk``s of exactly ``chunk_rows`` rows (the
 last one may be shorter): padded ``Sparse`` features (dense rows for CSV and NumPy arrays),
