@@ -388,9 +388,10 @@ def test_chunks_cut_from_many_small_blocks_equal_those_of_one_block(tmp_path, mo
     path = write(tmp_path, svmlight_text(n=300, nnz=(1, 20)))
     width = scan(Source(str(path))).width if fixed else None
     source = Source(str(path), dim=40, labels=("-1", "1"), width=width)
-    one = list(chunks(source, chunk_rows=64))
+    one, found = list(chunks(source, chunk_rows=64)), scan(Source(str(path)))
     monkeypatch.setattr(sparse_text, "BLOCK_BYTES", block_bytes)
     many = list(chunks(source, chunk_rows=64))
+    assert scan(Source(str(path))) == found  # (the parsers reuse their scratch arrays block after block)
     assert [len(c.y) for c in many] == [64] * 4 + [44]
     for a, b in zip(many, one, strict=True):
         np.testing.assert_array_equal(a.X.idx, b.X.idx)
@@ -463,3 +464,19 @@ def test_scores_a_few_rows_at_a_time_equal_those_of_all_rows_at_once():
         ) - model.offset
         for rows in (1, 5, 2048):
             np.testing.assert_array_equal(scores(model, X, rows), every)
+
+
+def test_parsed_blocks_outlive_the_parsers_scratch(tmp_path, monkeypatch):
+    """The compiled parser writes into scratch arrays that its thread reuses for the next block;
+    what ``_parsed`` hands out is the reader's own (copied on the parsing thread), so blocks kept
+    after later ones were parsed still hold their rows."""
+    from ocolearn.data import sparse_text, stream
+
+    path = write(tmp_path, svmlight_text(n=200))
+    expected = parse_svmlight(open(path, "rb").read(), 1, path)
+    monkeypatch.setattr(sparse_text, "BLOCK_BYTES", 300)
+    monkeypatch.setattr(stream, "PARSERS", 1)  # one thread: its next block is parsed before this one is used
+    blocks = [block for *_, (block, _) in stream._parsed(Source(str(path)), stream.Position())]
+    assert len(blocks) > 20
+    for got, want in zip(stream.concat(blocks), expected, strict=True):
+        np.testing.assert_array_equal(got, want)

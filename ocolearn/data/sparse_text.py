@@ -36,7 +36,8 @@ class Reader(NamedTuple):
 
     - ``blocks(source, start)``: ``(payload, first line, offset)`` from a ``Position``;
     - ``parsers(source)``: ``(fast, exact)`` parsers ``(payload, first line) -> Block``, the
-      exact one line by line (to skip bad lines);
+      exact one line by line (to skip bad lines); a block's arrays may be the parsing thread's
+      scratch, valid until that thread parses again (``_parsed`` uses them on that thread);
     - ``one_based``: indices as written start at 1 (unless the source is ``zero_based``);
     - ``dense``: rows are dense (every feature in every row); ``unit``: "line" or "document";
     - ``after(payload, first line, offset, lines)``: the offset just after each of the rows at

@@ -108,16 +108,21 @@ def _parse(source: Source, parsers, data: bytes, first_line: int) -> tuple[Block
 PARSERS = 2  # blocks parsed at once, on threads (the compiled parser releases the GIL)
 
 
-def _parsed(source: Source, start: Position, then=None):
-    """``(data, first line, offset, (block, skipped))`` of each block in order, parsed
-    ``PARSERS`` at a time ahead of the reader, with ``then(block, data, first line, offset)``
-    (if given) in place of the block, computed on the same thread; memory stays a few blocks."""
+def _owned(block: Block, *_) -> Block:
+    return Block(*(np.array(a) for a in block))
+
+
+def _parsed(source: Source, start: Position, then=_owned):
+    """``(data, first line, offset, (then(block, data, first line, offset), skipped))`` of each
+    block in order, parsed ``PARSERS`` at a time ahead of the reader, ``then`` on the parsing
+    thread (by default a copy of the block: the parser's arrays may be its scratch, see
+    ``Reader.parsers``); memory stays a few blocks."""
     reader = reader_of(source)
     parsers = reader.parsers(source)
 
     def work(data, first_line, offset):
         block, skipped = _parse(source, parsers, data, first_line)
-        return (block if then is None else then(block, data, first_line, offset)), skipped
+        return then(block, data, first_line, offset), skipped
 
     with ThreadPoolExecutor(PARSERS) as pool:
         ahead: deque = deque()
@@ -225,7 +230,8 @@ def _rows(source: Source, block: Block, data, first_line: int, offset: int) -> R
     except DataError:
         y = None
     ends = reader.after(data, first_line, offset, block.lines)
-    return Rows(None if reader.dense else idx, val, np.diff(block.indptr), y, block.labels, block.lines, ends, bad)
+    counts, labels = np.diff(block.indptr), np.array(block.labels)  # (the block may be the parser's scratch)
+    return Rows(None if reader.dense else idx, val, counts, y, labels, block.lines, ends, bad)
 
 
 def _aligned(shape, dtype) -> np.ndarray:

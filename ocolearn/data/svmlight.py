@@ -207,9 +207,11 @@ def _scratch(rows: int, entries: int):
     return have
 
 
-def parse_block(data: bytes, first_line: int, source, slow) -> Block:
+def parse_block(data: bytes, first_line: int, source, slow, copy=True) -> Block:
     """The rows of ``data`` (whole lines; the last may lack its newline), numbered from
-    ``first_line``; see the module docstring. ``slow(data, first_line)`` is the exact parser."""
+    ``first_line``; see the module docstring. ``slow(data, first_line)`` is the exact parser.
+    ``copy=False`` returns the labels, rows and values as views of this thread's scratch
+    arrays, valid until it parses again (the streaming reader pads them at once)."""
     buf = np.frombuffer(data, np.uint8)
     # Bounds without a pass over the bytes: a row takes at least 2 bytes, an entry 4.
     labels, indptr, indices, values, lines, hard = _scratch(len(data) // 2 + 1, len(data) // 4 + 1)
@@ -221,9 +223,8 @@ def parse_block(data: bytes, first_line: int, source, slow) -> Block:
         if not abs(number) <= FLOAT32_MAX:
             return slow(data, first_line)
         (values if is_value else labels)[slot] = number
-    return Block(
-        labels[:n].copy(), indptr[: n + 1].copy(), indices[:nnz].copy(), values[:nnz].copy(), lines[:n] + first_line
-    )
+    own = np.copy if copy else lambda a: a
+    return Block(own(labels[:n]), own(indptr[: n + 1]), own(indices[:nnz]), own(values[:nnz]), lines[:n] + first_line)
 
 
 def svmlight_lines(data: bytes, first_line: int, path) -> Block:
@@ -245,9 +246,9 @@ def svmlight_lines(data: bytes, first_line: int, path) -> Block:
     return _rows_by_line(data, first_line, path, row_of, np.float64)
 
 
-def parse_svmlight(data: bytes, first_line: int, path) -> Block:
+def parse_svmlight(data: bytes, first_line: int, path, copy=True) -> Block:
     """The rows of svmlight text, by the compiled parser (``ocolearn.data.svmlight.parse_block``)."""
-    return parse_block(data, first_line, path, lambda d, f: svmlight_lines(d, f, path))
+    return parse_block(data, first_line, path, lambda d, f: svmlight_lines(d, f, path), copy)
 
 
 def read_svmlight(path, *, dim: int | None = None, zero_based="auto", bits: int | None = None) -> SparseData:
@@ -272,6 +273,9 @@ def read_svmlight(path, *, dim: int | None = None, zero_based="auto", bits: int 
 READER = Reader(
     "svmlight",
     byte_blocks,
-    lambda source: (lambda d, f: parse_svmlight(d, f, source.path), lambda d, f: svmlight_lines(d, f, source.path)),
+    lambda source: (
+        lambda d, f: parse_svmlight(d, f, source.path, copy=False),  # (see ``Reader.parsers``)
+        lambda d, f: svmlight_lines(d, f, source.path),
+    ),
     one_based=True,
 )
