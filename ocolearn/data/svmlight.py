@@ -147,8 +147,11 @@ def _parse(buf, labels, indptr, indices, values, lines, hard, pow10):
                     i += 1
                 continue
             index, start = 0, i
-            while i < size and 48 <= buf[i] <= 57:
-                index = index * 10 + (buf[i] - 48)
+            while i < size:
+                d = np.uint64(buf[i]) - np.uint64(48)  # (wraps around below "0": one comparison)
+                if d > 9:
+                    break
+                index = index * 10 + np.int64(d)
                 i += 1
             if i == start or i - start > 15 or i >= size or buf[i] != 58:
                 return n, nnz, nhard, 1, line
