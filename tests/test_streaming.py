@@ -10,6 +10,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import numpy as np
@@ -480,3 +481,23 @@ def test_parsed_blocks_outlive_the_parsers_scratch(tmp_path, monkeypatch):
     assert len(blocks) > 20
     for got, want in zip(stream.concat(blocks), expected, strict=True):
         np.testing.assert_array_equal(got, want)
+
+
+def test_prefetched_stops_its_thread_when_the_consumer_stops_early():
+    from ocolearn.data.stream import prefetched
+
+    closed = threading.Event()
+
+    def endless():
+        try:
+            i = 0
+            while True:
+                yield i
+                i += 1
+        finally:
+            closed.set()
+
+    items = prefetched(endless())
+    assert [next(items), next(items)] == [0, 1]
+    items.close()
+    assert closed.wait(5)  # the producer saw the stop and closed the source (a pass's parsing threads)

@@ -313,9 +313,11 @@ def chunks(source: Source, start: Position | None = None, chunk_rows: int = 6553
 def prefetched(iterator, ahead=1):
     """The items of ``iterator``, made on a background thread ``ahead`` of the one in use: with
     one, the chunk being learned and the next one being made are all the chunks held (the
-    parsing threads are a few blocks further ahead). An error there is raised here."""
+    parsing threads are a few blocks further ahead). An error there is raised here; a consumer
+    that stops early stops the thread, which closes ``iterator`` (and its parsing threads)."""
     items: queue.SimpleQueue = queue.SimpleQueue()
     slots = threading.Semaphore(ahead - 1)  # (the producer waits on it after each item it puts)
+    stop = threading.Event()
     done = object()
 
     def produce():
@@ -323,16 +325,24 @@ def prefetched(iterator, ahead=1):
             for item in iterator:
                 items.put(item)
                 slots.acquire()
+                if stop.is_set():
+                    break
         except BaseException as e:  # handed to the consumer
             items.put(e)
+        finally:
+            getattr(iterator, "close", lambda: None)()
         items.put(done)
 
     threading.Thread(target=produce, daemon=True).start()
-    while (item := items.get()) is not done:
-        if isinstance(item, BaseException):
-            raise item
+    try:
+        while (item := items.get()) is not done:
+            if isinstance(item, BaseException):
+                raise item
+            slots.release()
+            yield item
+    finally:
+        stop.set()
         slots.release()
-        yield item
 
 
 class Scan(NamedTuple):
