@@ -26,7 +26,7 @@ import numpy as np
 from ocolearn.config import ConfigError, _build_part, apply_overrides
 from ocolearn.data import DataError
 from ocolearn.data.sparse_text import DEFAULT_BITS, SparseData
-from ocolearn.data.stream import Source, chunks, reader_of, scan
+from ocolearn.data.stream import Source, chunks, prefetched, reader_of, scan
 from ocolearn.data.task import infer
 from ocolearn.features import Sparse
 from ocolearn.io import atomic_write
@@ -359,15 +359,21 @@ def model_source(model: Model, path, *, labelled=True, fmt=None) -> Source:
     )
 
 
-def scores(model: Model, X) -> np.ndarray:
-    """``w . x - offset`` for each row (sparse or dense): ``(n,)`` binary, ``(n, K)`` multiclass."""
+def scores(model: Model, X, rows=2048) -> np.ndarray:
+    """``w . x - offset`` for each row (sparse or dense): ``(n,)`` binary, ``(n, K)`` multiclass,
+    in float64; sparse rows ``rows`` at a time, so the gathered weights stay in cache."""
     w = np.asarray(model.w, np.float64)
     if not isinstance(X, Sparse):
         return np.asarray(X, np.float64) @ w.T - model.offset
-    idx, val = np.asarray(X.idx), np.asarray(X.val, np.float64)
-    if w.ndim == 1:
-        return np.einsum("nk,nk->n", val, w[idx]) - model.offset
-    return np.einsum("nk,cnk->nc", val, w[:, idx]) - model.offset
+    idx, val = np.asarray(X.idx), np.asarray(X.val)
+    out = np.empty((len(idx), *w.shape[:-1]))
+    for a in range(0, len(idx), rows):
+        part = val[a : a + rows].astype(np.float64)
+        if w.ndim == 1:
+            out[a : a + rows] = np.einsum("nk,nk->n", part, np.take(w, idx[a : a + rows]))
+        else:
+            out[a : a + rows] = np.einsum("nk,cnk->nc", part, w[:, idx[a : a + rows]])
+    return out - model.offset
 
 
 def classes_of(model: Model, s: np.ndarray) -> np.ndarray:
@@ -385,19 +391,21 @@ def predict(model: Model, X) -> list:
 
 
 def batches(model: Model, path, *, labelled=True, chunk_rows=65536, fmt=None):
-    """``(scores, targets)`` of each chunk of ``path`` (see ``model_source``)."""
-    for chunk in chunks(model_source(model, path, labelled=labelled, fmt=fmt), chunk_rows=chunk_rows):
+    """``(scores, targets)`` of each chunk of ``path`` (see ``model_source``), the next chunk
+    read while this one is scored."""
+    for chunk in prefetched(chunks(model_source(model, path, labelled=labelled, fmt=fmt), chunk_rows=chunk_rows)):
         yield scores(model, chunk.X), chunk.y
 
 
 def predictions(model: Model, path, *, raw=False, chunk_rows=65536, fmt=None):
-    """Lines of output, one per row: the label (or value, for regression), or with ``raw`` the
-    score(s); labels in the file are optional and ignored."""
+    """The output, one string per chunk of rows, a line per row: the label (or value, for
+    regression), or with ``raw`` the score(s); labels in the file are optional and ignored."""
+    names = np.asarray(model.labels, str)
     for s, _ in batches(model, path, labelled=False, chunk_rows=chunk_rows, fmt=fmt):
         if raw or model.task == "regression":
-            yield from (" ".join(f"{v:.9g}" for v in np.atleast_1d(r)) + "\n" for r in s)
-        else:
-            yield from (model.labels[k] + "\n" for k in classes_of(model, s))
+            yield "".join(" ".join(f"{v:.9g}" for v in np.atleast_1d(r)) + "\n" for r in s)
+        elif len(s):
+            yield "\n".join(names[classes_of(model, s)].tolist()) + "\n"
 
 
 def evaluate(model: Model, path, *, chunk_rows=65536, fmt=None) -> dict:

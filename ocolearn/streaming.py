@@ -1,10 +1,11 @@
-"""Runs over files larger than memory: chunks, a parsing thread, progress, checkpoints.
+"""Runs over files larger than memory: chunks, parsing threads, progress, checkpoints.
 
 ``run_stream(learner, source, ...)`` reads the file in chunks of ``chunk_rows`` rows
-(``ocolearn.data.stream``), parses the next chunks on a background thread while the current
-one runs, and carries the learner state and the running sums from chunk to chunk through the
-one runner (``ocolearn.run.run`` with ``state=`` and ``summary=``), so the weights and sums
-equal those of one run over the whole array, bit for bit. Memory stays that of a few chunks.
+(``ocolearn.data.stream``: parsed on threads, the next chunk made while the current one
+runs, each read by the learner in place), and carries the learner state and the running
+sums from chunk to chunk through the one runner (``ocolearn.run.run`` with ``state=`` and
+``summary=``), so the weights and sums equal those of one run over the whole array, bit for
+bit. Memory stays that of a few chunks.
 
 Passes re-read the file. ``seed`` shuffles the rows within each chunk (a bounded buffer),
 with the permutation drawn from (seed, pass, chunk), so a resumed run draws the same ones.
@@ -23,8 +24,6 @@ from __future__ import annotations
 
 import io
 import json
-import queue
-import threading
 from pathlib import Path
 from typing import NamedTuple
 
@@ -33,7 +32,7 @@ import numpy as np
 
 from ocolearn.checks import check_finite
 from ocolearn.data import DataError
-from ocolearn.data.stream import Position, Source, chunks
+from ocolearn.data.stream import Position, Source, chunks, prefetched
 from ocolearn.features import row
 from ocolearn.io import atomic_write
 from ocolearn.progress import Progress
@@ -48,27 +47,6 @@ class StreamResult(NamedTuple):
     skipped: int  # malformed lines skipped in a pass (skip_bad)
     loss_per_pass: list = []  # the summed progressive loss of each pass
     holdout_per_pass: list = []  # [summed loss, mistakes, rows] of the held-out rows after each pass
-
-
-def _prefetch(iterator, depth=2):
-    """The items of ``iterator``, produced on a background thread ``depth`` ahead; an error
-    there is raised here."""
-    items: queue.Queue = queue.Queue(maxsize=depth)
-    done = object()
-
-    def produce():
-        try:
-            for item in iterator:
-                items.put(item)
-        except BaseException as e:  # handed to the consumer
-            items.put(e)
-        items.put(done)
-
-    threading.Thread(target=produce, daemon=True).start()
-    while (item := items.get()) is not done:
-        if isinstance(item, BaseException):
-            raise item
-        yield item
 
 
 def _fingerprint(learner, source: Source, chunk_rows, passes, seed, holdout=0) -> str:
@@ -165,7 +143,7 @@ def run_stream(
         base, base_loss = int(summary.mistakes) - mistakes[p], float(summary.loss) - losses[p]
         index, position = start.row // chunk_rows, start
         last_held = held[p - 1][0] / max(held[p - 1][2], 1) if holdout and p else None
-        for chunk in _prefetch(chunks(source, start, chunk_rows)):
+        for chunk in prefetched(chunks(source, start, chunk_rows)):
             skipped += chunk.skipped if p == 0 else 0  # the same lines again in later passes
             (X, y), out = _split(chunk.X, chunk.y, position.row, holdout)
             if len(y):

@@ -231,7 +231,7 @@ def test_model_made_in_python_reads_files(tmp_path):
     path = tmp_path / "d.svm"
     path.write_text("b 1:1 2:0\na 1:0 2:1\n".replace("b", "1").replace("a", "0"))
     model = model._replace(labels=["0", "1"])
-    assert list(predictions(model, path)) == ["1\n", "0\n"]
+    assert "".join(predictions(model, path)) == "1\n0\n"
     assert evaluate(model, path)["error_rate"] == 0.0
 
 

@@ -10,6 +10,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import numpy as np
@@ -375,3 +376,128 @@ def test_csv_streams_as_dense_rows(tmp_path):
                 )
             )
         )
+
+
+@pytest.mark.parametrize("block_bytes", [7, 100, 1000])
+@pytest.mark.parametrize("fixed", [False, True])
+def test_chunks_cut_from_many_small_blocks_equal_those_of_one_block(tmp_path, monkeypatch, block_bytes, fixed):
+    """Rows padded on the parsing threads block by block and copied into chunks: the same
+    arrays (each chunk as wide as its own longest row, or the fixed width), targets and
+    positions as from one block, and a run over them equals the in-memory run bit for bit."""
+    from ocolearn.data import sparse_text
+
+    path = write(tmp_path, svmlight_text(n=300, nnz=(1, 20)))
+    width = scan(Source(str(path))).width if fixed else None
+    source = Source(str(path), dim=40, labels=("-1", "1"), width=width)
+    one, found = list(chunks(source, chunk_rows=64)), scan(Source(str(path)))
+    monkeypatch.setattr(sparse_text, "BLOCK_BYTES", block_bytes)
+    many = list(chunks(source, chunk_rows=64))
+    assert scan(Source(str(path))) == found  # (the parsers reuse their scratch arrays block after block)
+    assert [len(c.y) for c in many] == [64] * 4 + [44]
+    for a, b in zip(many, one, strict=True):
+        np.testing.assert_array_equal(a.X.idx, b.X.idx)
+        np.testing.assert_array_equal(a.X.val, b.X.val)
+        np.testing.assert_array_equal(a.y, b.y)
+        assert a.end == b.end and a.X.idx.flags.c_contiguous and a.X.val.ctypes.data % 64 == 0
+        longest = int((np.asarray(b.X.val) != 0).sum(axis=1).max())
+        assert a.X.idx.shape[1] == (width or 8 * -(-longest // 8))  # (no zero values in this file)
+    X, y, labels = whole(path, scan(Source(str(path))).width)
+    learner = Pegasos(0.01)
+    targets = target_map(learner, labels)
+    expected = run(learner, X, targets(y), trace=False)
+    got = run_stream(learner, source, targets=targets, chunk_rows=64)
+    np.testing.assert_array_equal(learner.weights(got.state), learner.weights(expected.state))
+    for a, b in zip(got.summary, expected.trace, strict=True):
+        assert np.asarray(a) == np.asarray(b)
+
+
+def test_a_bad_row_fails_the_chunk_that_takes_it_after_the_chunks_before(tmp_path, monkeypatch):
+    """Rows are padded ahead, on the parsing threads, but an index out of range or an unknown
+    label is raised by the chunk holding its row: the chunks before it are read as before."""
+    from ocolearn.data import sparse_text
+
+    monkeypatch.setattr(sparse_text, "BLOCK_BYTES", 500)
+    good = svmlight_text(n=200, d=5, nnz=(1, 4)).splitlines()
+    good = [line for line in good if line]
+    for bad, message in [("1 99:1", "line 151: feature index 99 is beyond"), ("7 1:1", "line 151: label '7' is not")]:
+        path = write(tmp_path, "\n".join(good[:150] + [bad] + good[150:]) + "\n")
+        taken = []
+        with pytest.raises(DataError, match=message):
+            for chunk in chunks(Source(str(path), dim=5, labels=("-1", "1")), chunk_rows=30):
+                taken.append(len(chunk.y))
+        assert taken == [30] * 5  # rows 1-150; line 151 is the first row of the sixth chunk
+
+
+def test_prefetched_makes_one_item_ahead_and_hands_on_errors():
+    from ocolearn.data.stream import prefetched
+
+    made = []
+
+    def items():
+        for i in range(5):
+            made.append(i)
+            yield i
+        raise DataError("broken at the end")
+
+    got = []
+    with pytest.raises(DataError, match="broken at the end"):
+        for item in prefetched(items()):
+            time.sleep(0.02)  # time for the producer to run ahead, if it would
+            assert len(made) <= item + 2  # the item in use and the next one, no more
+            got.append(item)
+    assert got == [0, 1, 2, 3, 4]
+
+
+def test_scores_a_few_rows_at_a_time_equal_those_of_all_rows_at_once():
+    """``scores`` works through sparse rows in blocks (for the cache): the same float64 numbers
+    as the one einsum over every row, bit for bit."""
+    from ocolearn.features import Sparse
+    from ocolearn.model import Model, scores
+
+    rng = np.random.default_rng(0)
+    X = Sparse(rng.integers(0, 50, (37, 9)).astype(np.int32), rng.normal(size=(37, 9)).astype(np.float32), 50)
+    val = np.asarray(X.val, np.float64)
+    for w in (rng.normal(size=50).astype(np.float32), rng.normal(size=(4, 50)).astype(np.float32)):
+        model = Model(w, [], {}, rng.normal(size=w.shape[:-1]).astype(np.float32))
+        w64 = w.astype(np.float64)
+        every = (
+            np.einsum("nk,nk->n", val, w64[X.idx]) if w.ndim == 1 else np.einsum("nk,cnk->nc", val, w64[:, X.idx])
+        ) - model.offset
+        for rows in (1, 5, 2048):
+            np.testing.assert_array_equal(scores(model, X, rows), every)
+
+
+def test_parsed_blocks_outlive_the_parsers_scratch(tmp_path, monkeypatch):
+    """The compiled parser writes into scratch arrays that its thread reuses for the next block;
+    what ``_parsed`` hands out is the reader's own (copied on the parsing thread), so blocks kept
+    after later ones were parsed still hold their rows."""
+    from ocolearn.data import sparse_text, stream
+
+    path = write(tmp_path, svmlight_text(n=200))
+    expected = parse_svmlight(open(path, "rb").read(), 1, path)
+    monkeypatch.setattr(sparse_text, "BLOCK_BYTES", 300)
+    monkeypatch.setattr(stream, "PARSERS", 1)  # one thread: its next block is parsed before this one is used
+    blocks = [block for *_, (block, _) in stream._parsed(Source(str(path)), stream.Position())]
+    assert len(blocks) > 20
+    for got, want in zip(stream.concat(blocks), expected, strict=True):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_prefetched_stops_its_thread_when_the_consumer_stops_early():
+    from ocolearn.data.stream import prefetched
+
+    closed = threading.Event()
+
+    def endless():
+        try:
+            i = 0
+            while True:
+                yield i
+                i += 1
+        finally:
+            closed.set()
+
+    items = prefetched(endless())
+    assert [next(items), next(items)] == [0, 1]
+    items.close()
+    assert closed.wait(5)  # the producer saw the stop and closed the source (a pass's parsing threads)

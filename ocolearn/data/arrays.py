@@ -84,6 +84,6 @@ def _parsers(source):
     return parse, parse
 
 
-_after = lambda span, first_line, offset, last_line: last_line  # noqa: E731
+_after = lambda span, first_line, offset, lines: lines  # noqa: E731
 DENSE = Reader("dense", _blocks, _parsers, dense=True, unit="row", after=_after)
 CSR = Reader("csr", _blocks, _parsers, unit="row", after=_after)

@@ -3,8 +3,15 @@ its format.
 
     Source(path or arrays, format, options)      what to read, resolved once
       -> the format's Reader: blocks() and parsers()   one module per format (READERS)
-      -> chunks of padded rows + targets           on parsing threads
+      -> blocks of padded rows + targets           on PARSERS threads (``_rows``)
+      -> chunks: the rows copied once, aligned     read in place by JAX (``chunks``)
       -> run / sweep / train / predict / test      none of them knows the format
+
+Text is read 2 MB at a time (``BLOCK_BYTES``) into fresh arrays; the parsing threads parse
+each block (compiled code, off the GIL), pad its rows and find their targets, and drop the
+block; a chunk copies its rows from them into 64-byte aligned arrays, which JAX's CPU backend
+uses without a copy. ``prefetched`` makes the next chunk while one is in use. Memory held: the
+chunk in use, the next one, and the blocks of rows not yet in a chunk.
 
 ``chunks(source, start, chunk_rows)`` yields ``Chunk``s of exactly ``chunk_rows`` rows (the
 last one may be shorter): padded ``Sparse`` features (dense rows for CSV and NumPy arrays),
@@ -17,14 +24,17 @@ With ``skip_bad`` a malformed line is skipped and counted instead of being an er
 
 from __future__ import annotations
 
+import queue
+import threading
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import NamedTuple
 
 import numpy as np
 
 from ocolearn.data import DataError, arrays, csvfile, mira, svmlight, textdirs
-from ocolearn.data.sparse_text import FLOAT32_MAX, Block, fill_rows, label_names
+from ocolearn.data.sparse_text import FLOAT32_MAX, Block, entry_error, label_names, pad
 from ocolearn.data.task import MAX_LABELS, Labels, _is_number
 from ocolearn.features import Sparse
 
@@ -87,7 +97,7 @@ def _parse(source: Source, parsers, data: bytes, first_line: int) -> tuple[Block
         if not source.skip_bad:
             raise
     good, skipped = [], 0
-    for number, line in enumerate(data.split(b"\n"), first_line):
+    for number, line in enumerate(bytes(data).split(b"\n"), first_line):
         try:
             good.append(exact(line, number))
         except DataError:
@@ -98,15 +108,26 @@ def _parse(source: Source, parsers, data: bytes, first_line: int) -> tuple[Block
 PARSERS = 2  # blocks parsed at once, on threads (the compiled parser releases the GIL)
 
 
-def _parsed(source: Source, start: Position):
-    """``(data, first line, offset, (block, skipped))`` of each block in order, parsed
-    ``PARSERS`` at a time ahead of the reader; memory stays a few blocks."""
+def _owned(block: Block, *_) -> Block:
+    return Block(*(np.array(a) for a in block))
+
+
+def _parsed(source: Source, start: Position, then=_owned):
+    """``(data, first line, offset, (then(block, data, first line, offset), skipped))`` of each
+    block in order, parsed ``PARSERS`` at a time ahead of the reader, ``then`` on the parsing
+    thread (by default a copy of the block: the parser's arrays may be its scratch, see
+    ``Reader.parsers``); memory stays a few blocks."""
     reader = reader_of(source)
     parsers = reader.parsers(source)
+
+    def work(data, first_line, offset):
+        block, skipped = _parse(source, parsers, data, first_line)
+        return then(block, data, first_line, offset), skipped
+
     with ThreadPoolExecutor(PARSERS) as pool:
         ahead: deque = deque()
         for data, first_line, offset in reader.blocks(source, start):
-            ahead.append((data, first_line, offset, pool.submit(_parse, source, parsers, data, first_line)))
+            ahead.append((data, first_line, offset, pool.submit(work, data, first_line, offset)))
             if len(ahead) > PARSERS:
                 data, first_line, offset, parsed = ahead.popleft()
                 yield data, first_line, offset, parsed.result()
@@ -131,19 +152,16 @@ def concat(blocks: list[Block]) -> Block:
 
 def class_of(source: Source, block: Block, start: int = 0, stop: int | None = None) -> np.ndarray:
     """int32 class indices of the labels of rows ``start:stop``; a label outside the
-    source's is an error naming its line."""
-    names = label_names(block.labels[start:stop])
+    source's is an error naming its line (the first such name in sorted order, at its first row)."""
+    distinct, inverse = np.unique(np.asarray(block.labels[start:stop]), return_inverse=True)
+    names = label_names(distinct)  # (distinct labels may share a name: 1 and 1.0000001 are both "1")
     known = {name: k for k, name in enumerate(source.labels)}
-    distinct, inverse = np.unique(names, return_inverse=True)
-    for name in distinct:
-        if name not in known:
-            line = block.lines[start:stop][np.argmax(names == name)]
-            what = "no label" if name in ("nan", "") else f"label {str(name)!r}"
-            place = reader_of(source).unit
-            raise DataError(
-                f"{source.path}, {place} {line}: {what} is not one of the model's labels {list(source.labels)}"
-            )
-    return np.array([known[n] for n in distinct], np.int32)[inverse] if names.size else np.zeros(0, np.int32)
+    for name in sorted(set(names.tolist()) - set(known)):
+        line = block.lines[start:stop][np.argmax(np.isin(inverse, np.flatnonzero(names == name)))]
+        what = "no label" if name in ("nan", "") else f"label {str(name)!r}"
+        place = reader_of(source).unit
+        raise DataError(f"{source.path}, {place} {line}: {what} is not one of the model's labels {list(source.labels)}")
+    return np.array([known[n] for n in names.tolist()], np.int32)[inverse.reshape(-1)]
 
 
 def targets_of(source: Source, block: Block, start: int = 0, stop: int | None = None) -> np.ndarray:
@@ -180,62 +198,105 @@ def _width(block: Block, start: int = 0, stop: int | None = None) -> int:
     return 8 * -(-max(longest, 1) // 8)
 
 
+class Rows(NamedTuple):
+    """A block's rows made ready on its parsing thread (``_rows``), for chunks to be cut from."""
+
+    idx: np.ndarray | None  # (n, w) int32 padded indices (None for dense rows)
+    val: np.ndarray  # (n, w) float32 padded values ((n, dim) dense rows)
+    counts: np.ndarray  # (n,) entries in each row
+    y: np.ndarray | None  # (n,) targets; None: some label is not one (``targets_of`` raises it per chunk)
+    labels: np.ndarray  # (n,) as read, and
+    lines: np.ndarray  # (n,) line numbers, for errors
+    ends: np.ndarray  # (n,) the offset just after each row (``Reader.after``), where a stream reads on
+    bad: tuple | None  # (row, DataError) of the first entry out of range, raised by the chunk that takes it
+
+
+def _rows(source: Source, block: Block, data, first_line: int, offset: int) -> Rows:
+    """Pad a block's rows (``fill_rows``: indices shifted, hashed or checked) to the source's
+    width, or to the block's longest row, and find their targets, on the parsing thread. An
+    error is kept with its row and raised by the chunk that reaches that row, as if the chunk
+    had been filled row by row."""
+    reader, n, shift = reader_of(source), len(block.labels), _shift(source)
+    width = source.dim if reader.dense else source.width or _width(block)
+    idx, val = np.zeros((n, width), np.int32), np.zeros((n, width), np.float32)
+    buckets = 1 << source.bits if source.bits is not None and reader.one_based else 0  # (the others hash when parsing)
+    at = pad(block.indptr, block.indices, block.values, shift, buckets, source.dim, idx, val, source.drop_unseen)
+    bad = None
+    if at >= 0:
+        row = int(np.searchsorted(block.indptr, at, side="right")) - 1
+        bad = (row, entry_error(block, at, source.dim, source.path, shift))
+    try:
+        y = targets_of(source, block)
+    except DataError:
+        y = None
+    ends = reader.after(data, first_line, offset, block.lines)
+    counts, labels = np.diff(block.indptr), np.array(block.labels)  # (the block may be the parser's scratch)
+    return Rows(None if reader.dense else idx, val, counts, y, labels, block.lines, ends, bad)
+
+
+def _aligned(shape, dtype) -> np.ndarray:
+    """An uninitialized array starting on a 64-byte boundary: JAX's CPU backend then reads it
+    in place instead of copying it."""
+    size = int(np.prod(shape)) * np.dtype(dtype).itemsize
+    raw = np.empty(size + 64, np.uint8)
+    start = -raw.ctypes.data % 64
+    return raw[start : start + size].view(dtype).reshape(shape)
+
+
 def chunks(source: Source, start: Position | None = None, chunk_rows: int = 65536):
     """``Chunk``s of ``chunk_rows`` rows from ``start`` (default: the beginning) to the end.
-    Rows go straight from the parsed blocks into the chunk's padded arrays."""
+    The parsing threads pad each block's rows (``_rows``); a chunk copies its rows once from
+    them into arrays that the learner reads in place (``_aligned``), as wide as the chunk's
+    longest row needs (a multiple of 8) unless ``source.width`` is set."""
     start = start or Position()
-    pending: deque = deque()  # (block, first unused row, (its bytes, first line, offset))
+    pending: deque = deque()  # (rows, first unused row)
     have, skipped, row, last = 0, 0, start.row, None
-    shift, reader = _shift(source), reader_of(source)
+    reader = reader_of(source)
 
     def emit(n, skipped):
         nonlocal row
         segments, taken = [], 0
         while taken < n:
-            block, a, where = pending[0]
-            b = min(len(block.labels), a + n - taken)
-            segments.append((block, a, b))
+            rows, a = pending[0]
+            b = min(len(rows.lines), a + n - taken)
+            segments.append((rows, a, b))
             taken += b - a
-            if b == len(block.labels):
+            if b == len(rows.lines):
                 pending.popleft()
             else:
-                pending[0] = (block, b, where)
-        width = source.width or max(_width(block, a, b) for block, a, b in segments)
+                pending[0] = (rows, b)
         if reader.dense:
             width = source.dim
-        idx, val = np.zeros((n, width), np.int32), np.zeros((n, width), np.float32)
+        else:
+            width = source.width or max(
+                8 * -(-max(int(rows.counts[a:b].max(initial=1)), 1) // 8) for rows, a, b in segments
+            )
+        idx, val = _aligned((n, width), np.int32), _aligned((n, width), np.float32)
         y = np.empty(n, np.float32 if source.task == "regression" or not source.labelled else np.int32)
         r = 0
-        for block, a, b in segments:
-            fill_rows(
-                block,
-                a,
-                b,
-                idx[r : r + b - a],
-                val[r : r + b - a],
-                source.dim,
-                source.path,
-                shift=shift,
-                bits=source.bits if reader.one_based else None,  # (svmlight; the others hash when parsing)
-                drop=source.drop_unseen,
-            )
-            y[r : r + b - a] = targets_of(source, block, a, b)
+        for rows, a, b in segments:
+            if rows.bad is not None and a <= rows.bad[0] < b:
+                raise rows.bad[1]
+            for into, part in [(val, rows.val)] if reader.dense else [(idx, rows.idx), (val, rows.val)]:
+                w = min(width, part.shape[1])  # (a block narrower than the chunk: zeros beyond)
+                into[r : r + b - a, :w] = part[a:b, :w]
+                into[r : r + b - a, w:] = 0
+            labels = Block(rows.labels, None, None, None, rows.lines)
+            y[r : r + b - a] = targets_of(source, labels, a, b) if rows.y is None else rows.y[a:b]
             r += b - a
         row += n
         X = val if reader.dense else Sparse(idx, val, source.dim)
-        block, _, b = segments[-1]
-        data, first_line, offset = where
-        last_line = int(block.lines[b - 1])
-        position = Position(int(reader.after(data, first_line, offset, last_line)), last_line + 1, row)
+        rows, _, b = segments[-1]
+        position = Position(int(rows.ends[b - 1]), int(rows.lines[b - 1]) + 1, row)
         return Chunk(X, y, position, skipped)
 
-    for data, first_line, offset, (block, bad) in _parsed(source, start):
+    for data, first_line, offset, (rows, bad) in _parsed(source, start, partial(_rows, source)):
         skipped += bad
         last = (data, first_line, offset)
-        if not len(block.labels):
+        if not len(rows.lines):
             continue
-        pending.append((block, 0, (data, first_line, offset)))
-        have += len(block.labels)
+        pending.append((rows, 0))
+        have += len(rows.lines)
         while have >= chunk_rows:
             yield emit(chunk_rows, skipped)
             have -= chunk_rows
@@ -244,9 +305,44 @@ def chunks(source: Source, start: Position | None = None, chunk_rows: int = 6553
         yield emit(have, skipped)
     elif skipped:  # only skipped lines since the last chunk: an empty chunk at the end reports them
         data, first_line, offset = last
-        end = Position(offset + len(data), first_line + data.count(b"\n"), row)  # (not for text: never skips)
+        end = Position(offset + len(data), first_line + bytes(data).count(b"\n"), row)  # (not for text: never skips)
         empty = Sparse(np.zeros((0, 1), np.int32), np.zeros((0, 1), np.float32), source.dim)
         yield Chunk(empty, np.zeros(0, np.int32), end, skipped)
+
+
+def prefetched(iterator, ahead=1):
+    """The items of ``iterator``, made on a background thread ``ahead`` of the one in use: with
+    one, the chunk being learned and the next one being made are all the chunks held (the
+    parsing threads are a few blocks further ahead). An error there is raised here; a consumer
+    that stops early stops the thread, which closes ``iterator`` (and its parsing threads)."""
+    items: queue.SimpleQueue = queue.SimpleQueue()
+    slots = threading.Semaphore(ahead - 1)  # (the producer waits on it after each item it puts)
+    stop = threading.Event()
+    done = object()
+
+    def produce():
+        try:
+            for item in iterator:
+                items.put(item)
+                slots.acquire()
+                if stop.is_set():
+                    break
+        except BaseException as e:  # handed to the consumer
+            items.put(e)
+        finally:
+            getattr(iterator, "close", lambda: None)()
+        items.put(done)
+
+    threading.Thread(target=produce, daemon=True).start()
+    try:
+        while (item := items.get()) is not done:
+            if isinstance(item, BaseException):
+                raise item
+            slots.release()
+            yield item
+    finally:
+        stop.set()
+        slots.release()
 
 
 class Scan(NamedTuple):

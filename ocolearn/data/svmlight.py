@@ -147,14 +147,23 @@ def _parse(buf, labels, indptr, indices, values, lines, hard, pow10):
                     i += 1
                 continue
             index, start = 0, i
-            while i < size and 48 <= buf[i] <= 57:
-                index = index * 10 + (buf[i] - 48)
+            while i < size:
+                d = np.uint64(buf[i]) - np.uint64(48)  # (wraps around below "0": one comparison)
+                if d > 9:
+                    break
+                index = index * 10 + np.int64(d)
                 i += 1
             if i == start or i - start > 15 or i >= size or buf[i] != 58:
                 return n, nnz, nhard, 1, line
             i += 1
-            start = i
-            value, i, ok, is_hard = _number(buf, i, pow10)
+            start, whole = i, 0
+            while i < size and 48 <= buf[i] <= 57 and i - start < 15:  # the common case: digits only
+                whole = whole * 10 + (buf[i] - 48)
+                i += 1
+            if i > start and _ends_token(buf, i):
+                value, ok, is_hard = float(whole), True, False  # (exact: below 10^15 < 2^53)
+            else:
+                value, i, ok, is_hard = _number(buf, start, pow10)
             if not ok:
                 return n, nnz, nhard, 1, line
             if is_hard:
@@ -201,9 +210,11 @@ def _scratch(rows: int, entries: int):
     return have
 
 
-def parse_block(data: bytes, first_line: int, source, slow) -> Block:
+def parse_block(data: bytes, first_line: int, source, slow, copy=True) -> Block:
     """The rows of ``data`` (whole lines; the last may lack its newline), numbered from
-    ``first_line``; see the module docstring. ``slow(data, first_line)`` is the exact parser."""
+    ``first_line``; see the module docstring. ``slow(data, first_line)`` is the exact parser.
+    ``copy=False`` returns the labels, rows and values as views of this thread's scratch
+    arrays, valid until it parses again (the streaming reader pads them at once)."""
     buf = np.frombuffer(data, np.uint8)
     # Bounds without a pass over the bytes: a row takes at least 2 bytes, an entry 4.
     labels, indptr, indices, values, lines, hard = _scratch(len(data) // 2 + 1, len(data) // 4 + 1)
@@ -211,13 +222,12 @@ def parse_block(data: bytes, first_line: int, source, slow) -> Block:
     if status:
         return slow(data, first_line)
     for start, stop, is_value, slot in hard[:nhard]:
-        number = float(data[start:stop])
+        number = float(bytes(data[start:stop]))
         if not abs(number) <= FLOAT32_MAX:
             return slow(data, first_line)
         (values if is_value else labels)[slot] = number
-    return Block(
-        labels[:n].copy(), indptr[: n + 1].copy(), indices[:nnz].copy(), values[:nnz].copy(), lines[:n] + first_line
-    )
+    own = np.copy if copy else lambda a: a
+    return Block(own(labels[:n]), own(indptr[: n + 1]), own(indices[:nnz]), own(values[:nnz]), lines[:n] + first_line)
 
 
 def svmlight_lines(data: bytes, first_line: int, path) -> Block:
@@ -239,9 +249,9 @@ def svmlight_lines(data: bytes, first_line: int, path) -> Block:
     return _rows_by_line(data, first_line, path, row_of, np.float64)
 
 
-def parse_svmlight(data: bytes, first_line: int, path) -> Block:
+def parse_svmlight(data: bytes, first_line: int, path, copy=True) -> Block:
     """The rows of svmlight text, by the compiled parser (``ocolearn.data.svmlight.parse_block``)."""
-    return parse_block(data, first_line, path, lambda d, f: svmlight_lines(d, f, path))
+    return parse_block(data, first_line, path, lambda d, f: svmlight_lines(d, f, path), copy)
 
 
 def read_svmlight(path, *, dim: int | None = None, zero_based="auto", bits: int | None = None) -> SparseData:
@@ -266,6 +276,9 @@ def read_svmlight(path, *, dim: int | None = None, zero_based="auto", bits: int 
 READER = Reader(
     "svmlight",
     byte_blocks,
-    lambda source: (lambda d, f: parse_svmlight(d, f, source.path), lambda d, f: svmlight_lines(d, f, source.path)),
+    lambda source: (
+        lambda d, f: parse_svmlight(d, f, source.path, copy=False),  # (see ``Reader.parsers``)
+        lambda d, f: svmlight_lines(d, f, source.path),
+    ),
     one_based=True,
 )

@@ -110,6 +110,6 @@ READER = Reader(
     "text",
     lambda source, start: text_blocks(source.path, source.order_seed, start.offset),
     lambda source: (lambda d, f: text_rows(d, f, source.bits or DEFAULT_BITS),) * 2,
-    after=lambda data, first_line, offset, last_line: last_line,
+    after=lambda data, first_line, offset, lines: lines,
     unit="document",
 )
