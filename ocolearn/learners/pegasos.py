@@ -36,8 +36,8 @@ class Pegasos(Learner, name="pegasos", static=("project",)):
     before ``W . x``, so that a round waits only on the margin test for the previous round's
     update. With a projection ``||w||^2`` is updated from ``W . x`` in O(nnz) (``step_norm``);
     without one it is not needed and stays 0. At t = 1 the factor ``1 - eta_1 lam`` is 0: the
-    scale restarts at 1 and ``W . x`` counts as 0 (a state with t = 1 has W = 0, as ``init`` makes it). Every
-    ``tidy_every`` rounds, a scale below 1e-4 is folded back into W by a power of two
+    scale restarts at 1 and ``W . x`` counts as 0 (a state with t = 1 has W = 0, as ``init``
+    makes it). Every ``tidy_every`` rounds, a scale below 1e-4 is folded back into W by a power of two
     (``tidy``, O(d), exact), so it does not underflow. Without a projection the scale is
     exactly 1/t, so it could only underflow after 10^38 rounds; with one, the step folds and
     sums ``||w||^2`` afresh itself (``_refresh``). ``weights(state)`` gives ``scale * W``.
@@ -118,7 +118,7 @@ class Pegasos(Learner, name="pegasos", static=("project",)):
 
         def fold(state):
             _, e = jnp.frexp(state.scale)
-            factor = jnp.where(state.scale < FOLD_BELOW, jnp.ldexp(jnp.ones_like(state.scale), e), 1.0)
+            factor = jnp.ldexp(jnp.ones_like(state.scale), e)
             return state._replace(w=state.w * factor, scale=state.scale / factor)
 
         return jax.lax.cond(state.scale < FOLD_BELOW, fold, lambda state: state, state)
