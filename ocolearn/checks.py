@@ -1,6 +1,7 @@
 """Checks at the boundary: what a run is given, before any compute, and what it produced.
 
-- ``check_count``: a count option (passes, chunk rows) is an integer in range.
+- ``check_count``: a count option (passes, chunk rows) is an integer in range; ``check_rounds``:
+  passes times rows fit the int32 round counter.
 - ``check_data``: the examples fit the learner: as many targets as rows, every feature value
   a finite float32, sparse indices inside the feature space, and targets of the kind the
   learner's loss declares (``Loss.targets``: real numbers, labels -1/+1, or classes 0..K-1).
@@ -36,6 +37,18 @@ def check_count(value, key: str, least: int = 1) -> None:
     """``value`` is an integer ``>= least``, else a ``ConfigError`` naming ``key``."""
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < least:
         raise ConfigError(f"{key} must be an integer >= {least}, got {value!r}", key)
+
+
+MAX_ROUNDS = 2**31 - 1  # rounds and rows are counted in int32 inside the compiled run
+
+
+def check_rounds(passes: int, rows: int, key: str = "passes") -> None:
+    """``passes`` passes over ``rows`` rows fit the run's int32 round counter, else a
+    ``ConfigError`` naming ``key``."""
+    if passes * rows > MAX_ROUNDS:
+        raise ConfigError(
+            f"{key}: {passes} passes over {rows} rows are {passes * rows} rounds, more than {MAX_ROUNDS}", key
+        )
 
 
 def _first(ok):

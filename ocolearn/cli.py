@@ -32,7 +32,7 @@ import sys
 from pathlib import Path
 
 import ocolearn  # first: sets XLA's CPU flags before JAX starts (and imports no JAX itself)
-from ocolearn.names import FORMATS, TASKS
+from ocolearn.names import FORMATS, MAX_SEED, TASKS
 
 # Nothing here imports NumPy or JAX before the arguments are parsed: ``--help``, ``--version``
 # and usage errors answer at once; each command imports what it needs.
@@ -246,8 +246,15 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--model", required=True, help="model file to write (.npz)")
     _data_options(t)
     t.add_argument("--passes", type=_at_least(1), default=1)
-    t.add_argument("--seed", type=int, help="shuffle the rows of each chunk, each pass, with this seed")
-    t.add_argument("--order-seed", type=int, default=0, help="text: the seed of the one shuffle of the documents")
+    t.add_argument(
+        "--seed", type=_at_least(0, MAX_SEED), help="shuffle the rows of each chunk, each pass, with this seed"
+    )
+    t.add_argument(
+        "--order-seed",
+        type=_at_least(0, MAX_SEED),
+        default=0,
+        help="text: the seed of the one shuffle of the documents",
+    )
     t.add_argument("--stop-early", action="store_true", help="stop after a pass without mistakes")
     t.add_argument("--average", action="store_true", help="save the averaged weights (perceptron, mira, ocp_svm)")
     t.add_argument("--normalized", action="store_true", help="scale each class's weights to unit norm (MIRA write-up)")
@@ -284,7 +291,12 @@ def parser() -> argparse.ArgumentParser:
     x.add_argument("--target", required=True, help="the column of labels or values (iris: Species or Petal.Width)")
     x.add_argument("--format", choices=["csv", "svmlight"], default="csv")
     x.add_argument("--out", required=True, help="the file to write")
-    x.add_argument("--order-seed", type=int, default=0, help="rows in an order shuffled by this seed (default 0)")
+    x.add_argument(
+        "--order-seed",
+        type=_at_least(0, MAX_SEED),
+        default=0,
+        help="rows in an order shuffled by this seed (default 0)",
+    )
     x.set_defaults(func=_export)
     return p
 

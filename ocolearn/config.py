@@ -21,7 +21,9 @@ from typing import Any
 
 import numpy as np
 
+from ocolearn.checks import MAX_ROUNDS
 from ocolearn.learners import Learner
+from ocolearn.names import MAX_SEED
 from ocolearn.parts import ConfigError, Part, fields_of
 
 FORMATS = ("table", "svmlight", "mira", "csv", "text")
@@ -265,6 +267,18 @@ def _build_sweep(table, learner, source: str) -> SweepSpec:
     return dataclasses.replace(spec, values=values)
 
 
+SEEDS = ("data.test_seed", "data.order_seed", "run.shuffle_seed", "sweep.validation_seed")
+
+
+def _check_seeds(raw: dict, source: str) -> None:
+    """Each seed is a whole number in 0..``MAX_SEED`` (see ``ocolearn.names``)."""
+    for key in SEEDS:
+        table, name = key.split(".")
+        value = raw.get(table, {}).get(name) if isinstance(raw.get(table), dict) else None
+        if isinstance(value, int) and not isinstance(value, bool) and not 0 <= value <= MAX_SEED:
+            raise ConfigError(f"{source}: '{key}' must be a seed in 0..{MAX_SEED}, got {value}")
+
+
 def from_dict(raw: dict, source: str = "<config>") -> Experiment:
     """Validate a raw config dict (as read from TOML) into an ``Experiment``."""
     _check_keys(raw, _TOP, "", source)
@@ -279,6 +293,7 @@ def from_dict(raw: dict, source: str = "<config>") -> Experiment:
         raise ConfigError(f"{source}: 'data.format' must be one of {', '.join(FORMATS)}, got {data.format!r}")
     if data.format == "table" and (not data.features or not data.target):
         raise ConfigError(f"{source}: '[data]' needs 'features' (a list of column names) and 'target'")
+    _check_seeds(raw, source)
     if not 0.0 <= data.test < 1.0:
         raise ConfigError(f"{source}: 'data.test' must be a fraction in [0, 1), got {data.test}")
     if data.task not in TASKS:
@@ -293,8 +308,8 @@ def from_dict(raw: dict, source: str = "<config>") -> Experiment:
         raise ConfigError(f"{source}: 'compare' must be a table of learner tables, [compare.NAME]")
     compare = {name: _build_part(Learner, table, f"compare.{name}", source) for name, table in compare.items()}
     run = _build_spec(RunSpec, raw.get("run", {}), "run", source)
-    if run.passes < 1 or run.snapshot_every < 0:
-        raise ConfigError(f"{source}: 'run.passes' must be >= 1 and 'run.snapshot_every' >= 0")
+    if not 1 <= run.passes <= MAX_ROUNDS or run.snapshot_every < 0:
+        raise ConfigError(f"{source}: 'run.passes' must be in 1..{MAX_ROUNDS} and 'run.snapshot_every' >= 0")
     return Experiment(
         compare=compare,
         name=raw["name"],
@@ -356,9 +371,12 @@ def apply_overrides(raw: dict, overrides) -> dict:
 
 def _read_toml(path: Path) -> dict:
     try:
-        return tomllib.loads(path.read_text())
+        return tomllib.loads(path.read_text(encoding="utf-8"))  # (TOML is UTF-8, whatever the locale)
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such config file") from None
+    except UnicodeDecodeError as e:
+        line = path.read_bytes()[: e.start].count(b"\n") + 1
+        raise ConfigError(f"{path}, line {line}: not UTF-8 text (a TOML file is UTF-8)") from None
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: not valid TOML: {e}") from None
 

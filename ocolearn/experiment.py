@@ -37,6 +37,7 @@ from ocolearn.data.textdirs import read_text_folders
 from ocolearn.features import Sparse, dot, num_features, row
 from ocolearn.io import atomic_write, write_json
 from ocolearn.model import check_learner, feature_columns, loss_name, model_of, read_data, save, source_of, targets
+from ocolearn.parts import ConfigError
 from ocolearn.projections import Identity
 from ocolearn.regret import best_fixed_weights, gradient_bound, ogd_regret_bound, regret_curve, round_losses
 from ocolearn.run import is_mistake, run, run_passes
@@ -138,7 +139,7 @@ def classify(experiment: Experiment, data: SparseData | None = None):
     opts, spec = experiment.run, experiment.data
     learner = fit_learner(experiment.learner, data, experiment.source)
     y = targets(learner, data)
-    train, test = split_validation(None, y, spec.test, spec.test_seed)
+    train, test = split_validation(None, y, spec.test, spec.test_seed, f"{experiment.source}: 'data.test'")
     passes = run_passes(
         learner, row(data.X, train), y[train], opts.shuffle_seed, passes=opts.passes, stop_early=opts.stop_early
     )
@@ -180,7 +181,7 @@ def regress(experiment: Experiment, data: SparseData):
     spec = experiment.data
     learner = fit_learner(experiment.learner, data, experiment.source)
     X, y = np.asarray(_dense(data.X, spec.source), np.float64), np.asarray(data.y, np.float64)
-    train, test = split_validation(None, y, spec.test, spec.test_seed)
+    train, test = split_validation(None, y, spec.test, spec.test_seed, f"{experiment.source}: 'data.test'")
     metrics, curves, snapshots, state = evaluate(experiment, X[train], y[train])
     if len(test):
         error = X[test] @ np.asarray(learner.weights(state), np.float64) - y[test]
@@ -339,11 +340,13 @@ def run_experiment(experiment: Experiment, out_dir):
     return metrics, curves
 
 
-def split_validation(X, y, fraction: float, seed: int):
+def split_validation(X, y, fraction: float, seed: int, where: str = "'data.test'"):
     """``(train rows, held-out rows)`` index arrays: a ``fraction`` of the rows of ``y``
-    chosen by ``seed``; both keep the stored order."""
+    chosen by ``seed``; both keep the stored order. Holding out every row is an error naming ``where``."""
     n = len(y)
     held = np.sort(np.random.default_rng(seed).permutation(n)[: int(round(fraction * n))])
+    if len(held) == n:
+        raise ConfigError(f"{where} = {fraction} holds out all {n} rows: none is left to learn from")
     return np.setdiff1d(np.arange(n), held), held
 
 
@@ -419,7 +422,9 @@ def _sweep_setup(experiment: Experiment, learner, n: int):
     spec, opts = experiment.sweep, experiment.run
     train, held = (np.arange(n), np.arange(0))
     if spec.validation > 0:
-        train, held = split_validation(None, np.arange(n), spec.validation, spec.validation_seed)
+        train, held = split_validation(
+            None, np.arange(n), spec.validation, spec.validation_seed, f"{experiment.source}: 'sweep.validation'"
+        )
     columns = product(spec.axes())
     learners = stack_values(learner, {k.removeprefix("learner."): v for k, v in columns.items()})
     if spec.seeds:

@@ -30,7 +30,7 @@ import numpy as np
 from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from ocolearn.checks import check_count, check_data
+from ocolearn.checks import check_count, check_data, check_rounds
 from ocolearn.features import num_features
 from ocolearn.run import Result, run
 
@@ -176,6 +176,7 @@ def sweep(
     learners.check("learner")  # every stacked value
     check_count(passes, "passes")
     check_data(_one(learners), X, y)
+    check_rounds(passes, y.shape[0])
     num = jax.tree.leaves(learners)[0].shape[0]
     seeds = seed_values(seeds)
     num_seeds = 1 if seeds is None else len(seeds)

@@ -123,3 +123,85 @@ def test_a_csv_target_read_as_a_number_follows_the_same_rule(tmp_path, capsys):
     )
     one_line_error(status, err, "r.csv", "'6_1' is not a number")
     assert parse_csv(["a,y", "1,6_1"], "t")["y"].dtype.kind == "U"
+
+
+# Tracebacks --------------------------------------------------------------------------------------
+
+
+def compressed(tmp_path, suffix):
+    import bz2
+    import gzip
+    import lzma
+
+    text = "".join(f"1 1:0.5 2:{i}\n-1 3:1 2:0.{i}\n" for i in range(300)).encode()
+    return {".gz": gzip.compress, ".bz2": bz2.compress, ".xz": lzma.compress}[suffix](text)
+
+
+@pytest.mark.parametrize("suffix", [".gz", ".bz2", ".xz"])
+def test_a_compressed_file_cut_short_or_corrupt_is_an_error_naming_it(tmp_path, capsys, suffix):
+    # Before: EOFError, zlib.error, lzma.LZMAError or OSError tracebacks, or "Not a gzipped file (b'2 ')".
+    whole = compressed(tmp_path, suffix)
+    cut, bad, plain = (tmp_path / f"{name}.svm{suffix}" for name in ("cut", "bad", "plain"))
+    cut.write_bytes(whole[: len(whole) // 2])
+    bad.write_bytes(whole[:30] + bytes(range(256)) * 2)
+    plain.write_text("2 1:1\n-1 2:1\n")
+    one_line_error(*train(capsys, cut, tmp_path / "m.npz")[::2], f"cut.svm{suffix}", "cut short")
+    one_line_error(*train(capsys, bad, tmp_path / "m.npz")[::2], f"bad.svm{suffix}", f"not a valid {suffix} file")
+    line = one_line_error(*train(capsys, plain, tmp_path / "m.npz")[::2], f"plain.svm{suffix}", "not a valid")
+    assert "b'" not in line
+    good = tmp_path / f"good.svm{suffix}"
+    good.write_bytes(whole)
+    assert train(capsys, good, tmp_path / "m.npz")[0] == 0
+    for command in ("predict", "test"):
+        one_line_error(*call(capsys, command, tmp_path / "m.npz", cut)[::2], f"cut.svm{suffix}", "cut short")
+
+
+IRIS = '[data]\nsource = "iris"\nfeatures = ["Sepal.Width", "Petal.Length"]\ntarget = "Petal.Width"\n'
+
+
+def run_config(capsys, tmp_path, text, command="run"):
+    config = tmp_path / "c.toml"
+    config.write_bytes(text if isinstance(text, bytes) else text.encode())
+    return call(capsys, command, config, "--out", tmp_path / "out")
+
+
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        (b'name = "\xe9t\xe9"\n[learner]\nkind = "ogd"\n', ["c.toml, line 1", "not UTF-8"]),  # UnicodeDecodeError
+        ('name = "x"\n' + IRIS + '[learner]\nkind = "ogd"\n[run]\npasses = 9999999999\n', ["c.toml", "'run.passes'"]),
+        ('name = "x"\n' + IRIS + 'test = 0.999\n[learner]\nkind = "ogd"\n', ["c.toml", "'data.test'", "none is left"]),
+        (
+            'name = "x"\n' + IRIS + '[learner]\nkind = "optax"\ntransformation = "tree_map_params"\n',
+            ["c.toml", "learner.transformation", "not an optimizer"],
+        ),
+        ('name = "x"\n' + IRIS + '[learner]\nkind = "optax"\n', ["c.toml", "learner.hyperparams.learning_rate"]),
+        ('name = "x"\n' + IRIS + 'test = 0.3\ntest_seed = -1\n[learner]\nkind = "ogd"\n', ["'data.test_seed'"]),
+        ('name = "x"\n' + IRIS + '[learner]\nkind = "ogd"\n[run]\nshuffle_seed = 4294967296\n', ["'run.shuffle_seed'"]),
+    ],
+)
+def test_configs_that_gave_a_traceback_are_one_line_errors(tmp_path, capsys, text, words):
+    one_line_error(*run_config(capsys, tmp_path, text)[::2], *words)
+
+
+def test_more_rounds_than_the_int32_counter_holds_is_an_error_naming_passes():
+    from ocolearn import OGD, run
+    from ocolearn.parts import ConfigError
+
+    X, y = np.ones((150, 2), np.float32), np.ones(150, np.float32)
+    with pytest.raises(ConfigError, match="passes: 14316558 passes over 150 rows are 2147483700 rounds"):
+        run(OGD(), X, y, passes=14316558)
+
+
+@pytest.mark.parametrize("option", ["--seed", "--order-seed"])
+def test_a_negative_seed_is_a_usage_error(tmp_path, capsys, option):
+    # Before: numpy's "expected non-negative integer" traceback (--order-seed with text input).
+    root = tmp_path / "docs"
+    for label, words in (("pos", "good fine great"), ("neg", "bad awful poor")):
+        (root / label).mkdir(parents=True)
+        for i in range(3):
+            (root / label / f"{i}.txt").write_text(words)
+    args = ["train", "--learner", "perceptron", "--format", "text", root, "--model", tmp_path / "m.npz", "--quiet"]
+    one_line_error(*call(capsys, *args, option, "-1")[::2], option)
+    assert call(capsys, *args, option, "4294967295")[0] == 0
+    one_line_error(*call(capsys, *args, option, "4294967296")[::2], option)

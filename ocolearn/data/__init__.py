@@ -11,6 +11,7 @@ import gzip
 import io
 import lzma
 import math
+import zlib
 from importlib import resources
 from pathlib import Path
 
@@ -58,12 +59,53 @@ OPENERS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
 
 
 def open_binary(path):
-    """The file opened for reading bytes, decompressed by its suffix (.gz, .bz2, .xz)."""
+    """The file opened for reading bytes, decompressed by its suffix (.gz, .bz2, .xz). A
+    compressed file that is cut short or corrupt is an error naming it (``_Decompressed``)."""
     path = Path(path)
     try:
-        return OPENERS.get(path.suffix, open)(path, "rb")
+        opened = OPENERS.get(path.suffix, open)(path, "rb")
     except FileNotFoundError:
         raise DataError(f"{path}: no such file") from None
+    return _Decompressed(opened, path) if path.suffix in OPENERS else opened
+
+
+class _Decompressed:
+    """A decompressing file whose read errors (``EOFError`` for a file cut short, ``zlib.error``,
+    ``lzma.LZMAError`` and the ``OSError`` of a bad header or stream, which name no file) are a
+    ``DataError`` naming the file."""
+
+    def __init__(self, f, path: Path):
+        self._f, self._path = f, path
+
+    def _checked(self, method, *args):
+        try:
+            return method(*args)
+        except EOFError:
+            raise DataError(f"{self._path}: the {self._path.suffix} file is cut short (incomplete)") from None
+        except (OSError, ValueError, zlib.error, lzma.LZMAError) as e:  # (gzip.BadGzipFile is an OSError)
+            reason = str(e).split(" (b'", 1)[0]  # (gzip echoes the first bytes it found)
+            raise DataError(f"{self._path}: not a valid {self._path.suffix} file ({reason})") from None
+
+    def read(self, *args):
+        return self._checked(self._f.read, *args)
+
+    def readinto(self, buffer):
+        return self._checked(self._f.readinto, buffer)
+
+    def readline(self, *args):
+        return self._checked(self._f.readline, *args)
+
+    def seek(self, *args):
+        return self._checked(self._f.seek, *args)
+
+    def close(self):
+        self._f.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self._f.close()
 
 
 def _number(text: str):

@@ -54,6 +54,18 @@ class FromOptax(Learner, name="optax", static=("transformation",)):
                     f"{key} must name an optax optimizer (sgd, adam, ...), got {self.transformation!r}", key
                 )
             known = inspect.signature(maker).parameters
+            required = [p for p in known.values() if p.default is p.empty and p.kind not in (p.VAR_KEYWORD,)]
+            if any(p.kind in (p.POSITIONAL_ONLY, p.VAR_POSITIONAL) for p in required):  # (tree_map_params, ...)
+                key = prefix + "transformation"
+                raise ConfigError(
+                    f"{key}: optax.{self.transformation} is not an optimizer made from numbers "
+                    f"(it takes {', '.join(p.name for p in required)}); name one such as sgd or adam",
+                    key,
+                )
+            for p in required:
+                if p.name not in (self.hyperparams or {}):
+                    key = f"{prefix}hyperparams.{p.name}"
+                    raise ConfigError(f"{key} is missing: optax.{self.transformation} needs {p.name}", key)
             for name in self.hyperparams or {}:
                 if name not in known:
                     key = f"{prefix}hyperparams.{name}"
