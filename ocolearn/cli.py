@@ -18,7 +18,9 @@ multiclass) is ``--task`` or inferred from the labels (``ocolearn.data.task``).
 ``runs/NAME``) and prints the metrics; ``sweep`` runs the config's ``[sweep]`` as one compiled
 program and writes its table, best configuration and figures. Every error a user can cause is
 one line ``ocolearn: error: ...`` naming the file, line, key or option, with exit status 2;
-Ctrl-C prints one line (with the last checkpoint) and exits with status 130. ``train`` shows
+Ctrl-C prints one line (with the last checkpoint) and exits with status 130, SIGTERM the same
+with 143; outputs are written atomically and checked writable before the work
+(``ocolearn.io``). ``train`` shows
 a progress line and closes with a short report (``ocolearn.progress``). ``--help``,
 ``--version`` and usage errors answer before NumPy or JAX is imported.
 """
@@ -84,12 +86,18 @@ def _train(args) -> int:
     from ocolearn import model as models
     from ocolearn import provenance, tracking
     from ocolearn.data import DataError
+    from ocolearn.io import writable
     from ocolearn.progress import Progress, report
 
     tracker = tracking.start(args.track, "train", args.learner)
     progress = Progress(quiet=args.quiet)
     if args.checkpoint_every and not args.checkpoint:
         raise DataError("--checkpoint-every needs --checkpoint PATH")
+    if args.resume and not args.checkpoint:
+        raise DataError("--resume needs --checkpoint PATH, the checkpoint to continue from")
+    writable(args.model)  # (before training: not a folder, room in a writable folder)
+    if args.checkpoint and args.checkpoint_every:
+        writable(args.checkpoint)
     trained = models.train_file(
         args.learner,
         args.set,
@@ -127,8 +135,10 @@ def _train(args) -> int:
 
 def _predict(args) -> int:
     from ocolearn import model as models
-    from ocolearn.io import atomic_lines
+    from ocolearn.io import atomic_lines, writable
 
+    if args.out:
+        writable(args.out)
     trained = models.load(args.model)
     lines = models.predictions(trained, args.data, raw=args.scores, chunk_rows=args.chunk_rows, fmt=args.format)
     if args.out:
@@ -328,8 +338,32 @@ def _few_malloc_arenas() -> None:
         pass
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill``, a scheduler's time limit), raised in the main thread like Ctrl-C's
+    KeyboardInterrupt, so that the same clean-up runs (temporary files and folders removed,
+    the last checkpoint named) and the process exits with 143 (128 + 15)."""
+
+
+def _on_sigterm(signum, frame):
+    raise Terminated
+
+
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
+    import signal
+    import threading
+
+    handler = (
+        signal.signal(signal.SIGTERM, _on_sigterm) if threading.current_thread() is threading.main_thread() else None
+    )
+    try:
+        return _main(args)
+    finally:
+        if handler is not None:  # (as it was: main may run inside another program)
+            signal.signal(signal.SIGTERM, handler)
+
+
+def _main(args) -> int:
     _few_malloc_arenas()
     from ocolearn.checks import NonFiniteError
     from ocolearn.config import ConfigError
@@ -345,15 +379,16 @@ def main(argv=None) -> int:
         return 0
     except OSError as e:  # a folder given as a file, a full disk, no permission
         return _fail(f"{e.filename or ''}{': ' if e.filename else ''}{e.strerror or e}")
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:
         checkpoint = getattr(args, "checkpoint", None)
         where = (
             f"; the last checkpoint is {checkpoint} (continue with --resume)"
             if checkpoint and Path(checkpoint).exists()
             else "; outputs were left as they were"
         )
-        print(f"ocolearn: interrupted{where}", file=sys.stderr)
-        return 130
+        terminated = isinstance(e, Terminated)
+        print(f"ocolearn: {'terminated' if terminated else 'interrupted'}{where}", file=sys.stderr)
+        return 143 if terminated else 130
 
 
 def _fail(message: str) -> int:

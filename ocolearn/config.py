@@ -288,6 +288,10 @@ def from_dict(raw: dict, source: str = "<config>") -> Experiment:
     for key in ("name", "description"):
         if key in raw and not isinstance(raw[key], str):
             raise ConfigError(f"{source}: '{key}' must be a string, got {raw[key]!r}")
+    name = raw["name"]
+    if not name or name in (".", "..") or any(c in name for c in "/\\\0") or not name.isprintable():
+        # (the default output folder is runs/NAME: a name with a path would write outside runs/)
+        raise ConfigError(f"{source}: 'name' must be a plain name (no '/', '\\' or '..'), got {name!r}")
     data = _build_spec(DataSpec, raw.get("data", {}), "data", source)
     if data.format not in FORMATS:
         raise ConfigError(f"{source}: 'data.format' must be one of {', '.join(FORMATS)}, got {data.format!r}")

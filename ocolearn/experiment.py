@@ -35,7 +35,7 @@ from ocolearn.data.sparse_text import SparseData, class_indices
 from ocolearn.data.task import Labels, infer
 from ocolearn.data.textdirs import read_text_folders
 from ocolearn.features import Sparse, dot, num_features, row
-from ocolearn.io import atomic_write, write_json
+from ocolearn.io import atomic_write, write_json, writes_folder
 from ocolearn.model import check_learner, feature_columns, loss_name, model_of, read_data, save, source_of, targets
 from ocolearn.parts import ConfigError
 from ocolearn.projections import Identity
@@ -303,6 +303,7 @@ def trace_csv(curves: dict) -> str:
     return buffer.getvalue()
 
 
+@writes_folder  # (the folder is written as a unit: the old one or the new one, never a mix)
 def run_experiment(experiment: Experiment, out_dir):
     """Evaluate the experiment and write its outputs (and ``model.npz``, the model file
     ``ocolearn predict``/``test`` read) into ``out_dir``; returns ``(metrics, curves)``."""
@@ -354,6 +355,7 @@ def _config_learner(learners, c):
     return jax.tree.map(lambda a: a[c], learners)
 
 
+@writes_folder
 def run_sweep(experiment: Experiment, out_dir, *, chunk_size=None):
     """Run the experiment's ``[sweep]`` as one compiled program and write into ``out_dir``:
 

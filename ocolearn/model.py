@@ -334,6 +334,8 @@ def load(path) -> Model:
         if isinstance(e, FileNotFoundError):
             raise DataError(f"{path}: no such model file") from None
         reason = getattr(e, "strerror", None) or str(e) or type(e).__name__
+        if "pickle" in reason:  # (NumPy's words invite loading it unsafely: not a step for a model file)
+            reason = "it holds Python objects, not arrays"
         raise DataError(
             f"{path}: not an ocolearn model file (an .npz with w, labels, settings, offset): {reason}"
         ) from None

@@ -2,6 +2,8 @@
 every test here failed on the code before its fix. A failure a user can provoke is one line
 ``ocolearn: error: ...`` naming the file, line, key or option, with exit status 2."""
 
+import os
+
 import numpy as np
 import pytest
 from test_cli import call, one_line_error
@@ -205,3 +207,200 @@ def test_a_negative_seed_is_a_usage_error(tmp_path, capsys, option):
     one_line_error(*call(capsys, *args, option, "-1")[::2], option)
     assert call(capsys, *args, option, "4294967295")[0] == 0
     one_line_error(*call(capsys, *args, option, "4294967296")[::2], option)
+
+
+# Checkpoints, outputs and signals ----------------------------------------------------------------
+
+
+def labelled_svmlight(path, n=400, seed=0):
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.normal(size=(n, 4)), 3)
+    y = np.where(X @ np.array([1.0, -2.0, 0.5, 0.0]) > 0, 1, -1)
+    rows = [f"{t} " + " ".join(f"{j + 1}:{v:g}" for j, v in enumerate(x)) + "\n" for x, t in zip(X, y, strict=True)]
+    path.write_text("".join(rows))
+    return path
+
+
+def test_resume_after_the_data_file_changed_is_refused_naming_what_changed(tmp_path, capsys):
+    # Before: a shorter file at the same path resumed with exit 0 and "0 rows learned".
+    data, ckpt = labelled_svmlight(tmp_path / "d.svm"), tmp_path / "c.npz"
+    options = ["--chunk-rows", 100, "--checkpoint", ckpt, "--checkpoint-every", 100]
+    assert train(capsys, data, tmp_path / "m.npz", *options)[0] == 0 and ckpt.exists()
+    assert train(capsys, data, tmp_path / "m.npz", *options, "--resume")[0] == 0  # the same file: it may resume
+    whole = data.read_bytes()
+    labelled_svmlight(data, n=200)
+    err = train(capsys, data, tmp_path / "m.npz", *options, "--resume")[2]
+    one_line_error(2, err, "c.npz", "the data", "d.svm changed", "bytes then")
+    changed = bytearray(whole)  # the same size, one digit of the last row changed
+    changed[-2] = ord("7") if changed[-2] != ord("7") else ord("8")
+    data.write_bytes(bytes(changed))
+    one_line_error(*train(capsys, data, tmp_path / "m.npz", *options, "--resume")[::2], "d.svm changed", "contents")
+
+
+def test_resume_without_a_checkpoint_and_junk_checkpoints_or_models_say_what_is_wrong(tmp_path, capsys):
+    data = labelled_svmlight(tmp_path / "d.svm")
+    one_line_error(*train(capsys, data, tmp_path / "m.npz", "--resume")[::2], "--resume needs --checkpoint")
+    junk = tmp_path / "junk.npz"
+    np.savez(junk, fingerprint=np.array([{"a": 1}], dtype=object), w=np.array([None], dtype=object))
+    args = ["--checkpoint", junk, "--checkpoint-every", 100, "--resume"]
+    line = one_line_error(
+        *train(capsys, data, tmp_path / "m.npz", *args)[::2], "junk.npz", "not an ocolearn checkpoint"
+    )
+    assert "pickle" not in line and "unsafely" not in line
+    line = one_line_error(*call(capsys, "predict", junk, data)[::2], "junk.npz", "not an ocolearn model")
+    assert "pickle" not in line and "unsafely" not in line
+
+
+def no_training(monkeypatch):
+    import ocolearn.model
+
+    def trained(*args, **kw):
+        raise AssertionError("the output was checked only after training")
+
+    monkeypatch.setattr(ocolearn.model, "train_file", trained)
+
+
+def test_an_output_that_cannot_be_written_is_named_before_training(tmp_path, capsys, monkeypatch):
+    import errno
+
+    import ocolearn.io
+
+    data = labelled_svmlight(tmp_path / "d.svm")
+    no_training(monkeypatch)
+    one_line_error(*train(capsys, data, tmp_path)[::2], f"{tmp_path}: is a folder")
+    real = ocolearn.io.tempfile.mkstemp
+
+    def refused(*args, dir=None, prefix="", suffix=""):  # a read-only folder, or no inode left
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS), os.path.join(dir, prefix + "abcdefgh" + suffix))
+
+    monkeypatch.setattr(ocolearn.io.tempfile, "mkstemp", refused)
+    line = one_line_error(*train(capsys, data, tmp_path / "out" / "m.npz")[::2], "Read-only file system")
+    assert f"{tmp_path / 'out' / 'm.npz'}: " in line and ".tmp" not in line
+    line = one_line_error(*call(capsys, "predict", tmp_path / "m.npz", data, "--out", tmp_path / "p.txt")[::2])
+    assert f"{tmp_path / 'p.txt'}: Read-only" in line
+    monkeypatch.setattr(ocolearn.io.tempfile, "mkstemp", real)
+
+
+def test_a_full_disk_names_the_file_that_could_not_be_written(tmp_path, capsys, monkeypatch):
+    import errno
+
+    import ocolearn.io
+
+    data = labelled_svmlight(tmp_path / "d.svm")
+
+    def full(fd):  # the kernel's error names no file
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(ocolearn.io.os, "fsync", full)
+    line = one_line_error(*train(capsys, data, tmp_path / "m.npz")[::2], "No space left on device")
+    assert line.startswith(f"ocolearn: error: {tmp_path / 'm.npz'}: ")
+    assert [p.name for p in tmp_path.iterdir()] == ["d.svm"]
+
+
+def dead_pid():
+    import subprocess
+    import sys
+
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_temporary_files_of_killed_writers_are_removed_on_the_next_write_to_their_folder(tmp_path, capsys):
+    # Before: 12 of 12 predicts killed by SIGKILL left .NAME.XXXX.tmp files that no run removed.
+    import time
+
+    data = labelled_svmlight(tmp_path / "d.svm")
+    dead, live = dead_pid(), os.getppid()
+    stale = [tmp_path / f".m.npz.{dead}.abcd_123.tmp", tmp_path / ".p.txt.0a1b2c3d.tmp"]
+    kept = [tmp_path / f".m.npz.{live}.zyxw_987.tmp", tmp_path / ".p.txt.9z8y7x6w.tmp", tmp_path / ".notes.tmp"]
+    (tmp_path / f".run.{dead}.qwer_456.tmp").mkdir()  # a folder of a killed run
+    for path in stale + kept:
+        path.write_text("partial")
+    old = time.time() - 2 * 3600
+    os.utime(stale[1], (old, old))  # a temporary file of an older version (no PID): stale when old
+    assert train(capsys, data, tmp_path / "m.npz")[0] == 0
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == sorted(p.name for p in kept)
+
+
+def test_sigterm_cleans_up_and_exits_143_as_ctrl_c_does(tmp_path, capsys, monkeypatch):
+    # Before: no handler: no message, the temporary files left behind.
+    import signal
+
+    import ocolearn.streaming
+
+    data = labelled_svmlight(tmp_path / "d.svm")
+    real, calls = ocolearn.streaming.run, []
+
+    def killed(*args, **kw):
+        calls.append(1)
+        if len(calls) == 3:
+            os.kill(os.getpid(), signal.SIGTERM)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(ocolearn.streaming, "run", killed)
+    ckpt = tmp_path / "c.npz"
+    options = ["--chunk-rows", 100, "--checkpoint", ckpt, "--checkpoint-every", 100]
+    status, _, err = train(capsys, data, tmp_path / "m.npz", *options)
+    assert (
+        status == 143 and err.strip() == f"ocolearn: terminated; the last checkpoint is {ckpt} (continue with --resume)"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.npz", "d.svm"]
+    assert signal.getsignal(signal.SIGTERM) is not ocolearn.cli._on_sigterm  # (put back as it was)
+
+
+RIDGE = 'name = "r"\n' + IRIS + 'scale = true\n[learner]\nkind = "ogd"\nschedule = { kind = "inv_sqrt", eta = 0.045 }\n'
+
+
+def test_a_run_folder_is_written_as_a_unit(tmp_path, capsys, monkeypatch):
+    # Before: a kill or a full disk in the middle left a mix of the old run's files and the new one's.
+    import ocolearn.plots
+
+    out = tmp_path / "out"
+    assert run_config(capsys, tmp_path, RIDGE)[0] == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    assert {"metrics.json", "trace.csv", "config.toml", "provenance.json", "model.npz"} <= set(before)
+
+    def killed(*args, **kw):  # after metrics, trace and model were written into the folder
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ocolearn.plots, "run_figures", killed)
+    status, _, err = run_config(capsys, tmp_path, RIDGE.replace("0.045", "0.01"))
+    assert status == 130 and "interrupted" in err
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before  # the old run, whole
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+    monkeypatch.undo()
+    assert run_config(capsys, tmp_path, RIDGE.replace("0.045", "0.01"))[0] == 0
+    assert "0.01" in (out / "config.toml").read_text() and set(before) == {p.name for p in out.iterdir()}
+
+
+def test_a_sweep_folder_is_written_as_a_unit_and_never_replaces_a_folder_of_the_users(tmp_path, capsys, monkeypatch):
+    import ocolearn.plots
+
+    sweep = RIDGE + '[sweep]\n[sweep.values]\n"learner.schedule.eta" = [0.01, 0.02]\n'
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    one_line_error(*run_config(capsys, tmp_path, sweep, "sweep")[::2], f"{out}: is not an output folder")
+    assert [p.name for p in out.iterdir()] == ["notes.txt"]
+    (out / "notes.txt").unlink()
+    assert run_config(capsys, tmp_path, sweep, "sweep")[0] == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+
+    def full(*args, **kw):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(ocolearn.plots, "sweep_figure", full)
+    one_line_error(*run_config(capsys, tmp_path, sweep.replace("0.01, 0.02", "0.03, 0.04"), "sweep")[::2], "No space")
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def test_a_config_name_with_a_path_is_refused(tmp_path, capsys, monkeypatch):
+    # Before: name = "../../../x" without --out wrote outside runs/.
+    monkeypatch.chdir(tmp_path)
+    config = tmp_path / "c.toml"
+    for name in ("../../../x", "a/b", "..", ""):
+        config.write_text(RIDGE.replace('name = "r"', f"name = {name!r}"))
+        one_line_error(*call(capsys, "run", config)[::2], "c.toml", "'name' must be a plain name")
+    assert [p.name for p in tmp_path.iterdir()] == ["c.toml"]
