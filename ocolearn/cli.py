@@ -105,7 +105,7 @@ def _train(args) -> int:
         args.format,
         bits=args.bits,
         dim=args.dim,
-        labels=args.labels.split(",") if args.labels else None,
+        labels=args.labels,
         zero_based=args.zero_based,
         skip_bad=args.skip_bad,
         chunk_rows=args.chunk_rows,
@@ -206,6 +206,17 @@ def _at_least(low: int, high: int | None = None):
     return number
 
 
+def _labels(text: str) -> list[str]:
+    """``--labels a,b,c``: distinct, non-empty names (a repeated one would be two classes of one name)."""
+    names = [name.strip() for name in text.split(",")]
+    for k, name in enumerate(names):
+        if not name:
+            raise argparse.ArgumentTypeError(f"label {k + 1} of {text[:60]!r} is empty")
+        if name in names[:k]:
+            raise argparse.ArgumentTypeError(f"the label {name[:60]!r} is repeated")
+    return names
+
+
 def _data_options(p, train=True) -> None:
     """The options that say how to read a data file: the same for every command."""
     p.add_argument("--format", choices=FORMATS, default="svmlight" if train else None, help=FORMAT_HELP)
@@ -220,7 +231,9 @@ def _data_options(p, train=True) -> None:
         help="hash MIRA features and words (default 18), or svmlight indices, into 2^bits buckets",
     )
     p.add_argument("--dim", type=_at_least(1), help="svmlight: the number of features (default: found by a first pass)")
-    p.add_argument("--labels", help="the labels, comma-separated, in class order (default: found by a first pass)")
+    p.add_argument(
+        "--labels", type=_labels, help="the labels, comma-separated, in class order (default: found by a first pass)"
+    )
     p.add_argument("--zero-based", action="store_true", help="svmlight indices start at 0 (default 1)")
     p.add_argument("--skip-bad", action="store_true", help="skip and count malformed lines instead of stopping")
 

@@ -144,8 +144,9 @@ def check_step(learner: Learner, dim: int, dense=False, where="--learner/--set")
     memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     if 4 * size > memory:
         raise ConfigError(
-            f"--bits/--dim: {learner.name} over {dim:,} features needs {size / 2**30:.1f} GiB of state, "
-            f"more than this machine's memory allows ({memory / 2**30:.0f} GiB); use fewer --bits"
+            f"--bits/--dim: {learner.name} over {dim:,} features keeps {size / 2**30:.1f} GiB of state and needs "
+            f"about 4 times that while it learns ({4 * size / 2**30:.1f} GiB), more than this machine's "
+            f"{memory / 2**30:.1f} GiB of memory; use fewer --bits"
         )
 
     def step(state, idx, val, y):
