@@ -31,6 +31,7 @@ import argparse
 import json
 import os
 import sys
+import warnings
 from pathlib import Path
 
 import ocolearn  # first: sets XLA's CPU flags before JAX starts (and imports no JAX itself)
@@ -78,6 +79,8 @@ def _sweep(args) -> int:
         params=experiment.to_config(), metrics=best, table=per_seed, table_params=list(best["values"]), folder=out
     )
     print(json.dumps(best, indent=2))
+    if "diverged" in best:
+        print(f"ocolearn: warning: {best['diverged']}", file=sys.stderr)
     print(f"wrote {out}/", file=sys.stderr)
     return 0
 
@@ -384,7 +387,14 @@ def _main(args) -> int:
 
     _compilation_cache()
     try:
-        return args.func(args)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("default")  # (each distinct warning once)
+            status = args.func(args)
+        # Warnings (NumPy's RuntimeWarning on overflow, ...) show after a result, one line each;
+        # before an error they would only bury its one line.
+        for text in dict.fromkeys(f"{w.category.__name__}: {str(w.message).strip()}" for w in caught):
+            print(f"ocolearn: warning: {text.splitlines()[0][:300]}", file=sys.stderr)
+        return status
     except (ConfigError, DataError, NonFiniteError) as e:
         return _fail(str(e))
     except BrokenPipeError:  # the reader stopped early (| head): not an error of ours

@@ -355,10 +355,13 @@ def parse_override(text: str, source: str = "--set") -> tuple[list[str], Any]:
 
 
 def apply_overrides(raw: dict, overrides) -> dict:
-    """A copy of ``raw`` with each ``key=value`` override set (tables are created as needed)."""
+    """A copy of ``raw`` with each ``key=value`` override set (tables are created as needed).
+    A part's ``kind`` set to another kind drops the old kind's fields that came from the file
+    (``projection.kind=identity`` on an L2 ball leaves no ``radius`` behind); fields set by
+    ``--set`` are kept."""
     import copy
 
-    raw = copy.deepcopy(raw)
+    raw, given = copy.deepcopy(raw), set()
     for text in overrides:
         path, value = parse_override(text)
         table = raw
@@ -369,7 +372,11 @@ def apply_overrides(raw: dict, overrides) -> dict:
             if not isinstance(nxt, dict):
                 raise ConfigError(f"--set {text}: '{'.'.join(path[: i + 1])}' is not a table")
             table = nxt
+        if path[-1] == "kind" and "kind" in table and table["kind"] != value:
+            for key in [k for k in table if (*path[:-1], k) not in given]:
+                del table[key]
         table[path[-1]] = value
+        given.add(tuple(path))
     return raw
 
 

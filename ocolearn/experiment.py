@@ -336,7 +336,7 @@ def run_experiment(experiment: Experiment, out_dir):
         buffer = io.BytesIO()
         np.save(buffer, np.asarray(snapshots))
         atomic_write(out / "snapshots.npy", buffer.getvalue())
-    plots.run_figures(curves, experiment.name, out)
+    plots.run_figures(curves, experiment.name, out, experiment.learner.name)
     write_json(out / "metrics.json", metrics)
     return metrics, curves
 
@@ -383,7 +383,10 @@ def run_sweep(experiment: Experiment, out_dir, *, chunk_size=None):
     num = len(next(iter(columns.values())))
     num_seeds = len(table[score]) // num
     mean = table[score].reshape(num, num_seeds).mean(axis=1)
-    best_c = int(np.nanargmin(mean))
+    diverged = int(np.count_nonzero(~np.isfinite(mean)))  # (NaN or infinite weights: their rows read nan)
+    if diverged == num:
+        raise datasets.DataError(f"{experiment.source}: every one of the {num} configurations diverged (NaN scores)")
+    best_c = int(np.nanargmin(np.where(np.isfinite(mean), mean, np.nan)))
     best_values = {k: float(v[best_c]) for k, v in columns.items()}
     best = {
         "score": score,
@@ -393,6 +396,8 @@ def run_sweep(experiment: Experiment, out_dir, *, chunk_size=None):
         "configurations": num,
         "seeds": num_seeds,
     }
+    if diverged:
+        best["diverged"] = f"{diverged} of {num} configurations diverged: their scores in sweep.csv are nan or inf"
     out = Path(out_dir)
     provenance.write(out)  # what produced the folder (ocolearn.provenance)
     buffer = io.StringIO()

@@ -404,3 +404,115 @@ def test_a_config_name_with_a_path_is_refused(tmp_path, capsys, monkeypatch):
         config.write_text(RIDGE.replace('name = "r"', f"name = {name!r}"))
         one_line_error(*call(capsys, "run", config)[::2], "c.toml", "'name' must be a plain name")
     assert [p.name for p in tmp_path.iterdir()] == ["c.toml"]
+
+
+# Messages and leftovers --------------------------------------------------------------------------
+
+
+def test_repeated_or_empty_labels_are_usage_errors(tmp_path, capsys):
+    data = labelled_svmlight(tmp_path / "d.svm")
+    one_line_error(*train(capsys, data, tmp_path / "m.npz", "--labels=1,1,2,3")[::2], "--labels", "'1' is repeated")
+    one_line_error(*train(capsys, data, tmp_path / "m.npz", "--labels=-1,,1")[::2], "--labels", "empty")
+    assert train(capsys, data, tmp_path / "m.npz", "--labels=-1,1")[0] == 0
+
+
+def test_the_memory_message_tells_state_working_memory_and_the_machine_apart(tmp_path, capsys, monkeypatch):
+    # Before: "needs 8.0 GiB of state, more than this machine's memory allows (8 GiB)".
+    import ocolearn.model
+
+    sizes = {"SC_PAGE_SIZE": 4096, "SC_PHYS_PAGES": 8 * 2**30 // 4096}
+    monkeypatch.setattr(ocolearn.model.os, "sysconf", sizes.__getitem__)
+    data = labelled_svmlight(tmp_path / "d.svm")
+    line = one_line_error(*train(capsys, data, tmp_path / "m.npz", "--bits", 30)[::2], "--bits")
+    assert "8.0 GiB of state" in line and "(32.0 GiB)" in line and "machine's 8.0 GiB" in line
+
+
+def test_setting_a_parts_kind_drops_the_old_kinds_fields(tmp_path, capsys):
+    # Before: --set learner.projection.kind=identity on an L2 ball: "unknown key 'learner.projection.radius'".
+    from ocolearn.config import load
+    from ocolearn.projections import Identity
+
+    config = tmp_path / "c.toml"
+    config.write_text(RIDGE + 'projection = { kind = "l2_ball", radius = 0.3 }\n')
+    assert load(config, ["learner.projection.kind=identity"]).learner.projection == Identity()
+    ball = load(config, ["learner.projection.radius=2", "learner.projection.kind=l2_ball"]).learner.projection
+    assert ball.radius == 2.0
+    again = load(config, ["learner.projection.kind=identity", "learner.projection.kind=l2_ball"]).learner.projection
+    assert again.radius == type(again)().radius  # the file's radius went with its kind
+    assert call(capsys, "run", config, "--set", "learner.projection.kind=identity", "--out", tmp_path / "o")[0] == 0
+
+
+def test_a_resumed_runs_report_counts_the_rows_as_its_progress_line_does(tmp_path, capsys, monkeypatch):
+    # Before: the progress line said "rows 400", the report "200 rows learned", with no word of the resume.
+    import ocolearn.streaming
+
+    data, ckpt = labelled_svmlight(tmp_path / "d.svm"), tmp_path / "c.npz"
+    real, calls = ocolearn.streaming.run, []
+
+    def interrupted(*args, **kw):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(*args, **kw)
+
+    monkeypatch.setattr(ocolearn.streaming, "run", interrupted)
+    args = ["train", "--learner", "perceptron", data, "--model", tmp_path / "m.npz", "--chunk-rows", 100]
+    args += ["--checkpoint", ckpt, "--checkpoint-every", 100]
+    assert call(capsys, *args)[0] == 130
+    monkeypatch.undo()
+    status, _, err = call(capsys, *args, "--resume")
+    progress = [line for line in err.splitlines() if line.startswith("pass 1/1")][-1]
+    assert status == 0 and "rows 400 " in progress
+    assert "200 rows learned after resuming at 200 (400 in all)" in err
+
+
+def test_a_sweeps_diverged_configurations_are_noted(tmp_path, capsys):
+    import json
+
+    sweep = RIDGE + '[sweep]\n[sweep.values]\n"learner.schedule.eta" = [0.01, 1e30]\n'
+    status, out, err = run_config(capsys, tmp_path, sweep, "sweep")
+    assert status == 0 and "warning: 1 of 2 configurations diverged" in err
+    best = json.loads((tmp_path / "out" / "best.json").read_text())
+    assert best["values"] == {"learner.schedule.eta": 0.01} and best["diverged"].startswith("1 of 2")
+    everything = sweep.replace("0.01, 1e30", "1e30, 1e31")
+    one_line_error(*run_config(capsys, tmp_path, everything, "sweep")[::2], "c.toml", "every one of the 2")
+
+
+def test_a_runs_figure_names_its_learner(tmp_path, capsys, monkeypatch):
+    # Before: an AdaGrad run's legend said "OGD".
+    import ocolearn.plots
+
+    legends = []
+    real = ocolearn.plots.save
+
+    def save(fig, path):
+        legends.extend(text.get_text() for ax in fig.axes for text in ax.get_legend().get_texts())
+        real(fig, path)
+
+    monkeypatch.setattr(ocolearn.plots, "save", save)
+    config = RIDGE.replace('kind = "ogd"\nschedule = { kind = "inv_sqrt", eta = 0.045 }', 'kind = "adagrad"')
+    assert run_config(capsys, tmp_path, config)[0] == 0
+    assert "adagrad" in legends and "OGD" not in legends
+
+
+def test_warnings_come_after_a_result_and_never_before_an_error(tmp_path, capsys, monkeypatch):
+    # Before: NumPy's RuntimeWarning lines came before otherwise clean one-line errors.
+    import warnings
+
+    import ocolearn.model
+
+    data = labelled_svmlight(tmp_path / "d.svm")
+    real = ocolearn.model.train_file
+
+    def warned(*args, **kw):
+        warnings.warn("overflow encountered in multiply", RuntimeWarning, stacklevel=1)
+        warnings.warn("overflow encountered in multiply", RuntimeWarning, stacklevel=1)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(ocolearn.model, "train_file", warned)
+    status, _, err = train(capsys, data, tmp_path / "m.npz")
+    assert status == 0 and err.splitlines()[-1] == "ocolearn: warning: RuntimeWarning: overflow encountered in multiply"
+    assert err.count("overflow") == 1
+    one_line_error(
+        *train(capsys, data, tmp_path / "m.npz", "--format", "csv", "--target", "x")[::2], "not a CSV header"
+    )
