@@ -11,6 +11,7 @@ experiments/records/polarity_pegasos.json, committed).
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 import jax
@@ -19,7 +20,8 @@ import numpy as np
 
 import ocolearn  # noqa: F401  (first: XLA's CPU flags)
 from ocolearn import plots
-from ocolearn.config import load
+from ocolearn.config import ConfigError, load
+from ocolearn.data import DataError
 from ocolearn.experiment import load_examples, split_validation
 from ocolearn.features import row
 from ocolearn.io import write_json
@@ -43,9 +45,19 @@ def main():
     )
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     args = parser.parse_args()
-    experiment = load(CONFIG, args.set)
+    try:
+        experiment = load(CONFIG, args.set)
+        source = Path(experiment.data.source)
+        if not source.is_dir():  # (the data is not in the repository: a fresh clone has none)
+            raise DataError(
+                f"{source}: no review polarity data there (relative to {Path.cwd()}); put Pang and Lee's "
+                "txt_sentoken folder (pos/ and neg/) there or pass --set data.source=PATH"
+            )
+        data = load_examples(experiment)
+    except (ConfigError, DataError) as e:
+        print(f"polarity_pegasos: error: {e}", file=sys.stderr)
+        sys.exit(2)
     spec, learner = experiment.sweep, experiment.learner
-    data = load_examples(experiment)
     y = targets(learner, data)
     train, held = split_validation(None, y, spec.validation, spec.validation_seed)
     lams = spec.axes()["learner.lam"]

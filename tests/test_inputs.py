@@ -516,3 +516,19 @@ def test_warnings_come_after_a_result_and_never_before_an_error(tmp_path, capsys
     one_line_error(
         *train(capsys, data, tmp_path / "m.npz", "--format", "csv", "--target", "x")[::2], "not a CSV header"
     )
+
+
+def test_the_polarity_example_says_where_its_data_must_be(tmp_path, capsys, monkeypatch):
+    # Before: in a fresh clone, a traceback ending "../shared/...: no documents".
+    import runpy
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parent.parent / "experiments" / "polarity_pegasos.py"
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "argv", [str(script), "--out", str(tmp_path / "out")])
+    with pytest.raises(SystemExit) as exit:
+        runpy.run_path(str(script), run_name="__main__")
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert exit.value.code == 2 and len(lines) == 1
+    assert lines[0].startswith("polarity_pegasos: error: ../shared/") and "--set data.source=PATH" in lines[0]
