@@ -419,5 +419,20 @@ def _fail(message: str) -> int:
     return 2
 
 
+def entry() -> None:
+    """The ``ocolearn`` command: ``main``'s status is the exit status. After Ctrl-C or SIGTERM
+    (its outputs cleaned up, its line printed) the process ends at once (``os._exit``): a normal
+    exit would first wait for a compiled computation still running, a sweep's chunk, to end."""
+    status = main()
+    if status in (130, 143):
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except OSError:
+                pass
+        os._exit(status)
+    sys.exit(status)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()
