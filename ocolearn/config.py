@@ -69,6 +69,7 @@ class RunSpec:
     stop_early: bool = False  # classifiers: stop after a pass without mistakes
 
 
+MAX_RUNS = 2**20  # configurations times seeds in one sweep
 RANGES = {"linspace": np.linspace, "logspace": np.logspace, "geomspace": np.geomspace}
 
 
@@ -260,6 +261,13 @@ def _build_sweep(table, learner, source: str) -> SweepSpec:
             raise ConfigError(f"{source}: '{where}' must be a non-empty list of numbers, got {value!r}")
     if not 0.0 <= spec.validation < 1.0 or spec.seeds < 0:
         raise ConfigError(f"{source}: 'sweep.validation' must be in [0, 1) and 'sweep.seeds' >= 0")
+    sizes = {key: next(iter(v.values()))[2] if isinstance(v, dict) else len(v) for key, v in values.items()}
+    runs = math.prod(sizes.values()) * max(spec.seeds, 1)
+    if runs > MAX_RUNS:  # (each run holds a state: a sweep beyond this would only run out of memory)
+        shape = " x ".join(f"{n} ({key})" for key, n in sizes.items()) + (
+            f" x {spec.seeds} seeds" if spec.seeds else ""
+        )
+        raise ConfigError(f"{source}: '[sweep]' asks for {shape} = {runs} runs, more than {MAX_RUNS}")
     if spec.score not in SCORES:
         raise ConfigError(f"{source}: 'sweep.score' must be one of {', '.join(SCORES[1:])}, got {spec.score!r}")
     if spec.score.startswith("validation") and not spec.validation:

@@ -36,7 +36,17 @@ from ocolearn.data.task import Labels, infer
 from ocolearn.data.textdirs import read_text_folders
 from ocolearn.features import Sparse, dot, num_features, row
 from ocolearn.io import atomic_write, write_json, writes_folder
-from ocolearn.model import check_learner, feature_columns, loss_name, model_of, read_data, save, source_of, targets
+from ocolearn.model import (
+    check_learner,
+    check_step,
+    feature_columns,
+    loss_name,
+    model_of,
+    read_data,
+    save,
+    source_of,
+    targets,
+)
 from ocolearn.parts import ConfigError
 from ocolearn.projections import Identity
 from ocolearn.regret import best_fixed_weights, gradient_bound, ogd_regret_bound, regret_curve, round_losses
@@ -120,6 +130,8 @@ def fit_learner(learner, data: SparseData, where: str):
     if task == "multiclass" and hasattr(learner, "classes") and learner.classes != len(data.labels):
         learner = learner.replace(classes=len(data.labels))
     check_learner(learner, task, data.labels or (), where)
+    dense = not isinstance(data.X, Sparse)  # (a state larger than memory: refused before it is allocated)
+    check_step(learner, num_features(data.X), dense, where, option=f"{where}: 'data.dim' or 'data.bits'")
     return learner
 
 

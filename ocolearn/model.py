@@ -121,7 +121,7 @@ def has_average(learner) -> bool:
     return hasattr(learner, "averaged") and (base is None or has_average(base))
 
 
-def check_step(learner: Learner, dim: int, dense=False, where="--learner/--set") -> None:
+def check_step(learner: Learner, dim: int, dense=False, where="--learner/--set", option="--bits/--dim") -> None:
     """Trace one step of the learner on an abstract example of the data's shape, before any
     data is read: a hyperparameter outside its set (a variant, an optax name) fails here with
     one message, and a state too large for this machine's memory (``--bits``, ``--dim``) is
@@ -144,9 +144,9 @@ def check_step(learner: Learner, dim: int, dense=False, where="--learner/--set")
     memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     if 4 * size > memory:
         raise ConfigError(
-            f"--bits/--dim: {learner.name} over {dim:,} features keeps {size / 2**30:.1f} GiB of state and needs "
+            f"{option}: {learner.name} over {dim:,} features keeps {size / 2**30:.1f} GiB of state and needs "
             f"about 4 times that while it learns ({4 * size / 2**30:.1f} GiB), more than this machine's "
-            f"{memory / 2**30:.1f} GiB of memory; use fewer --bits"
+            f"{memory / 2**30:.1f} GiB of memory; use fewer features"
         )
 
     def step(state, idx, val, y):
