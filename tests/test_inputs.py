@@ -559,3 +559,16 @@ def test_sigterm_during_a_sweep_ends_it_at_once_without_leftovers(tmp_path):
     _, err = process.communicate(timeout=300)  # (a safety net: uninterrupted, the sweep runs for hours)
     assert process.returncode == 143 and err.strip() == "ocolearn: terminated; outputs were left as they were"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d.svm", "s.toml"]
+
+
+def test_a_config_whose_state_or_sweep_exceeds_memory_is_refused_naming_its_key(tmp_path, capsys):
+    # Found by the fuzz test: dim = 99999999999 gave JAX's RESOURCE_EXHAUSTED traceback, and
+    # sweep.seeds = 9999999999 NumPy's MemoryError.
+    data = labelled_svmlight(tmp_path / "d.svm")
+    source = f'name = "h"\n[data]\nsource = "{data}"\nformat = "svmlight"\n'
+    big = source + 'dim = 99999999999\n[learner]\nkind = "perceptron"\n'
+    one_line_error(*run_config(capsys, tmp_path, big)[::2], "c.toml", "'data.dim'", "GiB of state")
+    seeds = source + '[learner]\nkind = "pegasos"\n[sweep]\nseeds = 9999999999\n[sweep.values]\n"learner.lam" = [0.1]\n'
+    one_line_error(*run_config(capsys, tmp_path, seeds, "sweep")[::2], "c.toml", "9999999999 seeds", "runs, more than")
+    ranged = seeds.replace("seeds = 9999999999\n", "").replace("[0.1]", "{ linspace = [0.1, 1, 9999999999] }")
+    one_line_error(*run_config(capsys, tmp_path, ranged, "sweep")[::2], "c.toml", "(learner.lam)", "runs, more than")
