@@ -323,6 +323,25 @@ def test_temporary_files_of_killed_writers_are_removed_on_the_next_write_to_thei
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == sorted(p.name for p in kept)
 
 
+def ctrl_c():
+    raise KeyboardInterrupt
+
+
+def stop_at_the_third_chunk(monkeypatch, stop):
+    """``stop()`` as ``train`` is about to learn its third chunk."""
+    import ocolearn.streaming
+
+    real, calls = ocolearn.streaming.run, []
+
+    def stopped(*args, **kw):
+        calls.append(1)
+        if len(calls) == 3:
+            stop()
+        return real(*args, **kw)
+
+    monkeypatch.setattr(ocolearn.streaming, "run", stopped)
+
+
 def test_sigterm_cleans_up_and_exits_143_as_ctrl_c_does(tmp_path, capsys, monkeypatch):
     # Before: no handler: no message, the temporary files left behind.
     import signal
@@ -330,15 +349,7 @@ def test_sigterm_cleans_up_and_exits_143_as_ctrl_c_does(tmp_path, capsys, monkey
     import ocolearn.streaming
 
     data = labelled_svmlight(tmp_path / "d.svm")
-    real, calls = ocolearn.streaming.run, []
-
-    def killed(*args, **kw):
-        calls.append(1)
-        if len(calls) == 3:
-            os.kill(os.getpid(), signal.SIGTERM)
-        return real(*args, **kw)
-
-    monkeypatch.setattr(ocolearn.streaming, "run", killed)
+    stop_at_the_third_chunk(monkeypatch, lambda: os.kill(os.getpid(), signal.SIGTERM))
     ckpt = tmp_path / "c.npz"
     options = ["--chunk-rows", 100, "--checkpoint", ckpt, "--checkpoint-every", 100]
     status, _, err = train(capsys, data, tmp_path / "m.npz", *options)
@@ -444,18 +455,8 @@ def test_setting_a_parts_kind_drops_the_old_kinds_fields(tmp_path, capsys):
 
 def test_a_resumed_runs_report_counts_the_rows_as_its_progress_line_does(tmp_path, capsys, monkeypatch):
     # Before: the progress line said "rows 400", the report "200 rows learned", with no word of the resume.
-    import ocolearn.streaming
-
     data, ckpt = labelled_svmlight(tmp_path / "d.svm"), tmp_path / "c.npz"
-    real, calls = ocolearn.streaming.run, []
-
-    def interrupted(*args, **kw):
-        calls.append(1)
-        if len(calls) == 3:
-            raise KeyboardInterrupt
-        return real(*args, **kw)
-
-    monkeypatch.setattr(ocolearn.streaming, "run", interrupted)
+    stop_at_the_third_chunk(monkeypatch, ctrl_c)
     args = ["train", "--learner", "perceptron", data, "--model", tmp_path / "m.npz", "--chunk-rows", 100]
     args += ["--checkpoint", ckpt, "--checkpoint-every", 100]
     assert call(capsys, *args)[0] == 130
