@@ -388,7 +388,7 @@ def _main(args) -> int:
     _compilation_cache()
     try:
         with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("default")  # (each distinct warning once)
+            warnings.simplefilter("default", RuntimeWarning)  # (numeric warnings: each once, as lines below)
             status = args.func(args)
         # Warnings (NumPy's RuntimeWarning on overflow, ...) show after a result, one line each;
         # before an error they would only bury its one line.
