@@ -192,3 +192,45 @@ def test_diabetes_from_the_command_line_with_defaults_is_within_10_percent_of_sg
         dict(line.split() for line in call(capsys, "test", model, tmp_path / "test.csv")[1].splitlines())["mse"]
     )
     assert bare > 3 * reference
+
+
+def test_many_integer_labels_for_a_binary_learner_suggest_regression(tmp_path, capsys):
+    """Integer targets with 30 distinct values read as 30 classes; the error a binary learner
+    gives says how to declare them quantities."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 3))
+    y = np.round(X @ [3.0, -2.0, 1.0] * 4).astype(int)
+    path = tmp_path / "counts.csv"
+    rows = "".join(f"{a!r},{b!r},{c!r},{t}\n" for (a, b, c), t in zip(X.tolist(), y, strict=True))
+    path.write_text("a,b,c,count\n" + rows)
+    status, _, err = call(
+        capsys,
+        "train",
+        "--learner",
+        "pegasos",
+        path,
+        "--format",
+        "csv",
+        "--target",
+        "count",
+        "--model",
+        tmp_path / "m.npz",
+    )
+    assert status == 2 and "--task regression" in err and err.count("\n") == 1, err
+    status, _, err = call(
+        capsys,
+        "train",
+        "--learner",
+        "ogd",
+        path,
+        "--format",
+        "csv",
+        "--target",
+        "count",
+        "--model",
+        tmp_path / "m.npz",
+        "--task",
+        "regression",
+        "--quiet",
+    )
+    assert status == 0, err
