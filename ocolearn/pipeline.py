@@ -65,9 +65,14 @@ class Pipeline(Learner, name="pipeline"):
         for j, step in enumerate(self.steps):
             step.check(f"{where}.steps.{j}" if where else f"steps.{j}")
 
+    from_files = False  # built by the doors from [pipeline] and [learner], not named in a file
+
     @property
     def loss(self):
         return self.learner.loss
+
+    def to_config(self):
+        return {"kind": self.name, "steps": [s.to_config() for s in self.steps], "learner": self.learner.to_config()}
 
     @property
     def tidy_every(self):
