@@ -9,3 +9,4 @@ TASKS = ("regression", "binary", "multiclass")  # see ``ocolearn.data.task``
 # Seeds are whole numbers 0..2^32 - 1: NumPy refuses negative ones, and JAX keeps only the low
 # 32 bits (seed 2^32 would shuffle as seed 0 does).
 MAX_SEED = 2**32 - 1
+SCALES = ("auto", "standardize", "normalize", "none")  # online scaling, see ``ocolearn.preprocess``

@@ -9,7 +9,7 @@ import pytest
 from test_cli import call, one_line_error
 
 from ocolearn.data import DataError, parse_csv, read_csv
-from ocolearn.model import load
+from ocolearn.modelfile import load
 
 
 def train(capsys, data, model, *options):
@@ -252,12 +252,12 @@ def test_resume_without_a_checkpoint_and_junk_checkpoints_or_models_say_what_is_
 
 
 def no_training(monkeypatch):
-    import ocolearn.model
+    import ocolearn.pipeline
 
     def trained(*args, **kw):
         raise AssertionError("the output was checked only after training")
 
-    monkeypatch.setattr(ocolearn.model, "train_file", trained)
+    monkeypatch.setattr(ocolearn.pipeline, "train_file", trained)
 
 
 def test_an_output_that_cannot_be_written_is_named_before_training(tmp_path, capsys, monkeypatch):
@@ -360,7 +360,11 @@ def test_sigterm_cleans_up_and_exits_143_as_ctrl_c_does(tmp_path, capsys, monkey
     assert signal.getsignal(signal.SIGTERM) is not ocolearn.cli._on_sigterm  # (put back as it was)
 
 
-RIDGE = 'name = "r"\n' + IRIS + 'scale = true\n[learner]\nkind = "ogd"\nschedule = { kind = "inv_sqrt", eta = 0.045 }\n'
+RIDGE = (
+    'name = "r"\n'
+    + IRIS
+    + 'batch_scale = true\n[learner]\nkind = "ogd"\nschedule = { kind = "inv_sqrt", eta = 0.045 }\n'
+)
 
 
 def test_a_run_folder_is_written_as_a_unit(tmp_path, capsys, monkeypatch):
@@ -429,10 +433,10 @@ def test_repeated_or_empty_labels_are_usage_errors(tmp_path, capsys):
 
 def test_the_memory_message_tells_state_working_memory_and_the_machine_apart(tmp_path, capsys, monkeypatch):
     # Before: "needs 8.0 GiB of state, more than this machine's memory allows (8 GiB)".
-    import ocolearn.model
+    import ocolearn.pipeline
 
     sizes = {"SC_PAGE_SIZE": 4096, "SC_PHYS_PAGES": 8 * 2**30 // 4096}
-    monkeypatch.setattr(ocolearn.model.os, "sysconf", sizes.__getitem__)
+    monkeypatch.setattr(ocolearn.pipeline.os, "sysconf", sizes.__getitem__)
     data = labelled_svmlight(tmp_path / "d.svm")
     line = one_line_error(*train(capsys, data, tmp_path / "m.npz", "--bits", 30)[::2], "--bits")
     assert "8.0 GiB of state" in line and "(32.0 GiB)" in line and "machine's 8.0 GiB" in line
@@ -500,17 +504,17 @@ def test_warnings_come_after_a_result_and_never_before_an_error(tmp_path, capsys
     # Before: NumPy's RuntimeWarning lines came before otherwise clean one-line errors.
     import warnings
 
-    import ocolearn.model
+    import ocolearn.pipeline
 
     data = labelled_svmlight(tmp_path / "d.svm")
-    real = ocolearn.model.train_file
+    real = ocolearn.pipeline.train_file
 
     def warned(*args, **kw):
         warnings.warn("overflow encountered in multiply", RuntimeWarning, stacklevel=1)
         warnings.warn("overflow encountered in multiply", RuntimeWarning, stacklevel=1)
         return real(*args, **kw)
 
-    monkeypatch.setattr(ocolearn.model, "train_file", warned)
+    monkeypatch.setattr(ocolearn.pipeline, "train_file", warned)
     status, _, err = train(capsys, data, tmp_path / "m.npz")
     assert status == 0 and err.splitlines()[-1] == "ocolearn: warning: RuntimeWarning: overflow encountered in multiply"
     assert err.count("overflow") == 1
