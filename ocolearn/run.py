@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 
-from ocolearn.checks import check_count, check_data
+from ocolearn.checks import check_count, check_data, check_rounds
 from ocolearn.features import num_features, row
 
 
@@ -145,6 +145,7 @@ def run(
     learner.check("learner")
     check_count(passes, "passes")
     check_data(learner, X, y)
+    check_rounds(learner, state, X, passes)
     if state is None:
         state = learner.init(num_features(X))
     if not trace and snapshot_every:

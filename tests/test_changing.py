@@ -7,8 +7,10 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from ocolearn import FLH, ONS, Absolute, Identity, L2Ball, Squared, run
+from ocolearn import FLH, OMD, ONS, Absolute, Identity, InvSqrt, L2Ball, NegEntropy, Squared, run
 from ocolearn.changing import adaptive_regret, interval_regrets, k_switch, segment_costs
+from ocolearn.cli import main
+from ocolearn.parts import ConfigError
 
 
 def shifting(T=9, d=2, seed=0):
@@ -155,3 +157,39 @@ def test_flh_tracks_the_shifts_where_one_ons_does_not():
     ons = worst(ONS(0.5, 1.0))
     assert worst(FLH(ONS(0.5, 1.0), alpha=0.3, levels=10)) < 0.5 * ons
     assert worst(FLH(ONS(0.5, 1.0), alpha=1e-9, levels=10)) > 0.5 * ons  # weights ignore the losses: no tracking
+
+
+def test_flh_refuses_a_run_longer_than_its_levels_hold():
+    """levels = 3 gives 9 slots: rounds 1..6 start the experts of rounds 2..7 (k <= 2); the
+    update of round 7 would start the expert of round 8 = 2^3, whose slot holds a live one.
+    Six rounds are Algorithm 1; a seventh, at once or after a checkpoint, is refused."""
+    X, y = shifting(T=7, d=2, seed=6)
+    learner = FLH(ONS(0.5, 1.0), alpha=0.3, levels=3)
+    assert learner.max_rounds == 6
+    six = run(learner, np.float32(X[:6]), np.float32(y[:6]))
+    played = flh_by_hand(X[:6], y[:6], 0.3, 0.5, 1.0)
+    np.testing.assert_allclose(six.trace.prediction, np.einsum("td,td->t", played, X[:6]), rtol=1e-3, atol=1e-4)
+    message = r"learner\.levels = 3 lets flh run 6 rounds, and this run goes to round 7; raise learner\.levels"
+    with pytest.raises(ConfigError, match=message):
+        run(learner, np.float32(X), np.float32(y))
+    with pytest.raises(ConfigError, match=message):
+        run(learner, np.float32(X[6:]), np.float32(y[6:]), state=six.state)
+    with pytest.raises(ConfigError, match=r"learner\.levels = 3 lets flh run 6 rounds, and this run goes to round 12"):
+        run(learner, np.float32(X[:6]), np.float32(y[:6]), passes=2)
+
+
+def test_flh_refuses_from_the_command_line(tmp_path, capsys):
+    data = tmp_path / "d.svm"
+    data.write_text("".join(f"{(-1) ** i} 1:{i / 7:.3f}\n" for i in range(7)))
+    code = main(["train", "--learner", "flh", "--set", "levels=3", str(data), "--model", str(tmp_path / "m")])
+    assert code == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("ocolearn: error: ") and "levels = 3 lets flh run 6 rounds" in line
+
+
+def test_flh_first_plays_its_base_learners_first_point():
+    """w_1 = w_1^1: over exponentiated-gradient experts (the simplex of radius 2), the centre
+    2 / d of the simplex, not 0 (outside the set)."""
+    X, y = shifting(T=3, d=4, seed=7)
+    result = run(FLH(OMD(Squared(), InvSqrt(0.1), NegEntropy(2.0)), alpha=0.3, levels=4), np.float32(X), np.float32(y))
+    assert float(result.trace.prediction[0]) == pytest.approx(X[0].sum() * 2 / 4, rel=1e-6)

@@ -23,6 +23,7 @@ import pytest
 
 from ocolearn import (
     AROW,
+    FLH,
     MIRA,
     OCPSVM,
     OGD,
@@ -84,6 +85,7 @@ VARIANTS = {
     "one_vs_rest_pegasos_projected": OneVsRest(Pegasos(0.1, True), 3),
 }
 CASES = {**defaults(), **VARIANTS}
+CASES["flh"] = FLH(levels=17)  # the long streams' 10^5 rounds need max_rounds = 2^levels - 2 >= 10^5
 EXPENSIVE = {"ons_l2", "sketched_ons", "sketched_ons_shrinking", "metagrad", "flh"}  # d x d solves every round
 
 
