@@ -6,8 +6,9 @@ import json
 import numpy as np
 import pytest
 
-from ocolearn import COCOB, OGD, AdaGrad, DoG, InvSqrt, L2Ball, Mechanic, MetaGrad, Squared, run
+from ocolearn import COCOB, OGD, AdaGrad, DoG, InvSqrt, L2Ball, Linear, Mechanic, MetaGrad, Squared, run
 from ocolearn.cli import main
+from ocolearn.learners.cocob import BOX
 
 
 def regression(n=60, d=4, seed=0):
@@ -21,32 +22,97 @@ def close(a, b, rtol=1e-4, atol=1e-5):
     np.testing.assert_allclose(np.asarray(a, np.float64), b, rtol=rtol, atol=atol)
 
 
-def cocob_by_hand(X, y, backprop=False, alpha=100.0):
-    """Orabona and Tommasi 2017, Algorithm 1 (the sigmoid bet) or 2 (COCOB-Backprop), L running."""
+def cocob_by_hand(X, y, backprop=False, alpha=100.0, loss="squared", L_known=None, G0_is_L=True):
+    """Orabona and Tommasi 2017, Algorithm 1 (lines 2 and 6-10: G_0 = L, the sigmoid bet) or
+    Algorithm 2 (COCOB-Backprop), from w_1 = 0. Algorithm 1's range L is ``L_known`` (the
+    paper's input; the reward's floor -L then never binds, as the paper's analysis shows) or,
+    without it, the largest |c| so far as in Algorithm 2 (``G0_is_L=False``:
+    a wrong G_0 = 0, to show the test sees it). Returns the weights played in each round and
+    the last."""
     d = X.shape[1]
-    w, L, G, reward, theta = (np.zeros(d) for _ in range(5))
-    sigma = 1 / (1 + np.exp(-2 * theta))
-    for x, target in zip(X.astype(np.float64), y, strict=True):
-        c = -(w @ x - target) * x
-        L = np.maximum(L, np.abs(c))
-        G = G + np.abs(c)
-        reward = reward + w * c
-        theta = theta + c
+    w, L, G, S, reward, theta = (np.zeros(d) for _ in range(6))
+    played = []
+    for x, target in zip(X.astype(np.float64), np.float64(y), strict=True):
+        played.append(w)
+        c = -((w @ x - target) if loss == "squared" else 1.0) * x
+        L_before = L
+        L = np.maximum(L, np.abs(c)) if L_known is None else np.full(d, L_known)
         if backprop:
-            reward = np.maximum(reward, 0)
+            G = G + np.abs(c)
+            reward = np.maximum(reward + w * c, 0)
+            theta = theta + c
             w = theta / (L * np.maximum(G + L, alpha * L)) * (L + reward)
         else:
+            S = S + np.abs(c)
+            G = (L if G0_is_L else 0) + S  # lines 2 and 6: G_t = G_0 + sum |c|, G_0 = L (the current L)
+            # the learner's guard (not the paper's): a round beyond the range seen loses at most the wealth
+            reward = np.maximum(reward + w * c, -L_before)
+            theta = theta + c
             sigma = 1 / (1 + np.exp(-2 * theta / (G + L)))
             w = (2 * sigma - 1) / L * (L + reward)
-    return w
+    return np.array(played), w
 
 
 @pytest.mark.parametrize("backprop", [False, True], ids=["algorithm_1", "backprop"])
 def test_cocob_is_the_papers_algorithm(backprop):
     X, y = regression()
-    close(run(COCOB(backprop=backprop), X, y).state.w, cocob_by_hand(X, y, backprop))
+    close(run(COCOB(backprop=backprop), X, y).state.w, cocob_by_hand(X, y, backprop)[1])
     # the transcription tells the two apart, so it would catch a learner running the other rule
-    assert not np.allclose(cocob_by_hand(X, y, backprop), cocob_by_hand(X, y, not backprop), rtol=1e-2)
+    assert not np.allclose(cocob_by_hand(X, y, backprop)[1], cocob_by_hand(X, y, not backprop)[1], rtol=1e-2)
+
+
+def test_cocob_is_algorithm_1_with_its_range_given():
+    """Gradients of a linear loss (x_t = g_t) whose first row holds each feature's largest |g|:
+    the running range is the paper's input L_i = 1 from round 1 on, so every point played is
+    Algorithm 1's with G_{0,i} = L_i (line 2); with G_0 = 0 the points differ."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, size=(200, 3))
+    X[0] = [1.0, -1.0, 1.0]
+    y = np.zeros(200)
+    result = run(COCOB(loss=Linear()), np.float32(X), np.float32(y))
+    played, _ = cocob_by_hand(X, y, loss="linear", L_known=1.0)
+    close(result.trace.prediction, np.einsum("td,td->t", played, X))
+    without, _ = cocob_by_hand(X, y, loss="linear", L_known=1.0, G0_is_L=False)
+    assert not np.allclose(without, played, rtol=1e-2)
+
+
+def linear_rounds(*runs):
+    """A 1-feature stream of a linear loss: ``(g, n)`` is n rounds of the gradient g (x_t = g_t)."""
+    X = np.concatenate([np.full(n, g) for g, n in runs])[:, None]
+    return X, np.zeros(len(X))
+
+
+@pytest.mark.parametrize("backprop", [False, True], ids=["algorithm_1", "backprop"])
+def test_cocob_keeps_its_wealth_through_a_jump_in_gradient_scale(backprop):
+    """20 rounds of g = -0.01, then g = +100 (Orabona and Tommasi's Algorithm 1 with a running
+    range: the jump round loses ~8.5e5, 1e4 times the wealth, and the paper's rule would bet
+    the debt: w > 0 against a gradient > 0 ever after). The wealth L + Reward stays >= 0 and the
+    bets turn against the new gradient, so the rounds after the jump gain (negative loss)."""
+    X, y = linear_rounds((-0.01, 20), (100.0, 11))
+    first = run(COCOB(loss=Linear(), backprop=backprop), np.float32(X[:21]), np.float32(y[:21]))
+    assert float(first.state.L[0] + first.state.reward[0]) >= 0
+    result = run(COCOB(loss=Linear(), backprop=backprop), np.float32(X), np.float32(y))
+    after = np.asarray(result.trace.prediction[21:], np.float64)  # w_t g_t, g_t = 100
+    assert np.all(after < 0) and float(result.state.L[0] + result.state.reward[0]) >= 0
+    close(result.trace.prediction, cocob_by_hand(X, y, backprop, loss="linear")[0][:, 0] * X[:, 0], rtol=1e-4)
+
+
+@pytest.mark.parametrize("backprop", [False, True], ids=["algorithm_1", "backprop"])
+def test_cocob_stays_finite_on_a_constant_gradient(backprop):
+    """300 rounds of g = -1 of a linear loss: the wealth doubles about every round, past float32
+    (3.4e38) before round 200; the weights stop at the box |w| <= BOX instead, and are the
+    paper's until they reach it. Then 300 rounds of g = +1: the bettor comes back through
+    the box and bets the other way (it is not stuck at +BOX)."""
+    X, y = linear_rounds((-1.0, 300), (1.0, 300))
+    result = run(COCOB(loss=Linear(), backprop=backprop), np.float32(X), np.float32(y))
+    w = np.asarray(result.trace.prediction, np.float64) / X[:, 0]
+    assert np.all(np.isfinite(w)) and all(np.all(np.isfinite(leaf)) for leaf in result.state)
+    np.testing.assert_allclose(np.max(np.abs(w)), BOX, rtol=1e-6)
+    paper = cocob_by_hand(X[:300], y[:300], backprop, loss="linear")[0][:, 0]
+    inside = np.abs(paper) < BOX
+    assert 50 < inside.sum() < 200  # the box binds, after a while
+    close(w[:300][inside], paper[inside], rtol=1e-3)
+    assert w[-1] == -w[299] and w[-1] < 0
 
 
 def dog_by_hand(X, y, r_epsilon=1e-6, radius=None):
