@@ -2,6 +2,7 @@
 of their papers' pseudo-code, and configs/iris_coin.toml from the command line."""
 
 import json
+from typing import NamedTuple
 
 import numpy as np
 import pytest
@@ -208,34 +209,79 @@ def ball_in_norm(v, A, radius):
     return np.linalg.solve(A + hi * eye, A @ v)
 
 
-def metagrad_by_hand(X, y, radius, G, k):
-    """van Erven and Koolen 2016, Algorithms 1 (master) and 2 (eta-experts), full matrices."""
+def metagrad_by_hand(X, y, radius, G, k, mutant=None):
+    """van Erven and Koolen 2016, Algorithms 1 (master) and 2 (eta-experts), full matrices:
+    the master's w, the experts' W and log pi (its largest 0) after the last round. ``mutant``
+    breaks one line, for the test to show it would see it: ``"tilt_sign"`` steps the experts
+    with ``1 - 2 eta r`` turned into ``1 + 2 eta r``, ``"no_square"`` drops the ``-eta^2 r^2`` of
+    the surrogate losses in the master's weights."""
     D = 2 * radius
     d = X.shape[1]
     eta = 2.0 ** -np.arange(k) / (5 * D * G)
-    pi = 1 / ((np.arange(k) + 1) * (np.arange(k) + 2))
-    pi = pi / pi.sum()
+    log_pi = -np.log((np.arange(k) + 1) * (np.arange(k) + 2))  # pi_1 ~ 1 / ((i + 1)(i + 2))
     W = np.zeros((k, d))
     Sigma = np.stack([D * D * np.eye(d)] * k)
     w = np.zeros(d)
+    tilt = -1 if mutant == "tilt_sign" else 1
+    square = 0 if mutant == "no_square" else 1
     for x, target in zip(X.astype(np.float64), y, strict=True):
         g = (w @ x - target) * x
         r = (w - W) @ g
-        pi = pi * np.exp(eta * r - eta**2 * r**2)
-        pi = pi / pi.sum()
-        for i in range(k):
+        log_pi = log_pi + eta * r - square * eta**2 * r**2  # Algorithm 1: pi ~ pi exp(-surrogate loss)
+        log_pi = log_pi - log_pi.max()
+        for i in range(k):  # Algorithm 2, with the gradient of the surrogate at W[i]
             Sigma[i] = np.linalg.inv(np.linalg.inv(Sigma[i]) + 2 * eta[i] ** 2 * np.outer(g, g))
-            v = W[i] - eta[i] * Sigma[i] @ g * (1 + 2 * eta[i] * (W[i] - w) @ g)
+            v = W[i] - eta[i] * Sigma[i] @ g * (1 + tilt * 2 * eta[i] * (W[i] - w) @ g)
             W[i] = ball_in_norm(v, np.linalg.inv(Sigma[i]), radius)
+        pi = np.exp(log_pi)
         w = (pi * eta) @ W / (pi * eta).sum()
-    return w
+    return w, W, log_pi
 
 
-@pytest.mark.parametrize("radius", [0.5, 3.0], ids=["ball_binds", "ball_loose"])
-def test_metagrad_is_algorithms_1_and_2(radius):
+def metagrad_agrees(state, reference, radius):
+    """Whether a MetaGrad state is the reference's ``(w, W, log pi)``, to a tolerance at least
+    15 times float32's error over these rounds and at least 4 times below what either mutant
+    moves (the square's least: log pi by 4.1e-5 at radius 1.5)."""
+    w, W, log_pi = reference
+    return (
+        np.allclose(np.asarray(state.w, np.float64), w, rtol=0, atol=1e-5 * radius)
+        and np.allclose(np.asarray(state.W, np.float64), W, rtol=0, atol=1e-5 * radius)
+        and np.allclose(np.asarray(state.log_pi, np.float64), log_pi, rtol=0, atol=1e-5)
+    )
+
+
+def metagrad_case(radius):
+    """80 rounds in 3 dimensions, with G the largest gradient at w = 0 (about the largest seen):
+    the rates eta = 2^-i / (5 D G) are then as large as the rule allows, so that eta r, the
+    tilt and the quadratic surrogate, move the experts' weights and the log pi well beyond
+    float32's error (with G at the worst-case bound ||x|| (radius ||x|| + |y|) they do not)."""
     X, y = regression(n=80, d=3)
-    G = float(np.max(np.linalg.norm(X, axis=1) * (radius * np.linalg.norm(X, axis=1) + np.abs(y))))
-    close(run(MetaGrad(radius, G, 5), X, y).state.w, metagrad_by_hand(X, y, radius, G, 5), rtol=1e-3, atol=1e-4)
+    G = float(np.max(np.linalg.norm(X, axis=1) * np.abs(y)))
+    return X, y, G
+
+
+@pytest.mark.parametrize("radius", [0.5, 1.5])
+def test_metagrad_is_algorithms_1_and_2(radius):
+    X, y, G = metagrad_case(radius)
+    state = run(MetaGrad(radius, G, 5), X, y).state
+    assert metagrad_agrees(state, metagrad_by_hand(X, y, radius, G, 5), radius)
+
+
+@pytest.mark.parametrize("mutant", ["tilt_sign", "no_square"])
+@pytest.mark.parametrize("radius", [0.5, 1.5])
+def test_metagrad_test_rejects_a_mutant(radius, mutant):
+    """A MetaGrad with the tilt's sign flipped or the surrogate's square dropped fails the test
+    above: the float64 run of the mutant (a stand-in for the mutated learner, which would sit
+    within float32's error of it) is outside the tolerance around the paper's rule."""
+    X, y, G = metagrad_case(radius)
+    w, W, log_pi = metagrad_by_hand(X, y, radius, G, 5, mutant)
+
+    class Mutant(NamedTuple):
+        w: np.ndarray
+        W: np.ndarray
+        log_pi: np.ndarray
+
+    assert not metagrad_agrees(Mutant(w, W, log_pi), metagrad_by_hand(X, y, radius, G, 5), radius)
 
 
 def test_iris_coin_config_runs_a_shuffle_from_the_command_line(tmp_path, capsys):
