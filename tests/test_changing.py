@@ -12,6 +12,7 @@ from ocolearn.changing import adaptive_regret, best_switching, interval_regrets,
 from ocolearn.cli import main
 from ocolearn.parts import ConfigError
 from ocolearn.regret import least_squares_in_ball_gram
+from ocolearn.run import run_passes
 
 
 def shifting(T=9, d=2, seed=0):
@@ -212,6 +213,8 @@ def test_flh_refuses_a_run_longer_than_its_levels_hold():
         run(learner, np.float32(X[6:]), np.float32(y[6:]), state=six.state)
     with pytest.raises(ConfigError, match=r"learner\.levels = 3 lets flh run 6 rounds, and this run goes to round 12"):
         run(learner, np.float32(X[:6]), np.float32(y[:6]), passes=2)
+    with pytest.raises(ConfigError, match=r"lets flh run 6 rounds, and this run goes to round 12"):
+        run_passes(learner, np.float32(X[:6]), np.float32(y[:6]), passes=2)  # refused before the first pass
 
 
 def test_flh_refuses_from_the_command_line(tmp_path, capsys):
