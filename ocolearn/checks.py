@@ -83,13 +83,13 @@ def check_float32(values, source: str, lines=None, indptr=None) -> None:
     raise DataError(f"{where}: {_describe(values[bad])}")
 
 
-def check_rounds(learner, state, X, passes: int = 1, where: str = "learner") -> None:
+def check_rounds(learner, state, rows: int, passes: int = 1, where: str = "learner") -> None:
     """Raise ``ConfigError`` if ``learner``, or a part inside it, cannot run ``passes`` over
-    the rows of ``X`` from ``state`` (None: a fresh one): a part with a ``max_rounds`` (FLH:
+    ``rows`` examples from ``state`` (None: a fresh one): a part with a ``max_rounds`` (FLH:
     its slots of experts hold ``2^levels - 2`` rounds) names the setting ``rounds_key`` that
     bounds it. A traced round counter counts as a fresh state."""
     first = 1 if state is None or _is_traced(state.t) else int(np.max(np.asarray(state.t)))
-    last = first + _rows(X) * passes - 1
+    last = first + rows * passes - 1
     for key, part in _parts(learner, where):
         limit = getattr(part, "max_rounds", 0)
         if limit and last > limit:

@@ -10,6 +10,7 @@ from scipy.optimize import minimize
 from ocolearn import FLH, OMD, ONS, Absolute, Identity, InvSqrt, L2Ball, NegEntropy, Squared, run
 from ocolearn.changing import adaptive_regret, best_switching, interval_regrets, k_switch, segment_costs
 from ocolearn.cli import main
+from ocolearn.parallel import parallel_sgd
 from ocolearn.parts import ConfigError
 from ocolearn.regret import least_squares_in_ball_gram
 from ocolearn.run import run_passes
@@ -215,6 +216,8 @@ def test_flh_refuses_a_run_longer_than_its_levels_hold():
         run(learner, np.float32(X[:6]), np.float32(y[:6]), passes=2)
     with pytest.raises(ConfigError, match=r"lets flh run 6 rounds, and this run goes to round 12"):
         run_passes(learner, np.float32(X[:6]), np.float32(y[:6]), passes=2)  # refused before the first pass
+    with pytest.raises(ConfigError, match=r"lets flh run 6 rounds, and this run goes to round 7"):
+        parallel_sgd(learner, np.float32(np.tile(X, (2, 1))), np.float32(np.tile(y, 2)), shards=2)  # 7 rows a shard
 
 
 def test_flh_refuses_from_the_command_line(tmp_path, capsys):
