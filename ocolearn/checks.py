@@ -102,7 +102,11 @@ def check_rounds(learner, state, rows: int, passes: int = 1, where: str = "learn
 
 
 def _parts(part, key):
-    """``(key, part)`` for ``part`` and every part among its fields, depth first."""
+    """``(key, part)`` for ``part`` and every part among its fields, depth first. A pipeline's
+    learner keeps the pipeline's key: configs and ``--set`` name its settings ``learner.X``."""
+    if getattr(part, "name", None) == "pipeline":
+        yield from _parts(part.learner, key)
+        return
     yield key, part
     for name in getattr(part, "__dataclass_fields__", {}):
         value = getattr(part, name)

@@ -226,7 +226,9 @@ def test_flh_refuses_from_the_command_line(tmp_path, capsys):
     code = main(["train", "--learner", "flh", "--set", "levels=3", str(data), "--model", str(tmp_path / "m")])
     assert code == 2
     (line,) = capsys.readouterr().err.strip().splitlines()
-    assert line.startswith("ocolearn: error: ") and "levels = 3 lets flh run 6 rounds" in line
+    assert line == (
+        "ocolearn: error: learner.levels = 3 lets flh run 6 rounds, and this run goes to round 7; raise learner.levels"
+    )
 
 
 def test_flh_first_plays_its_base_learners_first_point():
