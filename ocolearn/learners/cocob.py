@@ -59,12 +59,13 @@ class COCOB(Learner, name="cocob", static=("backprop",)):
     Both bettors' wealth grows geometrically while the gradients keep their sign, which is
     right (the best point of a linear loss is at infinity) but overflows float32 within 200
     rounds of a constant gradient. So the weights live in the box ``|w_i| <= BOX`` (1e15) by
-    the constrained-domain reduction of Cutkosky and Orabona 2018 ("Black-box reductions for
-    parameter-free online learning in Banach spaces", section 4): the point played is the bet
-    clipped to the box, and a bettor outside it is fed ``c~ = min(c, 0)`` above the box
-    (``max(c, 0)`` below), so it stops betting further out; its regret against any point of
-    the box is kept. Inside the box it is the rule above, unchanged. A feature with L = 0 has
-    not moved. Features absent from x keep their state, so a step is O(nnz).
+    the reduction to a convex domain of Cutkosky and Orabona 2018 ("Black-box reductions for
+    parameter-free online learning in Banach spaces"), per feature: the point played is the
+    bet clipped to the box, and the bettor is fed the gradient of ``g w + |g| dist(w, box)``
+    at its bet, ``c~ = min(c, 0)`` above the box and ``max(c, 0)`` below, so it stops
+    betting further out; its regret against any point of the box is kept. Inside the box it
+    is the rule above, unchanged. A feature with L = 0 has not moved. Features absent from x
+    keep their state, so a step is O(nnz).
     """
 
     alpha: float = hyper(100.0, gt=0)
