@@ -36,7 +36,10 @@ class PassiveAggressive(Learner, name="passive_aggressive", static=("variant", "
     ``q_t = 2 ||x_t||^2``: ``w_y += tau x``, ``w_r -= tau x``. An all-zero example leaves ``w``
     unchanged (tau is taken as 0 where ``q_t = 0``). The step ``tau_t x_t`` is computed as
     ``(tau_t s) (x_t / s)`` with ``s = max_i |x_{t,i}|``, so that features of 1e20 or 1e-30,
-    whose ``||x||^2`` float32 cannot hold, take the same step as in exact arithmetic. PA-I's
+    whose ``||x||^2`` float32 cannot hold, take the same step as in exact arithmetic. (What
+    float32 cannot do is score such rows when the weights are on their scale: PA-I's weights
+    on rows of 1e-30 are ~C x, and their scores, ~C ||x||^2 ~ 1e-60, read as 0 while the
+    weights are Figure 1's; a model file's scores, in float64, are right.) PA-I's
     step moves the prediction by at most ``C ||x_t||^2`` a round: with C = 1, targets of 1e30
     are out of reach in any number of rounds one can run (scale the targets, or take PA,
     variant 0, whose step is the whole way). The binary rules are scikit-learn's
