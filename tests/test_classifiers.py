@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ocolearn import OCPSVM, EpsilonInsensitive, PassiveAggressive, Perceptron, run
+from ocolearn.cli import main
 
 
 def binary(n=300, d=6, seed=0):
@@ -122,6 +123,26 @@ def test_pa_takes_the_exact_step_on_features_float32_cannot_square(scale, varian
         multiclass = run(PassiveAggressive(0.5, 0, classes=3), Xs, labels)
         expected = pa_by_hand(X * np.float64(scale), labels, 0.5, 0, "multiclass")
         np.testing.assert_allclose(multiclass.state.w, expected, rtol=1e-4, atol=1e-5 * np.max(np.abs(expected)))
+
+
+def test_pa_from_the_command_line_learns_rows_of_1e20(tmp_path, capsys):
+    """The issue's run: train on svmlight rows of 1e20 (sparse rows are not rescaled) wrote
+    all-zero weights and exited 0; now the model is Figure 1's and tests as it should."""
+    X, y = binary(n=120)
+    data = tmp_path / "big.svm"
+    rows = (
+        " ".join([f"{int(t)}", *(f"{i + 1}:{v * 1e20:g}" for i, v in enumerate(x))]) for x, t in zip(X, y, strict=True)
+    )
+    data.write_text("\n".join(rows) + "\n")
+    model = tmp_path / "big.npz"
+    assert main(["train", "--learner", "passive_aggressive", "--no-intercept", str(data), "--model", str(model)]) == 0
+    w = np.load(model, allow_pickle=False)["w"]
+    expected = pa_by_hand(X * 1e20, y, 1.0, 1, "binary")
+    np.testing.assert_allclose(w.ravel(), expected, rtol=1e-4, atol=1e-5 * np.max(np.abs(expected)))
+    capsys.readouterr()
+    assert main(["test", str(model), str(data)]) == 0
+    error = float(next(line.split()[1] for line in capsys.readouterr().out.splitlines() if line.startswith("error")))
+    assert error < 0.2
 
 
 @pytest.mark.parametrize("variant", [0, 1, 2])
