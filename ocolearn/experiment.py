@@ -146,7 +146,7 @@ def steps_for(experiment: Experiment, X) -> tuple:
     try:
         return default_steps(not isinstance(X, Sparse), spec.intercept, spec.scale)
     except ConfigError as e:
-        raise ConfigError(f"{experiment.source}: pipeline.{e}") from None
+        raise ConfigError(f"{experiment.source}: 'pipeline.scale': {e}") from None
 
 
 def learner_of(experiment: Experiment, data: SparseData, learner=None):
