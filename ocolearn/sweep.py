@@ -185,7 +185,7 @@ def sweep(
     learners.check("learner")  # every stacked value
     check_count(passes, "passes")
     check_data(_one(learners), X, y)
-    check_rounds(passes, y.shape[0])
+    check_rounds(_one(learners), None, y.shape[0], passes)
     num = jax.tree.leaves(learners)[0].shape[0]
     seeds = seed_values(seeds)
     num_seeds = 1 if seeds is None else len(seeds)
