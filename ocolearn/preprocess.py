@@ -32,6 +32,7 @@ import jax.numpy as jnp
 
 from ocolearn.features import Sparse, local, put, values
 from ocolearn.learners.base import ratio
+from ocolearn.names import SCALES
 from ocolearn.parts import ConfigError, Part, hyper
 
 
@@ -149,9 +150,6 @@ class Normalize(Preprocess, name="normalize"):
 def _dense_only(x):
     if isinstance(x, Sparse):
         raise ConfigError("standardize needs dense rows (centring fills a sparse row); use scale = 'normalize'")
-
-
-SCALES = ("auto", "standardize", "normalize", "none")
 
 
 def default_steps(dense: bool, intercept: bool = True, scale: str = "auto") -> tuple[Preprocess, ...]:

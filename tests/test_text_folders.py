@@ -8,7 +8,7 @@ from test_cli import call, one_line_error, text_corpus
 
 from ocolearn.data.sparse_text import feature_hash
 from ocolearn.data.textdirs import tokens
-from ocolearn.model import load
+from ocolearn.modelfile import load
 
 DOCUMENTS = {  # names chosen so that sorting by code point differs from the order written and from "natural" order
     "b.txt": "a great and superb film",
