@@ -226,7 +226,8 @@ def _data_options(p, train=True) -> None:
 FORMAT_HELP = (
     "svmlight (default for train; predict and test read as the model was trained); mira; "
     "csv: a header line, the --target column and feature columns; "
-    "text: DATA is a folder with one folder of text files per label (bag of words)"
+    "text: DATA is a folder with one folder of text files per label (bag of words; predict also reads a flat "
+    "folder of documents, or document files)"
 )
 
 
