@@ -7,21 +7,12 @@ import json
 
 import numpy as np
 import pytest
+from test_cli import call
 
-from ocolearn.cli import main
 from ocolearn.modelfile import load, predict, scores
 from ocolearn.pipeline import data_for, evaluate, predictions
 
 FEATURES = ["small", "large", "offset", "tiny"]
-
-
-def call(capsys, *args):
-    try:
-        status = main([str(a) for a in args])
-    except SystemExit as e:
-        status = e.code
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 @pytest.fixture(scope="module")
@@ -192,3 +183,19 @@ def test_diabetes_from_the_command_line_with_defaults_is_within_10_percent_of_sg
         dict(line.split() for line in call(capsys, "test", model, tmp_path / "test.csv")[1].splitlines())["mse"]
     )
     assert bare > 3 * reference
+
+
+def test_many_integer_labels_for_a_binary_learner_suggest_regression(tmp_path, capsys):
+    """Integer targets with 30 distinct values read as 30 classes; the error a binary learner
+    gives says how to declare them quantities."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 3))
+    y = np.round(X @ [3.0, -2.0, 1.0] * 4).astype(int)
+    path = tmp_path / "counts.csv"
+    rows = "".join(f"{a!r},{b!r},{c!r},{t}\n" for (a, b, c), t in zip(X.tolist(), y, strict=True))
+    path.write_text("a,b,c,count\n" + rows)
+    read = [path, "--format", "csv", "--target", "count", "--model", tmp_path / "m.npz"]
+    status, _, err = call(capsys, "train", "--learner", "pegasos", *read)
+    assert status == 2 and "--task regression" in err and err.count("\n") == 1, err
+    status, _, err = call(capsys, "train", "--learner", "ogd", *read, "--task", "regression", "--quiet")
+    assert status == 0, err
