@@ -96,6 +96,7 @@ def polarity() -> str:
     c, p = r["confidence"], r["pipeline"]
     lam, best = c["lambda"], r["best_lambda"]
     pipeline = f'`scale = "{p["scale"]}"` and {"an" if p["intercept"] else "no"} intercept'
+    at_best = "(the best of the grid)" if best == lam else f"and {100 * errors[best][0]:.1f}% at the best, {best:g}"
     return (
         f"`configs/polarity_pegasos.toml` follows the Pegasos write-up: word counts of the "
         f"{r['train_rows'] + r['validation_rows']:,} movie reviews, {r['train_rows']:,} for training and "
@@ -103,8 +104,7 @@ def polarity() -> str:
         f"{max(errors):g}, all {len(errors)} run as one compiled sweep over {len(r['seeds'])} shuffled orders, "
         f"twice: behind the config's `[pipeline]` ({pipeline}, the settings of the text command above) and "
         f"on the raw counts, as the write-up. Validation error (mean over the orders): with the pipeline "
-        f"{100 * errors[lam][0]:.2f}% at lambda = {lam:g} and {100 * errors[best][0]:.1f}% at the best, "
-        f"lambda = {best:g}, with a deviation over the orders of at most "
+        f"{100 * errors[lam][0]:.2f}% at lambda = {lam:g} {at_best}, with a deviation over the orders of at most "
         f"{100 * max(e[1] for k, e in errors.items() if k <= lam):.1f} points for lambda up to {lam:g}; on the raw "
         f"counts {100 * min(e[0] for e in raw.values()):.1f}% to {100 * max(e[0] for e in raw.values()):.1f}% "
         f"across lambdas, deviating over the orders by up to {100 * max(e[1] for e in raw.values()):.1f} points "
