@@ -6,7 +6,7 @@
     ocolearn train --learner NAME [--set key=value ...] DATA --model MODEL [--format F] [--target COLUMN]
                    [--task T] [--passes N] [--stop-early] [--average] [--normalized] [--chunk-rows R]
                    [--checkpoint PATH --checkpoint-every N] [--resume] [--holdout K] [--quiet] [--skip-bad]
-    ocolearn predict MODEL DATA [--scores] [--out FILE]   (one label or value per line)
+    ocolearn predict MODEL DATA... [--scores] [--out FILE]   (one label or value per line; text: NAME<TAB>...)
     ocolearn test MODEL DATA           (error rate, and confusion counts; or MSE and MAE)
     ocolearn export iris|wine --target COLUMN [--format csv|svmlight] --out FILE
 
@@ -141,12 +141,16 @@ def _train(args) -> int:
 def _predict(args) -> int:
     from ocolearn import modelfile
     from ocolearn import pipeline as models
+    from ocolearn.data import DataError
     from ocolearn.io import atomic_lines, writable
 
     if args.out:
         writable(args.out)
     trained = modelfile.load(args.model)
-    lines = models.predictions(trained, args.data, raw=args.scores, chunk_rows=args.chunk_rows, fmt=args.format)
+    data = args.data[0] if len(args.data) == 1 else tuple(args.data)
+    if isinstance(data, tuple) and (args.format or trained.settings.get("format")) != "text":
+        raise DataError(f"{args.data[1]}: several DATA files are read only by a text model (documents); give one file")
+    lines = models.predictions(trained, data, raw=args.scores, chunk_rows=args.chunk_rows, fmt=args.format)
     if args.out:
         atomic_lines(args.out, lines)
     else:
@@ -248,7 +252,8 @@ def _data_options(p, train=True) -> None:
 FORMAT_HELP = (
     "svmlight (default for train; predict and test read as the model was trained); mira; "
     "csv: a header line, the --target column and feature columns; "
-    "text: DATA is a folder with one folder of text files per label (bag of words)"
+    "text: DATA is a folder with one folder of text files per label (bag of words; predict also reads a flat "
+    "folder of documents, or document files)"
 )
 
 
@@ -314,7 +319,12 @@ def parser() -> argparse.ArgumentParser:
         command.add_argument("--track", choices=["mlflow"], help="log to MLflow (MLFLOW_TRACKING_URI, else ./mlruns)")
     q = sub.add_parser("predict", help="print one predicted label (or value) per line; labels in DATA are optional")
     q.add_argument("model")
-    q.add_argument("data")
+    q.add_argument(
+        "data",
+        nargs="+",
+        help="a data file; for a text model a folder of documents (flat, or one folder per label) or "
+        "document files, written as NAME<TAB>LABEL lines in sorted order (files: as given)",
+    )
     q.add_argument("--scores", action="store_true", help="print the raw score(s) of each row")
     q.add_argument("--out", help="write the predictions to this file (atomically) instead of printing them")
     _data_options(q, train=False)

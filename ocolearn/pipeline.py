@@ -29,6 +29,7 @@ from ocolearn.data import DataError
 from ocolearn.data.sparse_text import DEFAULT_BITS, SparseData
 from ocolearn.data.stream import Source, chunks, prefetched, reader_of, scan
 from ocolearn.data.task import infer
+from ocolearn.data.textdirs import document_names
 from ocolearn.features import Sparse
 from ocolearn.learners import Learner
 from ocolearn.learners.mira import normalized as unit_rows
@@ -207,7 +208,8 @@ def source_of(path, fmt="svmlight", *, bits=None, dim=None, labels=None, zero_ba
     svmlight indices only if given) fix ``dim`` to ``2**bits``."""
     if fmt in ("mira", "text"):
         bits = bits or DEFAULT_BITS
-    source = Source(str(path), fmt, dim or 0, tuple(labels or ()), bool(zero_based), bits, target=target, **options)
+    path = path if isinstance(path, tuple) else str(path)  # (a tuple: text documents, for predict)
+    source = Source(path, fmt, dim or 0, tuple(labels or ()), bool(zero_based), bits, target=target, **options)
     return source._replace(dim=1 << bits) if bits is not None else source
 
 
@@ -527,13 +529,22 @@ def batches(model: Model, path, *, labelled=True, chunk_rows=65536, fmt=None):
 
 def predictions(model: Model, path, *, raw=False, chunk_rows=65536, fmt=None):
     """The output, one string per chunk of rows, a line per row: the label (or value, for
-    regression), or with ``raw`` the score(s); labels in the file are optional and ignored."""
+    regression), or with ``raw`` the score(s); labels in the file are optional and ignored.
+    Text documents are read in sorted order (``textdirs.text_documents``), and each line
+    starts with the document's name and a tab (``textdirs.document_names``)."""
     names = np.asarray(model.labels, str)
+    documents = document_names(path) if (fmt or model.settings.get("format")) == "text" else None
+    row = 0
     for s, _ in batches(model, path, labelled=False, chunk_rows=chunk_rows, fmt=fmt):
         if raw or model.task == "regression":
-            yield "".join(" ".join(f"{v:.9g}" for v in np.atleast_1d(r)) + "\n" for r in s)
-        elif len(s):
-            yield "\n".join(names[classes_of(s)].tolist()) + "\n"
+            lines = [" ".join(f"{v:.9g}" for v in np.atleast_1d(r)) for r in s]
+        else:
+            lines = names[classes_of(s)].tolist()
+        if documents is not None:
+            lines = [f"{name}\t{line}" for name, line in zip(documents[row : row + len(lines)], lines, strict=True)]
+            row += len(lines)
+        if lines:
+            yield "\n".join(lines) + "\n"
 
 
 def evaluate(model: Model, path, *, chunk_rows=65536, fmt=None) -> dict:
