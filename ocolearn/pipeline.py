@@ -534,7 +534,7 @@ def predictions(model: Model, path, *, raw=False, chunk_rows=65536, fmt=None):
     starts with the document's name and a tab (``textdirs.document_names``)."""
     names = np.asarray(model.labels, str)
     documents = document_names(path) if (fmt or model.settings.get("format")) == "text" else None
-    row = 0
+    row = total = 0
     for s, _ in batches(model, path, labelled=False, chunk_rows=chunk_rows, fmt=fmt):
         if raw or model.task == "regression":
             lines = [" ".join(f"{v:.9g}" for v in np.atleast_1d(r)) for r in s]
@@ -545,6 +545,9 @@ def predictions(model: Model, path, *, raw=False, chunk_rows=65536, fmt=None):
             row += len(lines)
         if lines:
             yield "\n".join(lines) + "\n"
+        total += len(lines)
+    if total == 0:
+        raise DataError(f"{path}: no rows to predict (every line is blank, a comment or a header)")
 
 
 def evaluate(model: Model, path, *, chunk_rows=65536, fmt=None) -> dict:

@@ -87,7 +87,7 @@ class Intercept(Preprocess, name="intercept"):
 class Moments(NamedTuple):
     count: jax.Array  # rows seen
     mean: jax.Array  # (d,) running mean
-    var: jax.Array  # (d,) running (population) variance
+    sd: jax.Array  # (d,) running (population) standard deviation
 
 
 class Standardize(Preprocess, name="standardize"):
@@ -97,7 +97,10 @@ class Standardize(Preprocess, name="standardize"):
         var_n  = var_{n-1} + ((x_n - mean_{n-1}) (x_n - mean_n) - var_{n-1}) / n
         x'     = (x - mean) / sqrt(var),   0 where var = 0
 
-    (the population variance; a constant feature becomes 0). Dense rows only: centring a
+    (the population variance; a constant feature becomes 0). The state keeps the deviation,
+    ``sd_n = sqrt((n - 1) / n) hypot(sd_{n-1}, (x_n - mean_{n-1}) / sqrt(n))``, the same recurrence
+    (``var_n = (1 - 1/n) (var_{n-1} + delta^2 / n)``) without squares, so features as large as
+    float32 holds (1e20: a variance of 1e40) scale without overflow. Dense rows only: centring a
     sparse row would fill it; scale sparse rows with ``normalize``."""
 
     def init(self, dim):
@@ -108,18 +111,15 @@ class Standardize(Preprocess, name="standardize"):
         _dense_only(x)
         n = state.count + 1.0
         delta = x - state.mean
-        mean = state.mean + delta / n
-        return Moments(n, mean, state.var + (delta * (x - mean) - state.var) / n)
-
-    def _factor(self, state):
-        return ratio(1.0, jnp.sqrt(state.var))
+        sd = jnp.sqrt((n - 1.0) / n) * jnp.hypot(state.sd, delta / jnp.sqrt(n))
+        return Moments(n, state.mean + delta / n, sd)
 
     def transform(self, state, x):
         _dense_only(x)
-        return (x - state.mean) * self._factor(state)
+        return (x - state.mean) * ratio(1.0, state.sd)
 
     def fold(self, state, w):
-        scaled = w * self._factor(state)
+        scaled = w * ratio(1.0, state.sd)
         return scaled, -(scaled @ state.mean)
 
 

@@ -59,7 +59,7 @@ def test_standardize_matches_welford_and_river_order():
     np.testing.assert_allclose(result.state.w, w, rtol=2e-4, atol=2e-4)
     moments = result.state.steps[0]
     np.testing.assert_allclose(moments.mean, mean, rtol=1e-5)
-    np.testing.assert_allclose(moments.var, var, rtol=1e-4)
+    np.testing.assert_allclose(moments.sd, np.sqrt(var), rtol=1e-4)
     leaky, _, _ = progressive_by_hand(X.astype(np.float64), y, 0.05, leaky=True)
     assert np.max(np.abs(np.asarray(result.trace.prediction) - leaky)) > 0.05  # the order is seen
 
@@ -218,3 +218,15 @@ def test_streamed_and_resumed_pipeline_equals_the_whole_run(tmp_path):
     other = with_pipeline(Perceptron(), (Intercept(),))  # another pipeline: not this run's checkpoint
     with pytest.raises(DataError, match="another run"):
         run_stream(other, source, checkpoint=ckpt, resume=True, **options)
+
+
+def test_standardize_is_scale_free_up_to_float32s_range():
+    """Multiplying a feature by 1e20 (a variance of 1e40, beyond float32) changes no scaled row
+    and so no prediction: the deviation is carried without squares."""
+    X, y = mixed_scales(n=200, seed=5)
+    big = X * [1.0, 1.0, 1e20 / 0.01, 1.0]
+    learner = with_pipeline(Perceptron(), default_steps(dense=True))
+    small_run = run(learner, X.astype(np.float32), y.astype(np.float32))
+    big_run = run(learner, big.astype(np.float32), y.astype(np.float32))
+    assert np.all(np.isfinite(big_run.state.w)) and np.all(np.isfinite(big_run.state.steps[0].sd))
+    np.testing.assert_allclose(big_run.trace.prediction, small_run.trace.prediction, rtol=1e-3, atol=1e-3)
