@@ -132,7 +132,9 @@ class EvaluateSpec:
     rows in the stored order; the default for a stream) or ``split`` (rows chosen by
     ``tune_seed``; the default otherwise: the bundled tables are sorted by class); ``regret`` the loss
     regret is measured in (``hinge``, ``logistic``, ``squared``, ``none``; default by task)
-    and ``tolerance`` the gradient norm its offline solver stops at."""
+    and ``tolerance`` the gradient norm its offline solver stops at; ``intercept`` and ``scale``
+    (``auto``: standardize dense rows online, leave sparse ones; ``standardize``,
+    ``normalize``, ``none``) the pipeline every learner runs behind (``ocolearn.pipeline``)."""
 
     orders: int = 8
     progressive: bool = True
@@ -143,6 +145,8 @@ class EvaluateSpec:
     tune_seed: int = 0
     regret: str = ""
     tolerance: float = 1e-6
+    intercept: bool = True
+    scale: str = "auto"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -232,6 +236,8 @@ def _check_evaluate(spec: EvaluateSpec, source: str) -> None:
         raise bad("tune_by", "prefix or split")
     if spec.regret not in REGRET_LOSSES:
         raise bad("regret", "one of " + ", ".join(REGRET_LOSSES[1:]))
+    if spec.scale not in ("auto", "standardize", "normalize", "none"):
+        raise bad("scale", "auto, standardize, normalize or none")
     if not spec.tolerance > 0:
         raise bad("tolerance", "> 0")
     if not spec.progressive and not spec.test:
@@ -384,25 +390,53 @@ def split_rows(n: int, spec: EvaluateSpec, stream: bool, where: str):
     rest = np.setdiff1d(rows, tune)
     held = np.sort(np.random.default_rng(spec.test_seed).permutation(rest)[: int(round(spec.test * len(rest)))])
     report = np.setdiff1d(rest, held)
-    if len(report) == 0 or (spec.test and len(held) == 0):
-        raise DataError(f"{where}: {n} rows leave no rows to report on or hold out; lower evaluate.tune or test")
+    for key, chosen, what in (("tune", tune, "to tune on"), ("test", held, "held out"), ("", report, "to report on")):
+        if len(chosen) == 0 and (not key or getattr(spec, key)):
+            setting = f"evaluate.{key} = {getattr(spec, key)}" if key else "evaluate.tune and evaluate.test"
+            raise DataError(f"{where}: {setting} of its {n} rows leaves no rows {what}")
     return tune, report, held
 
 
 # ------------------------------------------------------------------------------------ learners
 
 
-def fitted(entry: StudyLearner, data: Dataset, where: str):
-    """The learner for the data set's task, and the prefix of its tuned keys: ``classes`` set
-    from the data, a binary rule wrapped one-vs-rest on more than two classes."""
+def fitted(entry: StudyLearner, data: Dataset, spec: EvaluateSpec, where: str):
+    """``(learner, inner, prefix)``: the learner as run (behind the one pipeline: intercept and
+    online scaling, ``evaluate.intercept`` and ``evaluate.scale``), the learner for the data
+    set's task inside it (``classes`` set from the data, a binary rule wrapped one-vs-rest on
+    more than two classes; it picks the targets), and the prefix of the tuned keys."""
     from ocolearn.experiment import fit_learner
     from ocolearn.learners.one_vs_rest import OneVsRest
 
-    learner, prefix = entry.learner, ""
-    if data.task == "multiclass" and not hasattr(learner, "classes"):
-        learner, prefix = OneVsRest(base=learner, classes=len(data.labels)), "base."
-    learner = fit_learner(learner, SparseData(None, None, data.labels), where)
-    return learner, prefix
+    inner, prefix = entry.learner, ""
+    if data.task == "multiclass" and not hasattr(inner, "classes"):
+        inner, prefix = OneVsRest(base=inner, classes=len(data.labels)), "base."
+    inner = fit_learner(inner, SparseData(None, None, data.labels), where)
+    dense = not hasattr(data.draw(0).X, "dim")
+    try:
+        from ocolearn.pipeline import default_steps, with_pipeline
+    except ImportError:  # before the pipeline (issue 18) is merged: the features as they are
+        if spec.intercept or spec.scale != "none":
+            raise ConfigError(f"{where}: no pipeline yet; set evaluate.intercept = false, scale = 'none'") from None
+        return inner, inner, prefix
+    steps = default_steps(dense, intercept=spec.intercept, scale=spec.scale)
+    learner = with_pipeline(inner, steps)
+    return learner, inner, _path_prefix(learner, inner) + prefix
+
+
+def _path_prefix(outer, inner) -> str:
+    """Where ``inner``'s numbers sit among ``outer``'s leaf paths (``"learner."`` in a pipeline)."""
+    from ocolearn.sweep import leaf_paths
+
+    inner_paths, outer_paths = leaf_paths(inner), leaf_paths(outer)
+    if not inner_paths or inner_paths == outer_paths:
+        return ""
+    for path in outer_paths:
+        if path.endswith("." + inner_paths[0]):
+            prefix = path[: -len(inner_paths[0])]
+            if all(prefix + p in outer_paths for p in inner_paths):
+                return prefix
+    raise ValueError("the pipeline hides its learner's numbers")
 
 
 def grid(entry: StudyLearner, learner, prefix: str):
@@ -423,14 +457,15 @@ def _orders(data: Dataset, rows, orders: int):
     return [(data.draw(0), rows, list(range(orders)))]
 
 
-def run_grid(learners, learner, data: Dataset, rows, orders: int, trace: bool):
-    """The stacked learners over ``orders`` orders of ``rows``: a ``Result`` with axes (C, S, ...)."""
+def run_grid(learners, inner, data: Dataset, rows, orders: int, trace: bool):
+    """The stacked learners over ``orders`` orders of ``rows``: a ``Result`` with axes (C, S, ...);
+    ``inner`` (the learner inside the pipeline) picks the targets."""
     from ocolearn.model import targets
     from ocolearn.sweep import sweep
 
     outs = []
     for examples, r, seeds in _orders(data, rows, orders):
-        outs.append(sweep(learners, row(examples.X, r), targets(learner, examples)[r], seeds, trace=trace))
+        outs.append(sweep(learners, row(examples.X, r), targets(inner, examples)[r], seeds, trace=trace))
     return jax.tree.map(lambda *a: np.concatenate(a, axis=1), *outs)
 
 
@@ -476,7 +511,10 @@ def run_study(study: Study, out_dir, progress=None) -> dict:
     results = {"name": study.name, "evaluate": dataclasses.asdict(study.evaluate), "datasets": {}}
     curves = {}
     for spec in study.datasets:
-        data = read_dataset(spec)
+        try:
+            data = read_dataset(spec)
+        except DataError as e:
+            raise DataError(f"{study.source}: data set {spec.name!r}: {e}") from None
         n = len(data.draw(0).y)
         tune, report, held = split_rows(n, study.evaluate, spec.stream, f"{study.source}: data set {spec.name!r}")
         entry = {"task": data.task, "rows": n, "tuning_rows": len(tune), "report_rows": len(report)}
@@ -507,12 +545,12 @@ def evaluate_learner(study: Study, entry: StudyLearner, data: Dataset, split, co
 
     tune_rows, report, held = split
     spec = study.evaluate
-    learner, prefix = fitted(entry, data, f"{study.source}: learners.{name} on {data.spec.name!r}")
+    learner, inner, prefix = fitted(entry, data, spec, f"{study.source}: learners.{name} on {data.spec.name!r}")
     learners, columns = grid(entry, learner, prefix)
-    numbers: dict[str, Any] = {"learner": learner.name}
+    numbers: dict[str, Any] = {"learner": inner.name}
     chosen = 0
     if columns:
-        result = run_grid(learners, learner, data, tune_rows, spec.orders, trace=False)
+        result = run_grid(learners, inner, data, tune_rows, spec.orders, trace=False)
         total = result.trace.squared_error if data.task == "regression" else result.trace.mistakes
         score = np.asarray(total, np.float64).mean(axis=1) / len(tune_rows)
         finite = np.isfinite(score)
@@ -521,7 +559,7 @@ def evaluate_learner(study: Study, entry: StudyLearner, data: Dataset, split, co
         numbers["tuning_score"] = float(score[chosen])
         numbers["grid_size"] = len(score)
     one = jax.tree.map(lambda a: a[chosen : chosen + 1], learners)
-    result = run_grid(one, learner, data, report, spec.orders, trace=True)
+    result = run_grid(one, inner, data, report, spec.orders, trace=True)
     trace = jax.tree.map(lambda a: a[0], result.trace)  # (S, T, ...)
     errors = per_round(data.task, trace.prediction, trace.target)
     numbers["progressive"] = errors.mean(axis=1).tolist()
@@ -537,7 +575,7 @@ def evaluate_learner(study: Study, entry: StudyLearner, data: Dataset, split, co
         one_learner = jax.tree.map(lambda a: a[0], one)
         held_sums = []
         for s in range(spec.orders):
-            X, y = row(examples[s].X, held), targets(learner, examples[s])[held]
+            X, y = row(examples[s].X, held), targets(inner, examples[s])[held]
             state = jax.tree.map(lambda a, s=s: a[0, s], result.state)
             sums = held_out(one_learner, state, X, y)
             held_sums.append(float(sums.squared_error if data.task == "regression" else sums.mistakes) / len(held))
@@ -549,6 +587,7 @@ def _comparators(study: Study, data: Dataset, report) -> dict:
     """The regret loss and, per order, the comparator's total loss over the rows reported on:
     the best fixed affine predictor in hindsight (exact for the squared loss; otherwise
     ``regret.best_fixed_convex`` with its tolerance and what it reached)."""
+    from ocolearn.experiment import _dense
     from ocolearn.model import targets
     from ocolearn.regret import best_fixed_convex, least_squares, round_losses
 
@@ -559,7 +598,7 @@ def _comparators(study: Study, data: Dataset, report) -> dict:
     draws = [data.draw(s) for s in range(study.evaluate.orders)] if data.spec.stream else [data.draw(0)]
     totals, reached = [], []
     for examples in draws:
-        X = np.asarray(_dense(row(examples.X, report)), np.float64)
+        X = np.asarray(_dense(row(examples.X, report), data.spec.name), np.float64)
         X = np.hstack([X, np.ones((len(X), 1))])  # the affine predictor's offset
         task_of = "multiclass" if classes else data.task
         y = np.asarray(targets(_Task(task_of, classes), examples))[report]
@@ -592,10 +631,6 @@ class _Task(NamedTuple):
 
     task: str
     classes: int
-
-
-def _dense(X):
-    return X.todense() if hasattr(X, "todense") else X
 
 
 def _scores(results: dict) -> dict:
