@@ -85,14 +85,13 @@ def _sweep(args) -> int:
 
 def _study(args) -> int:
     from ocolearn import tracking
-    from ocolearn.study import load, run_study
+    from ocolearn.study import load, run_study, tracked_metrics
 
     study = load(args.config, args.set)
     out = args.out or f"runs/{study.name}"
     tracker = tracking.start(args.track, study.name, "study")
     results = run_study(study, out, progress=None if args.quiet else lambda text: print(text, file=sys.stderr))
-    summary = {"significance": {k: v for k, v in results["significance"].items() if k != "text"}}
-    tracker.log(params=study.to_config(), metrics=summary, folder=out)
+    tracker.log(params=study.to_config(), metrics=tracked_metrics(results), folder=out)
     print((Path(out) / "leaderboard.md").read_text())
     print(f"wrote {out}/", file=sys.stderr)
     return 0

@@ -252,16 +252,21 @@ def best_fixed_convex(loss, X, y, classes: int = 0, tol: float = 1e-6, max_iter:
     with jax.enable_x64(True):
         X64 = jnp.asarray(X, jnp.float64)
         y64 = jnp.asarray(y, jnp.int32 if classes else jnp.float64)
-        total = _smoothed_total(loss.name, X64, y64, classes)
         u = jnp.zeros((classes, X64.shape[1]) if classes else (X64.shape[1],), jnp.float64)
-        solve = jax.jit(partial(_lbfgs, total, tol=tol, max_iter=max_iter))
+        options = dict(loss_name=loss.name, classes=classes, tol=tol, max_iter=max_iter)
         for mu in mus:
-            u, norm = solve(u, jnp.float64(mu))
+            u, norm = _solve(X64, y64, u, jnp.float64(mu), **options)
         u = np.asarray(u)
     p = np.asarray(X, np.float64) @ (u.T if classes else u)
     exact = float(loss_values(loss, p, y).sum())
     gap = len(y) * mus[-1] * math.log(classes or 2)
     return Solved(u, exact, float(norm), gap)
+
+
+@partial(jax.jit, static_argnames=("loss_name", "classes", "tol", "max_iter"))
+def _solve(X, y, u, mu, *, loss_name, classes, tol, max_iter):
+    """One L-BFGS solve of the (smoothed) total loss; compiled once per shape and loss."""
+    return _lbfgs(_smoothed_total(loss_name, X, y, classes), u, mu, tol=tol, max_iter=max_iter)
 
 
 def _lbfgs(total, u, mu, *, tol, max_iter):

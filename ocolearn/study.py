@@ -599,7 +599,9 @@ def _comparators(study: Study, data: Dataset, report) -> dict:
     totals, reached = [], []
     for examples in draws:
         X = np.asarray(_dense(row(examples.X, report), data.spec.name), np.float64)
-        X = np.hstack([X, np.ones((len(X), 1))])  # the affine predictor's offset
+        # The best affine predictor of x is the best of standardized x: the same minimum, better conditioned.
+        sd = X.std(axis=0)
+        X = np.hstack([(X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0), np.ones((len(X), 1))])
         task_of = "multiclass" if classes else data.task
         y = np.asarray(targets(_Task(task_of, classes), examples))[report]
         if loss.name == "squared":
@@ -757,6 +759,20 @@ def leaderboard_markdown(results: dict) -> str:
     text.extend(["Wall time (seconds: tuning, compiling and running all orders)", "", *times, ""])
     text.append(results["significance"]["text"])
     return "\n".join(text) + "\n"
+
+
+def tracked_metrics(results: dict) -> dict:
+    """What ``--track`` logs as metrics: ``DATASET.LEARNER.progressive_mean`` (and the other
+    means and standard deviations of the leaderboard), the average ranks and the Friedman test."""
+    metrics: dict[str, Any] = {}
+    for r in leaderboard_rows(results):
+        numbers = {k: v for k, v in r.items() if k.endswith(("_mean", "_sd")) and v != ""}
+        metrics.setdefault(r["dataset"], {})[r["learner"]] = {**numbers, "wall_s": r["wall_s"]}
+    significance = results["significance"]
+    if "average_ranks" in significance:
+        metrics["average_rank"] = significance["average_ranks"]
+        metrics["friedman"] = significance["friedman"]
+    return metrics
 
 
 def write_outputs(study: Study, results: dict, curves: dict, out: Path) -> None:

@@ -363,3 +363,24 @@ def test_a_separable_stream_has_a_comparator_of_zero_hinge_loss():
     drifting = studies.synthetic(spec.__class__("hyperplane", name="h", rows=400, features=3, drift=0.02), 0)
     y2 = np.where(np.asarray(drifting.y) == 1, 1.0, -1.0)
     assert best_fixed_convex(Hinge(), X, y2).total > 10.0  # a half turn: no fixed hyperplane fits
+
+
+def test_a_tracked_study_reads_back_from_the_local_mlflow_store(tmp_path, monkeypatch):
+    pytest.importorskip("mlflow")
+    from mlflow.tracking import MlflowClient
+
+    from ocolearn import cli
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    path = tmp_path / "s.toml"
+    path.write_text(BASE.replace("orders = 2", "orders = 2\nintercept = false\nscale = 'none'"))
+    assert cli.main(["study", str(path), "--out", "out", "--track", "mlflow", "--quiet"]) == 0
+    client = MlflowClient((tmp_path / "mlruns").as_uri())
+    (run,) = client.search_runs([client.get_experiment_by_name("bad").experiment_id])
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    progressive = results["datasets"]["iris"]["learners"]["pa"]["progressive"]
+    assert run.data.metrics["iris.pa.progressive_mean"] == pytest.approx(np.mean(progressive), rel=1e-12)
+    assert run.data.params["learners.pa.kind"] == "passive_aggressive"
+    artifacts = {a.path for a in client.list_artifacts(run.info.run_id)}
+    assert {"leaderboard.csv", "leaderboard.md", "results.json", "progressive_iris.png"} <= artifacts
