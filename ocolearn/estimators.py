@@ -21,7 +21,7 @@ can search over them.
 A classifier with two classes trains a binary learner on labels -1/+1 (``classes_[1]`` is
 +1); with K > 2, a learner with a ``classes`` field is made K-class, any other is run
 one-vs-rest (``OneVsRest``). ``save``/``load`` write and read the model file of
-``ocolearn train`` (``ocolearn.model``), so a model trained here can be used by
+``ocolearn train`` (``ocolearn.pipeline``), so a model trained here can be used by
 ``ocolearn predict`` and one trained there can predict here. A file holds the weights, not
 the learner's state: a loaded estimator predicts and scores, ``fit`` trains afresh, and
 ``partial_fit`` cannot continue it (an error).
@@ -40,7 +40,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ocolearn import model as model_file
+from ocolearn import modelfile
+from ocolearn import pipeline as model_file
 from ocolearn.config import _build_part
 from ocolearn.data.arrays import Arrays, rows
 from ocolearn.data.sparse_text import sparse_rows
@@ -153,7 +154,7 @@ class _Online(BaseEstimator):
 
     def _train(self, learner: Learner, rows, targets, *, fresh: bool, passes: int, seed) -> None:
         """Run the learner over the rows, from its initial state or the one carried, and keep
-        the model of the state (``ocolearn.model.model_of``)."""
+        the model of the state (``ocolearn.pipeline.model_of``)."""
         if self.average and not hasattr(learner, "averaged"):
             raise ValueError(f"average=True, but {type(learner).__name__} keeps no averaged weights")
         seed = None if seed is None else int(seed)
@@ -186,20 +187,20 @@ class _Online(BaseEstimator):
 
     def _scores(self, X) -> np.ndarray:
         check_is_fitted(self, "model_")
-        return model_file.scores(self.model_, self._rows(X, reset=False))
+        return modelfile.scores(self.model_, self._rows(X, reset=False))
 
     # -- model files ----------------------------------------------------------------------
 
     def save(self, path) -> None:
-        """Write the model file of ``ocolearn train`` (``ocolearn.model.save``), atomically."""
+        """Write the model file of ``ocolearn train`` (``ocolearn.modelfile.save``), atomically."""
         check_is_fitted(self, "model_")
-        model_file.save(self.model_, path)
+        modelfile.save(self.model_, path)
 
     @classmethod
     def load(cls, path):
         """An estimator that predicts with the model file at ``path`` (written by ``save`` or by
         ``ocolearn train``); ``fit`` retrains it from scratch."""
-        model = model_file.load(path)
+        model = modelfile.load(path)
         options = model.settings.get("estimator", {})
         table = options.get("learner", model.settings["learner"])
         learner = _build_part(Learner, table, "learner", str(path))

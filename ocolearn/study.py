@@ -61,7 +61,7 @@ from ocolearn.config import (
 )
 from ocolearn.data import DataError
 from ocolearn.data.sparse_text import SparseData
-from ocolearn.features import row
+from ocolearn.features import Sparse, row
 from ocolearn.learners import Learner
 from ocolearn.parts import ConfigError
 
@@ -293,7 +293,7 @@ def _from_arrays(X, y, task: str, where: str) -> SparseData:
     """In-memory arrays through the one reading path (``arrays_source``), the task declared
     or inferred there."""
     from ocolearn.data.arrays import arrays_source
-    from ocolearn.model import in_memory, prepare
+    from ocolearn.pipeline import in_memory, prepare
 
     source, _, _ = prepare(arrays_source(np.asarray(X, np.float64), y), task)
     return in_memory(source._replace(path=source.path))
@@ -401,52 +401,36 @@ def split_rows(n: int, spec: EvaluateSpec, stream: bool, where: str):
 
 
 def fitted(entry: StudyLearner, data: Dataset, spec: EvaluateSpec, where: str):
-    """``(learner, inner, prefix)``: the learner as run (behind the one pipeline: intercept and
-    online scaling, ``evaluate.intercept`` and ``evaluate.scale``), the learner for the data
-    set's task inside it (``classes`` set from the data, a binary rule wrapped one-vs-rest on
-    more than two classes; it picks the targets), and the prefix of the tuned keys."""
+    """``(inner, steps, prefix)``: the learner for the data set's task (``classes`` set from the
+    data, a binary rule wrapped one-vs-rest on more than two classes; it picks the targets),
+    the pipeline's parts it runs behind (``ocolearn.preprocess.default_steps`` for
+    ``evaluate.intercept`` and ``evaluate.scale``), and where its tuned keys sit in it."""
     from ocolearn.experiment import fit_learner
     from ocolearn.learners.one_vs_rest import OneVsRest
+    from ocolearn.preprocess import default_steps
 
     inner, prefix = entry.learner, ""
     if data.task == "multiclass" and not hasattr(inner, "classes"):
         inner, prefix = OneVsRest(base=inner, classes=len(data.labels)), "base."
     inner = fit_learner(inner, SparseData(None, None, data.labels), where)
-    dense = not hasattr(data.draw(0).X, "dim")
     try:
-        from ocolearn.pipeline import default_steps, with_pipeline
-    except ImportError:  # before the pipeline (issue 18) is merged: the features as they are
-        if spec.intercept or spec.scale != "none":
-            raise ConfigError(f"{where}: no pipeline yet; set evaluate.intercept = false, scale = 'none'") from None
-        return inner, inner, prefix
-    steps = default_steps(dense, intercept=spec.intercept, scale=spec.scale)
-    learner = with_pipeline(inner, steps)
-    return learner, inner, _path_prefix(learner, inner) + prefix
+        steps = default_steps(not isinstance(data.draw(0).X, Sparse), spec.intercept, spec.scale)
+    except ConfigError as e:
+        raise ConfigError(f"{where}: evaluate.{e}") from None
+    return inner, steps, prefix
 
 
-def _path_prefix(outer, inner) -> str:
-    """Where ``inner``'s numbers sit among ``outer``'s leaf paths (``"learner."`` in a pipeline)."""
-    from ocolearn.sweep import leaf_paths
-
-    inner_paths, outer_paths = leaf_paths(inner), leaf_paths(outer)
-    if not inner_paths or inner_paths == outer_paths:
-        return ""
-    for path in outer_paths:
-        if path.endswith("." + inner_paths[0]):
-            prefix = path[: -len(inner_paths[0])]
-            if all(prefix + p in outer_paths for p in inner_paths):
-                return prefix
-    raise ValueError("the pipeline hides its learner's numbers")
-
-
-def grid(entry: StudyLearner, learner, prefix: str):
-    """The stacked learners of the grid (one learner when untuned) and its columns."""
+def grid(entry: StudyLearner, inner, steps, prefix: str):
+    """The grid's learners, stacked behind the pipeline (one learner when untuned), and its
+    columns of values."""
+    from ocolearn.pipeline import with_pipeline
     from ocolearn.sweep import product, stack, stack_values
 
     if not entry.tune:
-        return stack([learner]), {}
+        return with_pipeline(stack([inner]), steps, stacked=1), {}
     columns = product(grid_axes(entry.tune))
-    return stack_values(learner, {prefix + k: v for k, v in columns.items()}), columns
+    stacked = stack_values(inner, {prefix + k: v for k, v in columns.items()})
+    return with_pipeline(stacked, steps, stacked=len(next(iter(columns.values())))), columns
 
 
 def _orders(data: Dataset, rows, orders: int):
@@ -460,7 +444,7 @@ def _orders(data: Dataset, rows, orders: int):
 def run_grid(learners, inner, data: Dataset, rows, orders: int, trace: bool):
     """The stacked learners over ``orders`` orders of ``rows``: a ``Result`` with axes (C, S, ...);
     ``inner`` (the learner inside the pipeline) picks the targets."""
-    from ocolearn.model import targets
+    from ocolearn.pipeline import targets
     from ocolearn.sweep import sweep
 
     outs = []
@@ -545,8 +529,8 @@ def evaluate_learner(study: Study, entry: StudyLearner, data: Dataset, split, co
 
     tune_rows, report, held = split
     spec = study.evaluate
-    learner, inner, prefix = fitted(entry, data, spec, f"{study.source}: learners.{name} on {data.spec.name!r}")
-    learners, columns = grid(entry, learner, prefix)
+    inner, steps, prefix = fitted(entry, data, spec, f"{study.source}: learners.{name} on {data.spec.name!r}")
+    learners, columns = grid(entry, inner, steps, prefix)
     numbers: dict[str, Any] = {"learner": inner.name}
     chosen = 0
     if columns:
@@ -569,7 +553,7 @@ def evaluate_learner(study: Study, entry: StudyLearner, data: Dataset, split, co
         charged = loss_values(loss, trace.prediction, trace.target).sum(axis=1)
         numbers["regret"] = (charged - np.asarray(comparators["totals"])).tolist()
     if len(held):
-        from ocolearn.model import targets
+        from ocolearn.pipeline import targets
 
         examples = [data.draw(s) for s in range(spec.orders)]
         one_learner = jax.tree.map(lambda a: a[0], one)
@@ -588,7 +572,7 @@ def _comparators(study: Study, data: Dataset, report) -> dict:
     the best fixed affine predictor in hindsight (exact for the squared loss; otherwise
     ``regret.best_fixed_convex`` with its tolerance and what it reached)."""
     from ocolearn.experiment import _dense
-    from ocolearn.model import targets
+    from ocolearn.pipeline import targets
     from ocolearn.regret import best_fixed_convex, least_squares, round_losses
 
     classes = len(data.labels) if data.task == "multiclass" else 0

@@ -7,8 +7,8 @@ import jax
 import numpy as np
 import pytest
 
-from ocolearn import OGD, Constant, InvSqrt, OneVsRest, Pegasos, Perceptron, Sparse, Squared, run
-from ocolearn import model as model_file
+from ocolearn import OGD, Constant, InvSqrt, OneVsRest, Pegasos, Perceptron, Sparse, Squared, modelfile, run
+from ocolearn import pipeline as model_file
 
 sklearn = pytest.importorskip("sklearn")
 scipy_sparse = pytest.importorskip("scipy.sparse")
@@ -173,7 +173,7 @@ def test_save_and_load_the_model_file_of_ocolearn_train(tmp_path):
     np.testing.assert_array_equal(loaded.predict(X), estimator.predict(X))
     # The CLI's own reader predicts the same labels from the file:
     rows = csr_rows(scipy_sparse.csr_matrix(X))
-    assert model_file.predict(model_file.load(tmp_path / "m.npz"), rows) == estimator.predict(X).tolist()
+    assert modelfile.predict(modelfile.load(tmp_path / "m.npz"), rows) == estimator.predict(X).tolist()
     with pytest.raises(ValueError, match="holds weights, not the learner's state"):
         loaded.partial_fit(X, y)
 
@@ -181,7 +181,7 @@ def test_save_and_load_the_model_file_of_ocolearn_train(tmp_path):
 def test_a_model_trained_by_the_cli_predicts_here(tmp_path):
     X, y = blobs(n=300)
     data = model_file.SparseData(csr_rows(scipy_sparse.csr_matrix(X)), (y == "dog").astype(np.int64), ["cat", "dog"])
-    model_file.save(model_file.train(Pegasos(0.01), data, passes=2), tmp_path / "cli.npz")
+    modelfile.save(model_file.train(Pegasos(0.01), data, passes=2), tmp_path / "cli.npz")
     loaded = OnlineClassifier.load(tmp_path / "cli.npz")
     assert loaded.learner == Pegasos(0.01)
     np.testing.assert_array_equal(loaded.predict(X), OnlineClassifier(Pegasos(0.01), passes=2).fit(X, y).predict(X))

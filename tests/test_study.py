@@ -18,21 +18,16 @@ import pytest
 
 from ocolearn import data as tables
 from ocolearn import study as studies
-from ocolearn.model import targets
+from ocolearn.pipeline import targets, with_pipeline
 from ocolearn.run import round_order, run
-from ocolearn.sweep import leaf_paths
 
 ROOT = Path(__file__).resolve().parents[1]
-
-# The pipeline's defaults (intercept, online scaling) are what shipped studies use; these
-# tests pin the features as they are where a peer or a direct run is written out by hand.
-PLAIN = {"intercept": False, "scale": "none"}
 
 
 def small(**evaluate):
     return {
         "name": "small",
-        "evaluate": {"orders": 3, "tune": 0.3, "test": 0.2, **PLAIN, **evaluate},
+        "evaluate": {"orders": 3, "tune": 0.3, "test": 0.2, **evaluate},
         "datasets": [
             {"kind": "bundled", "source": "iris"},
             {"kind": "hyperplane", "rows": 300, "features": 4, "drift": 0.01, "noise": 0.05, "seed": 3},
@@ -51,13 +46,11 @@ def direct(study, results, dataset, name, order):
     data = studies.read_dataset(spec)
     n = len(data.draw(0).y)
     _, report, held = studies.split_rows(n, study.evaluate, spec.stream, "test")
-    learner, inner, prefix = studies.fitted(study.learners[name], data, study.evaluate, "test")
+    inner, steps, prefix = studies.fitted(study.learners[name], data, study.evaluate, "test")
     tuned = results["datasets"][dataset]["learners"][name].get("tuned", {})
     if tuned:
-        leaves, tree = jax.tree.flatten(learner)
-        paths = leaf_paths(learner)
-        values = {prefix + k: jnp.float32(v) for k, v in tuned.items()}
-        learner = jax.tree.unflatten(tree, [values.get(p, leaf) for p, leaf in zip(paths, leaves, strict=True)])
+        inner = inner.replace(**{k: jnp.float32(v) for k, v in tuned.items()})
+    learner = with_pipeline(inner, steps)
     examples = data.draw(order)
     y = targets(inner, examples)
     seed = None if spec.stream else order
@@ -90,12 +83,12 @@ def test_the_tuned_value_is_the_best_on_the_tuning_rows(tmp_path):
     spec = study.datasets[0]
     data = studies.read_dataset(spec)
     tune, _, _ = studies.split_rows(len(data.draw(0).y), study.evaluate, spec.stream, "test")
-    learner, inner, _ = studies.fitted(study.learners["pa"], data, study.evaluate, "test")
+    inner, steps, _ = studies.fitted(study.learners["pa"], data, study.evaluate, "test")
     y = targets(inner, data.draw(0))
     X = np.asarray(data.draw(0).X)
     scores = []
     for C in np.geomspace(0.01, 10.0, 4):
-        one = learner.replace(C=jnp.float32(C))
+        one = with_pipeline(inner.replace(C=jnp.float32(C)), steps)
         scores.append(np.mean([int(run(one, X[tune], y[tune], s, trace=False).trace.mistakes) for s in range(3)]))
     numbers = results["datasets"]["iris"]["learners"]["pa"]
     assert numbers["tuned"]["C"] == pytest.approx(np.geomspace(0.01, 10.0, 4)[int(np.argmin(scores))])
@@ -140,15 +133,16 @@ def test_tuning_rows_never_reach_the_reported_numbers(tmp_path, monkeypatch):
 
 
 def test_progressive_squared_error_equals_river(tmp_path):
-    river = pytest.importorskip("river")
-    from river import evaluate, linear_model, metrics, optim
+    pytest.importorskip("river")
+    from river import compose, evaluate, linear_model, metrics, optim, preprocessing
 
     lr = 0.01
     raw = {
         "name": "river",
-        "evaluate": {"orders": 2, "tune": 0.0, **PLAIN},
+        "evaluate": {"orders": 2, "tune": 0.0},  # the default pipeline: online standardization, an intercept
         "datasets": [{"kind": "sklearn", "source": "diabetes"}],
-        # OGD on 1/2 (p - y)^2 with step 2 lr is river's SGD(lr) on (p - y)^2.
+        # OGD on 1/2 (p - y)^2 with step 2 lr is river's SGD(lr) on (p - y)^2, and its weight
+        # of the constant feature river's intercept with intercept_lr = lr.
         "learners": {"ogd": {"kind": "ogd", "loss": "squared", "schedule": {"kind": "constant", "eta": 2 * lr}}},
     }
     study = studies.from_dict(raw)
@@ -158,11 +152,13 @@ def test_progressive_squared_error_equals_river(tmp_path):
     for order in range(2):
         rows = np.asarray(round_order(len(y), 1, jax.random.key(order)))
         stream = [({f"x{j}": float(v) for j, v in enumerate(X[i])}, float(y[i])) for i in rows]
-        model = linear_model.LinearRegression(optimizer=optim.SGD(lr), intercept_lr=0.0, l2=0.0)
+        model = compose.Pipeline(
+            preprocessing.StandardScaler(),
+            linear_model.LinearRegression(optimizer=optim.SGD(lr), intercept_lr=lr, l2=0.0),
+        )
         mse = evaluate.progressive_val_score(stream, model, metrics.MSE()).get()
         ours = results["datasets"]["diabetes"]["learners"]["ogd"]["progressive"][order]
         assert ours == pytest.approx(mse, rel=1e-5)
-    assert river.__version__
 
 
 def _without_times(folder: Path):
@@ -241,7 +237,7 @@ def test_bad_study_files_fail_in_one_line(tmp_path, change, expected):
 
 def test_a_tuning_split_that_leaves_no_rows_is_one_line(tmp_path):
     path = tmp_path / "bad.toml"
-    path.write_text(BASE.replace("orders = 2", "orders = 2\ntune = 0.001\nintercept = false\nscale = 'none'"))
+    path.write_text(BASE.replace("orders = 2", "orders = 2\ntune = 0.001"))
     status, err = cli("study", str(path), "--out", str(tmp_path / "out"))
     assert status == 2 and err.count("\n") == 1, err
     assert "data set 'iris': evaluate.tune = 0.001 of its 150 rows leaves no rows to tune on" in err, err
@@ -374,7 +370,7 @@ def test_a_tracked_study_reads_back_from_the_local_mlflow_store(tmp_path, monkey
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
     path = tmp_path / "s.toml"
-    path.write_text(BASE.replace("orders = 2", "orders = 2\nintercept = false\nscale = 'none'"))
+    path.write_text(BASE)
     assert cli.main(["study", str(path), "--out", "out", "--track", "mlflow", "--quiet"]) == 0
     client = MlflowClient((tmp_path / "mlruns").as_uri())
     (run,) = client.search_runs([client.get_experiment_by_name("bad").experiment_id])

@@ -1,26 +1,27 @@
-"""Train a model on a data file, save it, and predict or test with it.
+"""A pipeline: preprocessing parts in front of a learner, as one learner.
 
-A model file is an ``.npz`` holding the weights as array ``w`` (``(d,)`` regression and
-binary, ``(K, d)`` multiclass), the label names as ``labels`` (none for regression), and the
-learner, the task and the feature settings as JSON in ``settings``, so that prediction needs
-nothing else. Files are written atomically.
+``Pipeline(steps, learner)`` is itself a ``Learner``, so the one runner (``ocolearn.run``), the
+sweeps (``vmap`` over stacked learners), the streams (chunks, checkpoints, resume) and the
+parallel runs take it unchanged: its state carries the steps' statistics beside the
+learner's state, and one round is::
 
-Every function here reads through one path: a ``Source`` (``ocolearn.data.stream``) read in
-chunks of rows, with constant memory, whatever the format. The task (``ocolearn.data.task``)
-is declared or inferred from the labels once, and picks the targets: numbers for regression,
--1/+1 for a binary learner (the smaller label read as -1), class indices 0..K-1 (the sorted
-labels) for a multiclass one (``classes`` is set from the data when not given).
+    predict:  x' = T_n(... T_1(x))            with the statistics before the round
+    update:   s_j <- observe_j(s_j, x_{j-1}),  x_j = T_j(s_j, x_{j-1})   for j = 1..n
+              learner.update(state, (x_n, y))
+
+(``ocolearn.preprocess``: river's order, the prediction never uses the round's row in the
+statistics). Every part is affine in x, so the scores of a pipeline are those of one linear
+model of the raw features: ``raw_linear`` folds them into ``(w, offset)`` with
+``score = w . x - offset``, what model files store and every door scores with.
 """
 
 from __future__ import annotations
 
-import io
-import json
 import os
-import zipfile
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 from ocolearn.config import ConfigError, _build_part, apply_overrides
@@ -29,29 +30,171 @@ from ocolearn.data.sparse_text import DEFAULT_BITS, SparseData
 from ocolearn.data.stream import Source, chunks, prefetched, reader_of, scan
 from ocolearn.data.task import infer
 from ocolearn.features import Sparse
-from ocolearn.io import atomic_write
 from ocolearn.learners import Learner
-from ocolearn.learners.base import positive
 from ocolearn.learners.mira import normalized as unit_rows
+from ocolearn.learners.perceptron import Perceptron
+from ocolearn.modelfile import Model, classes_of, scores
 from ocolearn.parts import fields_of
+from ocolearn.preprocess import Intercept, Preprocess, default_steps
 from ocolearn.run import run_passes
+
+
+class PipelineState(NamedTuple):
+    inner: Any  # the learner's state
+    steps: tuple  # each preprocessing part's state, in order
+
+    @property
+    def t(self):
+        return self.inner.t
+
+    @property
+    def w(self):
+        """The learner's weights over the transformed features."""
+        return self.inner.w
+
+
+class Pipeline(Learner, name="pipeline"):
+    """Preprocessing ``steps`` (``ocolearn.preprocess``) in front of ``learner``; see the module
+    docstring. With no steps it is the learner itself, round for round."""
+
+    steps: tuple = ()
+    learner: Learner = Perceptron()
+
+    def check(self, where=""):
+        super().check(where)
+        for j, step in enumerate(self.steps):
+            step.check(f"{where}.steps.{j}" if where else f"steps.{j}")
+
+    @property
+    def loss(self):
+        return self.learner.loss
+
+    @property
+    def tidy_every(self):
+        return self.learner.tidy_every
+
+    def dims(self, num_features: int) -> list[int]:
+        """The width of the rows entering each step, then the learner's."""
+        out = [num_features]
+        for step in self.steps:
+            out.append(step.out_dim(out[-1]))
+        return out
+
+    def init(self, num_features):
+        dims = self.dims(num_features)
+        states = tuple(step.init(d) for step, d in zip(self.steps, dims, strict=False))
+        return PipelineState(self.learner.init(dims[-1]), states)
+
+    def transform(self, states, x):
+        """The row as the learner sees it, with the steps' current statistics."""
+        for step, s in zip(self.steps, states, strict=True):
+            x = step.transform(s, x)
+        return x
+
+    def predict(self, state, x):
+        return self.learner.predict(state.inner, self.transform(state.steps, x))
+
+    def update(self, state, example):
+        x, y = example
+        states = []
+        for step, s in zip(self.steps, state.steps, strict=True):
+            s, x = step.step(s, x)
+            states.append(s)
+        return PipelineState(self.learner.update(state.inner, (x, y)), tuple(states))
+
+    def weights(self, state):
+        return self.learner.weights(state.inner)
+
+    def fed_rows(self, X, order):
+        """The rows ``X[order]`` as the learner predicted on them, round by round: each
+        transformed with the statistics of the rows before it (dense rows, ``(T, d')``)."""
+
+        X = jnp.asarray(X)
+
+        def one(states, i):
+            x = X[i]
+            fed = self.transform(states, x)
+            return tuple(step.step(s, x)[0] for step, s in zip(self.steps, states, strict=True)), fed
+
+        states = self.init(X.shape[1]).steps
+        return np.asarray(jax.lax.scan(one, states, jnp.asarray(order))[1])
+
+    def tidy(self, state):
+        return state._replace(inner=self.learner.tidy(state.inner))
+
+    def unscaled(self, state):
+        return state._replace(inner=self.learner.unscaled(state.inner))
+
+    def mix(self, state):
+        return state._replace(inner=self.learner.mix(state.inner))
+
+    def __getattr__(self, name):
+        # What a door asks of a learner exists exactly where the learner has it (``hasattr``):
+        # its averaged weights and its number of classes.
+        if name == "averaged" and hasattr(self.learner, "averaged"):
+            return lambda state: self.learner.averaged(state.inner)
+        if name == "classes" and hasattr(self.learner, "classes"):
+            return self.learner.classes
+        raise AttributeError(name)
+
+
+def with_intercept_field(learner: Learner, on: bool = True) -> Learner:
+    """``learner`` with ``intercept = on`` wherever it (or a nested learner, as one-vs-rest's
+    base) has that field: the last coordinate of its weights is then an intercept that its
+    regularizer and projection leave alone."""
+    changes = {}
+    for name in learner.__dataclass_fields__:
+        value = getattr(learner, name)
+        if isinstance(value, Learner):
+            changes[name] = with_intercept_field(value, on)
+    if "intercept" in learner.__dataclass_fields__:
+        changes["intercept"] = on
+    return learner.replace(**changes) if changes else learner
+
+
+def with_pipeline(learner: Learner, steps=(), stacked: int = 0) -> Learner:
+    """The learner behind ``steps`` (itself when there are none); with an ``Intercept`` step
+    its regularizer and projection leave the intercept out (``with_intercept_field``). For a
+    stack of ``stacked`` learners (``ocolearn.sweep.stack_values``) the steps' numbers are
+    stacked alike."""
+    steps = tuple(steps)
+    if not steps:
+        return learner
+    if any(isinstance(s, Intercept) for s in steps):
+        learner = with_intercept_field(learner)
+    if stacked:
+        steps = jax.tree.map(lambda a: jnp.broadcast_to(jnp.asarray(a), (stacked, *jnp.shape(a))), steps)
+    return Pipeline(steps, learner)
+
+
+def steps_of(learner) -> tuple[tuple[Preprocess, ...], Any]:
+    """``(steps, learner)`` of a pipeline, ``((), learner)`` of a bare learner."""
+    return (learner.steps, learner.learner) if isinstance(learner, Pipeline) else ((), learner)
+
+
+def raw_linear(learner: Learner, state, weights=None, dim: int | None = None):
+    """``(w, offset)`` in float64 such that ``score(x) = w . x - offset`` for every raw row x:
+    the steps folded from the last to the first (``Preprocess.fold``), and the learner's own
+    score of an all-zero row (Winnow's threshold) in the offset. ``weights`` replaces the
+    learner's weights (its averaged ones, say)."""
+    steps, inner = steps_of(learner)
+    inner_state = state.inner if steps else state
+    w = np.asarray(inner.weights(inner_state) if weights is None else weights, np.float64)
+    zero = Sparse(np.zeros((1,), np.int32), np.zeros((1,), np.float32), w.shape[-1])
+    constant = np.asarray(inner.predict(inner_state, zero), np.float64)
+    for step, s in zip(reversed(steps), reversed(state.steps if steps else ()), strict=True):
+        w, b = step.fold(jax.tree.map(lambda a: np.asarray(a, np.float64), s), w)
+        constant = constant + np.asarray(b, np.float64)
+    return np.asarray(w, np.float64), -constant
+
+
+# ---------------------------------------------------------------------------------------------
+# The one orchestration layer: every door (train/predict/test, run/sweep, the estimators,
+# studies) reads data, maps labels, builds the pipeline and scores through these functions.
+# ---------------------------------------------------------------------------------------------
 
 REGRESSION_LOSSES = ("squared", "absolute", "epsilon_insensitive")
 REGRESSION_LEARNERS = "ogd, adagrad, nag, ons, coin_betting, optax, passive_aggressive --set loss=epsilon_insensitive"
-
-
-class Model(NamedTuple):
-    w: np.ndarray  # (d,) or (K, d)
-    labels: list[str]  # class names (none for regression)
-    settings: dict  # {"learner": config table, "task", "format", "dim", "bits", "averaged", ...}
-    offset: np.ndarray = np.zeros(())  # subtracted from w . x (Winnow's threshold), () or (K,)
-
-    @property
-    def task(self) -> str:
-        """regression, binary or multiclass (model files from before tasks: by their labels)."""
-        if self.settings.get("task"):
-            return self.settings["task"]
-        return "regression" if not self.labels else "binary" if len(self.labels) == 2 else "multiclass"
 
 
 def source_of(path, fmt="svmlight", *, bits=None, dim=None, labels=None, zero_based=False, target="", **options):
@@ -106,17 +249,27 @@ def check_learner(learner: Learner, task: str, labels=(), where="the data") -> N
                 f"({REGRESSION_LEARNERS}), or declare the classes with --task binary|multiclass"
             )
     elif task == "multiclass" and not getattr(learner, "classes", 0):
+        numbers = all(_is_integer(label) for label in labels)
+        quantity = "; if the labels are quantities to predict, declare --task regression" if numbers else ""
         raise DataError(
             f"{where}: {len(labels)} labels (a multiclass task), but {name!r} is a binary learner; "
             f"use --learner one_vs_rest --set base.kind={name}, or a multiclass learner "
-            "(perceptron, passive_aggressive, mira, cw, arow, scw)"
+            f"(perceptron, passive_aggressive, mira, cw, arow, scw){quantity}"
         )
     elif task == "binary" and getattr(learner, "classes", 0) not in (0, 2):
         raise DataError(f"{where}: 2 labels, but the learner has classes={learner.classes}")
 
 
+def _is_integer(label: str) -> bool:
+    try:
+        return float(label).is_integer()
+    except ValueError:
+        return False
+
+
 def has_average(learner) -> bool:
     """Whether the learner keeps averaged weights (``averaged(state)``), also inside one-vs-rest."""
+    learner = steps_of(learner)[1]
     base = getattr(learner, "base", None)
     return hasattr(learner, "averaged") and (base is None or has_average(base))
 
@@ -126,7 +279,7 @@ def check_step(learner: Learner, dim: int, dense=False, where="--learner/--set")
     data is read: a hyperparameter outside its set (a variant, an optax name) fails here with
     one message, and a state too large for this machine's memory (``--bits``, ``--dim``) is
     refused before it is allocated. The learner's own ``check()``, where it has one, runs first."""
-    base = getattr(learner, "base", None)
+    base = getattr(steps_of(learner)[1], "base", None)
     if base is not None and getattr(base, "classes", 0):
         raise ConfigError(
             f"{where}: {learner.name}'s base must be a binary learner; {base.name!r} is multiclass "
@@ -169,7 +322,7 @@ def target_map(learner_or_task, labels):
     indices for a multiclass learner, -1/+1 for a binary one (which needs exactly two labels)."""
     if learner_or_task == "regression":
         return lambda y: np.asarray(y, np.float32)
-    if getattr(learner_or_task, "classes", 0) or learner_or_task == "multiclass":
+    if getattr(steps_of(learner_or_task)[1], "classes", 0) or learner_or_task == "multiclass":
         return lambda y: y
     if len(labels) != 2:
         raise DataError(f"a binary learner needs exactly two labels, the data has {len(labels)}: {list(labels)}")
@@ -182,13 +335,25 @@ def targets(learner: Learner, data: SparseData):
     return target_map("regression" if data.labels is None else learner, data.labels)(data.y)
 
 
-def train(learner: Learner, data: SparseData, *, passes=1, seed=None, averaged=False, stop_early=False, settings=None):
-    """Run ``learner`` over in-memory data for up to ``passes`` passes (``stop_early``: until a
-    pass without mistakes); see ``model_of``. The model reads files as svmlight unless
-    ``settings`` name another format."""
+def train(
+    learner: Learner,
+    data: SparseData,
+    *,
+    passes=1,
+    seed=None,
+    averaged=False,
+    stop_early=False,
+    settings=None,
+    steps=None,
+):
+    """Run ``learner`` behind the preprocessing ``steps`` (default: ``default_steps`` for the
+    data, an intercept and online scaling of dense rows) over in-memory data for up to
+    ``passes`` passes (``stop_early``: until a pass without mistakes); see ``model_of``. The
+    model reads files as svmlight unless ``settings`` name another format."""
+    dense = not isinstance(data.X, Sparse)
+    learner = with_pipeline(learner, default_steps(dense) if steps is None else steps)
     result = run_passes(learner, data.X, targets(learner, data), seed, passes=passes, stop_early=stop_early)
     task = "regression" if data.labels is None else ("multiclass" if getattr(learner, "classes", 0) > 2 else "binary")
-    dense = not isinstance(data.X, Sparse)
     base = {"format": "csv" if dense else "svmlight", "task": task, "zero_based": False}
     settings = {**base, **(settings or {}), "mistakes_per_pass": result.mistakes}
     dim = data.X.shape[1] if dense else data.X.dim
@@ -196,19 +361,21 @@ def train(learner: Learner, data: SparseData, *, passes=1, seed=None, averaged=F
 
 
 def model_of(learner: Learner, state, labels, dim: int, averaged=False, settings=None, normalize=False) -> Model:
-    """The model of a trained state: its final (or averaged) weights, the learner's score for
-    an all-zero example, negated, as ``offset``, and the learner in the settings. ``normalize``
-    scales each class's weights (and offset) to unit L2 norm, as the MIRA write-up does
-    before predicting."""
-    w = learner.averaged(state) if averaged else learner.weights(state)
-    zero = Sparse(np.zeros((1,), np.int32), np.zeros((1,), np.float32), dim)
-    offset = -np.asarray(learner.predict(state, zero), np.float32)
+    """The model file of a trained state: the pipeline folded into one linear model of the raw
+    features (``raw_linear``: final or averaged weights, the steps' final statistics, the
+    learner's own constant in ``offset``), the learner and the steps as config tables, the
+    steps' statistics. ``normalize`` scales each class's weights (and offset) to unit L2
+    norm, as the MIRA write-up does before predicting."""
+    steps, inner = steps_of(learner)
+    inner_state = state.inner if steps else state
+    w, offset = raw_linear(learner, state, inner.averaged(inner_state) if averaged else None)
     if normalize:
-        norms = np.sqrt(np.sum(np.square(np.asarray(w, np.float64)), axis=-1))
-        w, offset = unit_rows(w), (offset / np.where(norms > 0, norms, 1.0)).astype(np.float32)
-    settings = {**(settings or {}), "learner": learner.to_config(), "averaged": averaged, "dim": dim}
-    settings["normalized"] = normalize
-    return Model(np.asarray(w, np.float32), list(labels), settings, offset)
+        norms = np.sqrt(np.sum(np.square(w), axis=-1))
+        w, offset = unit_rows(w), offset / np.where(norms > 0, norms, 1.0)
+    statistics = [jax.tree.map(lambda a: np.asarray(a).tolist(), s) for s in (state.steps if steps else ())]
+    settings = {**(settings or {}), "learner": inner.to_config(), "averaged": averaged, "dim": dim}
+    settings |= {"pipeline": [s.to_config() for s in steps], "pipeline_state": statistics, "normalized": normalize}
+    return Model(np.asarray(w, np.float32), list(labels), settings, np.asarray(offset, np.float32))
 
 
 def train_file(
@@ -237,13 +404,16 @@ def train_file(
     order_seed=0,
     warn=None,
     holdout=0,
+    intercept=True,
+    scale="auto",
 ) -> Model:
     """Train the named learner on a data file streamed in chunks (``ocolearn.streaming``:
     constant memory, checkpoints, resume). Without ``labels``, ``dim`` or ``task`` one first
     pass finds them. The learner and its step are checked before that pass. A folder of
     text documents is read in an order shuffled by ``order_seed`` (recorded in the model);
     a file whose labels come sorted gets a warning through ``warn``. ``holdout`` K learns
-    nothing from rows K, 2K, ... and records their loss after each pass in the settings."""
+    nothing from rows K, 2K, ... and records their loss after each pass in the settings.
+    The learner runs behind ``default_steps(dense, intercept, scale)``."""
     from ocolearn.streaming import run_stream
 
     learner = build_learner(name, overrides, len(labels or ()) or 2, task)
@@ -252,10 +422,12 @@ def train_file(
     options = dict(skip_bad=skip_bad, order_seed=order_seed if fmt == "text" else None)
     source = source_of(path, fmt, bits=bits, dim=dim, labels=labels, zero_based=zero_based, target=target, **options)
     dense = reader_of(source).dense
-    check_step(learner, source.dim or 8, dense=dense)  # before the data is read
+    steps = default_steps(dense, intercept, scale)
+    check_step(with_pipeline(learner, steps), source.dim or 8, dense=dense)  # before the data is read
     source, task, found = prepare(source, task)
     learner = build_learner(name, overrides, len(source.labels), task)
     check_learner(learner, task, source.labels, source.path)
+    learner = with_pipeline(learner, steps)
     check_step(learner, source.dim, dense=dense)
     if found is not None and found.sorted_labels and task != "regression" and seed is None and warn:
         warn(
@@ -317,32 +489,10 @@ def feature_columns(source: Source) -> list[str]:
     return [header[j] for j in features]
 
 
-def save(model: Model, path) -> None:
-    """Write the model file atomically."""
-    buffer = io.BytesIO()
-    settings = json.dumps(model.settings)
-    np.savez(buffer, w=model.w, labels=np.asarray(model.labels, str), settings=settings, offset=model.offset)
-    atomic_write(path, buffer.getvalue())
-
-
-def load(path) -> Model:
-    """Read a model file; a file that is not one is an error naming it."""
-    try:
-        with np.load(path) as f:
-            return Model(f["w"], [str(v) for v in f["labels"]], json.loads(str(f["settings"])), f["offset"])
-    except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as e:
-        if isinstance(e, FileNotFoundError):
-            raise DataError(f"{path}: no such model file") from None
-        reason = getattr(e, "strerror", None) or str(e) or type(e).__name__
-        raise DataError(
-            f"{path}: not an ocolearn model file (an .npz with w, labels, settings, offset): {reason}"
-        ) from None
-
-
 def model_source(model: Model, path, *, labelled=True, fmt=None) -> Source:
     """The ``Source`` of ``path`` read as the model was trained (format, features, labels):
-    ``labelled=False`` for prediction input, whose labels are optional and whose features
-    beyond the model's are left out."""
+    ``labelled=False`` for prediction input, whose labels are optional. A feature beyond the
+    model's space is an error for ``predict`` as for ``test`` (a model of another data set)."""
     s = model.settings
     return source_of(
         path,
@@ -354,40 +504,8 @@ def model_source(model: Model, path, *, labelled=True, fmt=None) -> Source:
         target=s.get("target", ""),
         task=model.task,
         labelled=labelled,
-        drop_unseen=not labelled,
         columns=tuple(s.get("columns") or ()),
     )
-
-
-def scores(model: Model, X, rows=2048) -> np.ndarray:
-    """``w . x - offset`` for each row (sparse or dense): ``(n,)`` binary, ``(n, K)`` multiclass,
-    in float64; sparse rows ``rows`` at a time, so the gathered weights stay in cache."""
-    w = np.asarray(model.w, np.float64)
-    if not isinstance(X, Sparse):
-        return np.asarray(X, np.float64) @ w.T - model.offset
-    idx, val = np.asarray(X.idx), np.asarray(X.val)
-    out = np.empty((len(idx), *w.shape[:-1]))
-    for a in range(0, len(idx), rows):
-        part = val[a : a + rows].astype(np.float64)
-        if w.ndim == 1:
-            out[a : a + rows] = np.einsum("nk,nk->n", part, np.take(w, idx[a : a + rows]))
-        else:
-            out[a : a + rows] = np.einsum("nk,cnk->nc", part, w[:, idx[a : a + rows]])
-    return out - model.offset
-
-
-def classes_of(model: Model, s: np.ndarray) -> np.ndarray:
-    """Class indices predicted from scores (a binary score is class 1 where ``positive``: the
-    learners' own rule)."""
-    return positive(s).astype(np.int32) if s.ndim == 1 else np.argmax(s, axis=1).astype(np.int32)
-
-
-def predict(model: Model, X) -> list:
-    """The predicted label name of each row (the predicted value, for regression)."""
-    s = scores(model, X)
-    if model.task == "regression":
-        return s.tolist()
-    return [model.labels[k] for k in classes_of(model, s)]
 
 
 def batches(model: Model, path, *, labelled=True, chunk_rows=65536, fmt=None):
@@ -405,7 +523,7 @@ def predictions(model: Model, path, *, raw=False, chunk_rows=65536, fmt=None):
         if raw or model.task == "regression":
             yield "".join(" ".join(f"{v:.9g}" for v in np.atleast_1d(r)) + "\n" for r in s)
         elif len(s):
-            yield "\n".join(names[classes_of(model, s)].tolist()) + "\n"
+            yield "\n".join(names[classes_of(s)].tolist()) + "\n"
 
 
 def evaluate(model: Model, path, *, chunk_rows=65536, fmt=None) -> dict:
@@ -421,10 +539,12 @@ def evaluate(model: Model, path, *, chunk_rows=65536, fmt=None) -> dict:
             error = s - np.asarray(y, np.float64)
             squared, absolute = squared + float(np.sum(error**2)), absolute + float(np.sum(np.abs(error)))
             continue
-        guess = classes_of(model, s)
+        guess = classes_of(s)
         finite = np.all(np.isfinite(s.reshape(len(y), -1)), axis=1)
         wrong += int(np.sum((guess != y) | ~finite))
         np.add.at(confusion, (y, guess), 1)
+    if rows == 0:
+        raise DataError(f"{path}: no examples to test on (every line is blank, a comment or a header)")
     if model.task == "regression":
         return {"mse": squared / rows, "mae": absolute / rows, "rows": rows}
     metrics = {"error_rate": wrong / rows, "rows": rows}
@@ -467,22 +587,8 @@ def data_for(model: Model, path) -> SparseData:
 
 
 def error_rate(model: Model, data: SparseData) -> float:
-    predicted = predict(model, data.X)
-    return float(np.mean([p != data.labels[y] for p, y in zip(predicted, data.y, strict=True)]))
-
-
-__all__ = [
-    "Model",
-    "build_learner",
-    "data_for",
-    "error_rate",
-    "evaluate",
-    "load",
-    "predict",
-    "predictions",
-    "read_data",
-    "save",
-    "targets",
-    "train",
-    "train_file",
-]
+    """The fraction of rows of in-memory data whose predicted label is not theirs (a non-finite
+    score is a mistake)."""
+    s = scores(model, data.X)
+    wrong = (classes_of(s) != np.asarray(data.y)) | ~np.all(np.isfinite(s.reshape(len(s), -1)), axis=1)
+    return float(np.mean(wrong))
