@@ -289,14 +289,14 @@ class Dataset(NamedTuple):
     draw: Any  # order s -> SparseData; the same data for every s unless the data set is a stream
 
 
-def _from_arrays(X, y, task: str, where: str) -> SparseData:
+def _from_arrays(X, y, task: str) -> SparseData:
     """In-memory arrays through the one reading path (``arrays_source``), the task declared
     or inferred there."""
     from ocolearn.data.arrays import arrays_source
     from ocolearn.pipeline import in_memory, prepare
 
     source, _, _ = prepare(arrays_source(np.asarray(X, np.float64), y), task)
-    return in_memory(source._replace(path=source.path))
+    return in_memory(source)
 
 
 def _sklearn(spec: DatasetSpec) -> SparseData:
@@ -306,7 +306,7 @@ def _sklearn(spec: DatasetSpec) -> SparseData:
         raise DataError(f"{spec.name}: scikit-learn is not installed (pip install scikit-learn)") from None
     X, y = getattr(datasets, f"load_{spec.source}")(return_X_y=True)
     task = spec.task or SKLEARN[spec.source]
-    return _from_arrays(X, y if task == "regression" else y.astype(str), task, spec.name)
+    return _from_arrays(X, y if task == "regression" else y.astype(str), task)
 
 
 def _river(spec: DatasetSpec) -> SparseData:
@@ -328,7 +328,7 @@ def _river(spec: DatasetSpec) -> SparseData:
     X = np.array([[float(x.get(k) or 0.0) for k in names] for x, _ in rows])
     task = spec.task or {"Binary classification": "binary", "Regression": "regression"}.get(found.task, "multiclass")
     y = np.array([float(t) if task == "regression" else str(t) for _, t in rows])
-    return _from_arrays(X, y, task, spec.name)
+    return _from_arrays(X, y, task)
 
 
 def _is_file(cls) -> bool:
@@ -351,7 +351,7 @@ def synthetic(spec: DatasetSpec, seed: int) -> SparseData:
         W = concepts[(t // spec.every) % spec.concepts]
     y = np.where(np.sum(W * X, axis=1) >= 0, 1, -1)
     y = np.where(rng.uniform(size=n) < spec.noise, -y, y)
-    return _from_arrays(X, np.array(["-1", "1"])[(y > 0).astype(int)], "binary", spec.name)
+    return _from_arrays(X, np.array(["-1", "1"])[(y > 0).astype(int)], "binary")
 
 
 def read_dataset(spec: DatasetSpec) -> Dataset:
@@ -572,7 +572,7 @@ def _comparators(study: Study, data: Dataset, report) -> dict:
     the best fixed affine predictor in hindsight (exact for the squared loss; otherwise
     ``regret.best_fixed_convex`` with its tolerance and what it reached)."""
     from ocolearn.experiment import _dense
-    from ocolearn.pipeline import targets
+    from ocolearn.pipeline import target_map
     from ocolearn.regret import best_fixed_convex, least_squares, round_losses
 
     classes = len(data.labels) if data.task == "multiclass" else 0
@@ -586,8 +586,7 @@ def _comparators(study: Study, data: Dataset, report) -> dict:
         # The best affine predictor of x is the best of standardized x: the same minimum, better conditioned.
         sd = X.std(axis=0)
         X = np.hstack([(X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0), np.ones((len(X), 1))])
-        task_of = "multiclass" if classes else data.task
-        y = np.asarray(targets(_Task(task_of, classes), examples))[report]
+        y = np.asarray(target_map(data.task, data.labels)(examples.y))[report]  # -1/+1, classes or numbers
         if loss.name == "squared":
             u = least_squares(X, y)
             totals.append(float(round_losses(loss, u, X, y, np.arange(len(y))).sum()))
@@ -610,13 +609,6 @@ def _comparators(study: Study, data: Dataset, report) -> dict:
         out["gradient_norm"] = max(s.gradient_norm for s in reached)
         out["smoothing_gap"] = max(s.smoothing_gap for s in reached)
     return out
-
-
-class _Task(NamedTuple):
-    """Stands for a learner in ``targets``: class indices for ``classes`` > 0, else -1/+1 or numbers."""
-
-    task: str
-    classes: int
 
 
 def _scores(results: dict) -> dict:
