@@ -13,6 +13,9 @@ Two learners differ (Nemenyi test) when their average ranks differ by at least t
 difference ``CD = q_alpha sqrt(k (k + 1) / (6 N))``, with ``q_alpha`` the studentized range
 statistic for k groups and infinite degrees of freedom divided by sqrt(2) (``Q_05``).
 
+On one data set, two learners run over the same orders are paired by order: Wilcoxon's
+signed-rank test (Demšar 2006, section 3.1.3) of their differences, exact (``signed_rank_p``).
+
 >>> r = compare({"x": {"a": 0.1, "b": 0.2, "c": 0.3}, "y": {"a": 0.2, "b": 0.3, "c": 0.1}}, ["a", "b", "c"])
 >>> r["average_ranks"]
 {'a': 1.5, 'b': 2.5, 'c': 2.0}
@@ -104,6 +107,39 @@ def critical_difference(k: int, N: int) -> float | None:
     """Nemenyi's critical difference at alpha = 0.05 (None beyond the table's k)."""
     q = Q_05.get(k)
     return None if q is None else q * math.sqrt(k * (k + 1) / (6.0 * N))
+
+
+def signed_rank_p(differences) -> float:
+    """The two-sided p-value of Wilcoxon's signed-rank test of paired ``differences``: zeros
+    dropped, tied |differences| sharing their ranks, ``W+`` the sum of the ranks of the positive
+    ones, and ``P(|W+ - E W+| >= |w+ - E W+|)`` counted over all 2^n equally likely signs
+    (exact; n <= 20, beyond which the normal approximation is used)."""
+    d = np.asarray(differences, np.float64)
+    d = d[d != 0]
+    n = len(d)
+    if n == 0:
+        return 1.0
+    r = ranks(np.abs(d)[None, :])[0]
+    centre, w = r.sum() / 2.0, r[d > 0].sum()
+    if n > 20:
+        sd = math.sqrt(np.sum(r**2) / 4.0)
+        return math.erfc(abs(w - centre) / sd / math.sqrt(2.0))
+    signs = (np.arange(2**n)[:, None] >> np.arange(n)) & 1
+    return float(np.mean(np.abs(signs @ r - centre) >= abs(w - centre) - 1e-9))
+
+
+def paired(per_order: dict) -> dict:
+    """On one data set: the learner with the lowest mean over orders, and the signed-rank
+    p-value of its difference from each other learner, paired by order
+    (``{learner: [score of order 1, 2, ...]}``)."""
+    means = {name: float(np.mean(v)) for name, v in per_order.items()}
+    best = min(means, key=lambda name: np.nan_to_num(means[name], nan=np.inf))
+    against = {
+        name: signed_rank_p(np.asarray(v, np.float64) - np.asarray(per_order[best], np.float64))
+        for name, v in per_order.items()
+        if name != best
+    }
+    return {"best": best, "p_values": against}
 
 
 def compare(scores: dict, learners: list[str]) -> dict:

@@ -27,7 +27,8 @@ time; the best per data set marked), ``results.json`` (every number, per order t
 ``progressive_DATASET.png`` (the running average of the progressive error or squared error
 against rounds, mean over orders with a band from the lowest to the highest order),
 ``significance.json`` and ``cd.png`` (average ranks over data sets, the Friedman test and
-Nemenyi's critical difference; ``ocolearn.significance``), ``config.toml`` (the resolved study)
+Nemenyi's critical difference; on each data set, Wilcoxon's signed-rank test of the best
+learner against each other, paired by order; ``ocolearn.significance``), ``config.toml`` (the resolved study)
 and ``provenance.json``. The same file and seeds give the same numbers bit for bit; only the
 wall times differ.
 
@@ -515,8 +516,11 @@ def run_study(study: Study, out_dir, progress=None) -> dict:
             entry["learners"][name] = numbers
             curves[spec.name][name] = curve
         results["datasets"][spec.name] = entry
-    from ocolearn.significance import compare
+    from ocolearn.significance import compare, paired
 
+    key = "progressive" if study.evaluate.progressive else "held_out"
+    for entry in results["datasets"].values():
+        entry["paired"] = paired({name: numbers[key] for name, numbers in entry["learners"].items()})
     results["significance"] = compare(_scores(results), list(study.learners))
     write_outputs(study, results, curves, out)
     return results
@@ -733,6 +737,14 @@ def leaderboard_markdown(results: dict) -> str:
     for name in learners:
         times.append(f"| {name} | " + " | ".join(f"{cell[(d, name)]['wall_s']:.1f}" for d in datasets) + " |")
     text.extend(["Wall time (seconds: tuning, compiling and running all orders)", "", *times, ""])
+    lines = [
+        "| data set | best | learners within p >= 0.05 of it (Wilcoxon signed-rank over orders) |",
+        "|---|---|---|",
+    ]
+    for d, entry in results["datasets"].items():
+        close = [f"{n} ({p:.2g})" for n, p in entry["paired"]["p_values"].items() if p >= 0.05]
+        lines.append(f"| {d} | {entry['paired']['best']} | {', '.join(close) or 'none'} |")
+    text.extend(["Paired over orders, on each data set", "", *lines, ""])
     text.append(results["significance"]["text"])
     return "\n".join(text) + "\n"
 

@@ -380,3 +380,16 @@ def test_a_tracked_study_reads_back_from_the_local_mlflow_store(tmp_path, monkey
     assert run.data.params["learners.pa.kind"] == "passive_aggressive"
     artifacts = {a.path for a in client.list_artifacts(run.info.run_id)}
     assert {"leaderboard.csv", "leaderboard.md", "results.json", "progressive_iris.png"} <= artifacts
+
+
+def test_signed_rank_p_values_equal_scipy_exact():
+    stats = pytest.importorskip("scipy.stats")
+    from ocolearn.significance import paired, signed_rank_p
+
+    rng = np.random.default_rng(1)
+    for n in (5, 8, 12):
+        d = rng.normal(0.3, 1.0, n)  # no ties, no zeros
+        assert signed_rank_p(d) == pytest.approx(stats.wilcoxon(d, method="exact").pvalue, rel=1e-12)
+    assert signed_rank_p(np.ones(8)) == pytest.approx(2 / 256)  # all one sign: the smallest p of 8 orders
+    result = paired({"a": [0.1, 0.2, 0.3], "b": [0.2, 0.3, 0.4], "c": [0.3, 0.05, 0.2]})
+    assert result["best"] == "c" and set(result["p_values"]) == {"a", "b"}
