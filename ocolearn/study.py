@@ -43,6 +43,7 @@ regression), against the best fixed affine predictor in hindsight over the rows 
 from __future__ import annotations
 
 import dataclasses
+import re
 import time
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -98,7 +99,8 @@ class DatasetSpec:
     flipped: ``hyperplane`` (``w_t`` turns by ``drift`` radians a round in a random plane; a
     rotating hyperplane, Hulten et al. 2001) or ``switches`` (``w_t`` jumps to the next of
     ``concepts`` random unit vectors every ``every`` rounds). ``name`` labels it in the outputs
-    (default: ``source``, or the kind); ``task`` is declared or inferred."""
+    and names its figure (default: ``source``, a file's name without its suffix, or the kind);
+    ``task`` is declared or inferred."""
 
     kind: str
     source: str = ""
@@ -269,7 +271,12 @@ def _dataset(table: dict, where: str, source: str) -> DatasetSpec:
             )
         if kind in SYNTHETIC and spec.task not in ("", "binary"):
             raise ConfigError(f"{source}: '{where}.task': a {kind} stream is binary")
-    return dataclasses.replace(spec, name=spec.name or spec.source or kind)
+    name = spec.name or (Path(spec.source).stem if kind == "file" else spec.source) or kind
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
+        raise ConfigError(
+            f"{source}: '{where}.name' = {name!r}: a name of letters, digits, '_', '.' or '-' (it names files)"
+        )
+    return dataclasses.replace(spec, name=name)
 
 
 def load(path, overrides=()) -> Study:

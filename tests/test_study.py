@@ -224,6 +224,7 @@ C = [0.1, 1.0]
         (("orders = 2", "orders = 2\ntune = 0.0"), "'learners.pa.tune' needs rows to tune on"),
         (("orders = 2", "orders = 2\ntune = 0.5\ntest = 0.5"), "must leave rows to report on"),
         (('kind = "bundled"', 'kind = "bundle"'), "'datasets[0].kind' must be one of bundled"),
+        (('source = "iris"', 'source = "iris"\nname = "a/b"'), "'datasets[0].name' = 'a/b': a name of letters"),
     ],
 )
 def test_bad_study_files_fail_in_one_line(tmp_path, change, expected):
