@@ -462,15 +462,17 @@ def run_grid(learners, inner, data: Dataset, rows, orders: int, trace: bool):
 
 
 def per_round(task: str, prediction, target):
-    """The error (a mistake: 0 or 1) or the squared error of each recorded prediction, float64."""
-    from ocolearn.run import is_mistake
-
-    prediction, target = np.asarray(prediction), np.asarray(target)
+    """The error (a mistake, 0 or 1, as ``run.is_mistake`` counts it: a wrong sign or argmax,
+    or a prediction that is not finite) or the squared error of each recorded prediction, in
+    float64 (NumPy: nothing to compile)."""
+    prediction, target = np.asarray(prediction, np.float64), np.asarray(target)
     if task == "regression":
-        return (prediction.astype(np.float64) - target) ** 2
-    flat_p = prediction.reshape(-1, *prediction.shape[target.ndim :])
-    wrong = jax.vmap(is_mistake)(flat_p, target.reshape(-1))
-    return np.asarray(wrong, np.float64).reshape(target.shape)
+        return (prediction - target) ** 2
+    if prediction.ndim == target.ndim:
+        wrong = ~(np.isfinite(prediction) & (prediction * target > 0))
+    else:
+        wrong = ~np.all(np.isfinite(prediction), axis=-1) | (np.argmax(prediction, axis=-1) != target)
+    return wrong.astype(np.float64)
 
 
 def regret_loss(study: Study, task: str, classes: int):
