@@ -28,9 +28,9 @@ time; the best per data set marked), ``results.json`` (every number, per order t
 against rounds, mean over orders with a band from the lowest to the highest order),
 ``significance.json`` and ``cd.png`` (average ranks over data sets, the Friedman test and
 Nemenyi's critical difference; on each data set, Wilcoxon's signed-rank test of the best
-learner against each other, paired by order; ``ocolearn.significance``), ``config.toml`` (the resolved study)
-and ``provenance.json``. The same file and seeds give the same numbers bit for bit; only the
-wall times differ.
+learner against each other, paired by order; ``ocolearn.significance``), ``config.toml`` (the
+resolved study) and ``provenance.json``. The same file and seeds give the same numbers bit for
+bit; only the wall times differ.
 
 Regret is measured in one loss for every learner (``evaluate.regret``: by default the hinge for
 classifiers, multiclass hinge on more than two classes, and half the squared error for
