@@ -271,7 +271,7 @@ class OnlineClassifier(ClassifierMixin, _Online):
         return [str(c) for c in self.classes_]
 
     def _labels_settings(self):
-        return {"task": "classification", "classes": self.classes_.tolist()}
+        return {"task": "binary" if len(self.classes_) == 2 else "multiclass", "classes": self.classes_.tolist()}
 
     def _restore_labels(self, model):
         self.classes_ = np.asarray(model.settings.get("classes", model.labels))

@@ -150,7 +150,7 @@ def steps_for(experiment: Experiment, X) -> tuple:
     try:
         return default_steps(not isinstance(X, Sparse), spec.intercept, spec.scale)
     except ConfigError as e:
-        raise ConfigError(f"{experiment.source}: pipeline.{e}") from None
+        raise ConfigError(f"{experiment.source}: 'pipeline.scale': {e}") from None
 
 
 def learner_of(experiment: Experiment, data: SparseData, learner=None):
@@ -206,14 +206,14 @@ def _dense(X, where: str):
 
 
 def regress(experiment: Experiment, data: SparseData):
-    """Run a regression experiment on the rows not held out by ``data.test``: ``evaluate``'s
+    """Run a regression experiment on the rows not held out by ``data.test``: ``run_regression``'s
     metrics and curves, with ``test_mse`` and ``test_mae`` of the final weights on the
     held-out rows; returns ``(metrics, curves, snapshots, learner, state)``."""
     spec = experiment.data
     learner = learner_of(experiment, data)
     X, y = np.asarray(_dense(data.X, spec.source), np.float64), np.asarray(data.y, np.float64)
     train, test = split_validation(None, y, spec.test, spec.test_seed)
-    metrics, curves, snapshots, state = evaluate(experiment, X[train], y[train], learner)
+    metrics, curves, snapshots, state = run_regression(experiment, X[train], y[train], learner)
     if len(test):
         error = scores(model_of(learner, state, [], X.shape[1]), X[test]) - y[test]
         metrics.update(train_rows=len(train), test_rows=len(test))
@@ -255,7 +255,7 @@ def experiment_model(experiment: Experiment, learner, state, data: SparseData):
     return model._replace(w=w_raw.astype(np.float32), offset=offset.astype(np.float32)), ""
 
 
-def evaluate(experiment: Experiment, X=None, y=None, learner=None):
+def run_regression(experiment: Experiment, X=None, y=None, learner=None):
     """Run the experiment (its learner behind its ``[pipeline]``, or ``learner``); returns
     ``(metrics, curves, snapshots, state)`` without writing anything. With preprocessing the
     comparators are the best fixed weights over the rows as the learner predicted on them

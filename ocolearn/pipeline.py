@@ -65,9 +65,14 @@ class Pipeline(Learner, name="pipeline"):
         for j, step in enumerate(self.steps):
             step.check(f"{where}.steps.{j}" if where else f"steps.{j}")
 
+    from_files = False  # built by the doors from [pipeline] and [learner], not named in a file
+
     @property
     def loss(self):
         return self.learner.loss
+
+    def to_config(self):
+        return {"kind": self.name, "steps": [s.to_config() for s in self.steps], "learner": self.learner.to_config()}
 
     @property
     def tidy_every(self):
@@ -172,7 +177,7 @@ def steps_of(learner) -> tuple[tuple[Preprocess, ...], Any]:
     return (learner.steps, learner.learner) if isinstance(learner, Pipeline) else ((), learner)
 
 
-def raw_linear(learner: Learner, state, weights=None, dim: int | None = None):
+def raw_linear(learner: Learner, state, weights=None):
     """``(w, offset)`` in float64 such that ``score(x) = w . x - offset`` for every raw row x:
     the steps folded from the last to the first (``Preprocess.fold``), and the learner's own
     score of an all-zero row (Winnow's threshold) in the offset. ``weights`` replaces the
@@ -279,10 +284,11 @@ def check_step(learner: Learner, dim: int, dense=False, where="--learner/--set")
     data is read: a hyperparameter outside its set (a variant, an optax name) fails here with
     one message, and a state too large for this machine's memory (``--bits``, ``--dim``) is
     refused before it is allocated. The learner's own ``check()``, where it has one, runs first."""
+    name = steps_of(learner)[1].name
     base = getattr(steps_of(learner)[1], "base", None)
     if base is not None and getattr(base, "classes", 0):
         raise ConfigError(
-            f"{where}: {learner.name}'s base must be a binary learner; {base.name!r} is multiclass "
+            f"{where}: {name}'s base must be a binary learner; {base.name!r} is multiclass "
             f"(use --learner {base.name} itself)"
         )
     check = getattr(learner, "check", None)
@@ -292,12 +298,12 @@ def check_step(learner: Learner, dim: int, dense=False, where="--learner/--set")
         y = jax.ShapeDtypeStruct((), np.int32 if getattr(learner, "classes", 0) else np.float32)
         state = jax.eval_shape(lambda: learner.init(dim))
     except (ValueError, TypeError, KeyError, AttributeError) as e:
-        raise ConfigError(f"{where}: {learner.name}: {_first_line(e)}") from None
+        raise ConfigError(f"{where}: {name}: {_first_line(e)}") from None
     size = sum(leaf.size * leaf.dtype.itemsize for leaf in jax.tree.leaves(state))
     memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     if 4 * size > memory:
         raise ConfigError(
-            f"--bits/--dim: {learner.name} over {dim:,} features needs {size / 2**30:.1f} GiB of state, "
+            f"--bits/--dim: {name} over {dim:,} features needs {size / 2**30:.1f} GiB of state, "
             f"more than this machine's memory allows ({memory / 2**30:.0f} GiB); use fewer --bits"
         )
 
@@ -310,7 +316,7 @@ def check_step(learner: Learner, dim: int, dense=False, where="--learner/--set")
             step, state, jax.ShapeDtypeStruct((width,), np.int32), jax.ShapeDtypeStruct((width,), np.float32), y
         )
     except (ValueError, TypeError, KeyError, AttributeError, IndexError) as e:
-        raise ConfigError(f"{where}: {learner.name}: {_first_line(e)}") from None
+        raise ConfigError(f"{where}: {name}: {_first_line(e)}") from None
 
 
 def _first_line(e: Exception) -> str:
@@ -422,7 +428,10 @@ def train_file(
     options = dict(skip_bad=skip_bad, order_seed=order_seed if fmt == "text" else None)
     source = source_of(path, fmt, bits=bits, dim=dim, labels=labels, zero_based=zero_based, target=target, **options)
     dense = reader_of(source).dense
-    steps = default_steps(dense, intercept, scale)
+    try:
+        steps = default_steps(dense, intercept, scale)
+    except ConfigError as e:
+        raise ConfigError(f"--scale: {e}") from None
     check_step(with_pipeline(learner, steps), source.dim or 8, dense=dense)  # before the data is read
     source, task, found = prepare(source, task)
     learner = build_learner(name, overrides, len(source.labels), task)

@@ -30,7 +30,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from ocolearn.features import Sparse, local, put, values
+from ocolearn.features import Sparse, largest_seen, local, put, values
 from ocolearn.learners.base import ratio
 from ocolearn.names import SCALES
 from ocolearn.parts import ConfigError, Part, hyper
@@ -137,7 +137,7 @@ class Normalize(Preprocess, name="normalize"):
         return jnp.zeros((dim,), jnp.float32)
 
     def observe(self, state, x):
-        return put(state, x, jnp.maximum(local(state, x), jnp.abs(values(x))))
+        return put(state, x, largest_seen(state, x))
 
     def transform(self, state, x):
         scaled = values(x) * ratio(1.0, local(state, x))
@@ -158,12 +158,10 @@ def default_steps(dense: bool, intercept: bool = True, scale: str = "auto") -> t
     counts and indicators need no centring and whose O(nnz) steps a per-feature table would
     slow), then the intercept as the last feature."""
     if scale not in SCALES:
-        raise ConfigError(f"scale must be one of {', '.join(SCALES)}, got {scale!r}", "scale")
+        raise ConfigError(f"{scale!r} is not one of {', '.join(SCALES)}", "scale")
     if scale == "auto":
         scale = "standardize" if dense else "none"
     if scale == "standardize" and not dense:
-        raise ConfigError(
-            "scale 'standardize' needs dense rows (csv, tables); use 'normalize' for sparse ones", "scale"
-        )
+        raise ConfigError("'standardize' needs dense rows (csv, tables); use 'normalize' for sparse ones", "scale")
     steps = {"standardize": (Standardize(),), "normalize": (Normalize(),), "none": ()}[scale]
     return steps + ((Intercept(),) if intercept else ())

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 
-from ocolearn.checks import check_count, check_data
+from ocolearn.checks import check_count, check_data, check_rounds
 from ocolearn.features import num_features, row
 
 
@@ -145,6 +145,7 @@ def run(
     learner.check("learner")
     check_count(passes, "passes")
     check_data(learner, X, y)
+    check_rounds(learner, state, len(y), passes)
     if state is None:
         state = learner.init(num_features(X))
     if not trace and snapshot_every:
@@ -257,6 +258,7 @@ def run_passes(learner, X, y, seed=None, *, passes=1, stop_early=False, state=No
     ``checks.check_finite`` turns it into an error). Otherwise the state equals
     ``run(..., passes=passes)``'s bit for bit: pass p has the same shuffle."""
     check_count(passes, "passes")
+    check_rounds(learner, state, len(y), passes)  # before the first pass, not at the one that would overflow
     if state is None:
         state = learner.init(num_features(X))
     mistakes, losses = [], []
