@@ -63,7 +63,7 @@ from ocolearn.config import (
 )
 from ocolearn.data import DataError
 from ocolearn.data.sparse_text import SparseData
-from ocolearn.features import Sparse, row
+from ocolearn.features import Sparse, num_features, row
 from ocolearn.learners import Learner
 from ocolearn.parts import ConfigError
 
@@ -595,7 +595,14 @@ def _comparators(study: Study, data: Dataset, report) -> dict:
     draws = [data.draw(s) for s in range(study.evaluate.orders)] if data.spec.stream else [data.draw(0)]
     totals, reached = [], []
     for examples in draws:
-        X = np.asarray(_dense(row(examples.X, report), data.spec.name), np.float64)
+        try:
+            X = np.asarray(_dense(row(examples.X, report), data.spec.name), np.float64)
+        except DataError:  # its message names 'ocolearn run'; here the way out is to measure no regret
+            shape = f"{len(report)} rows x {num_features(examples.X)} features"
+            raise DataError(
+                f"{study.source}: data set {data.spec.name!r}: {shape} is too large for the dense offline "
+                "comparator of the regret; set evaluate.regret = 'none'"
+            ) from None
         # The best affine predictor of x is the best of standardized x: the same minimum, better conditioned.
         sd = X.std(axis=0)
         X = np.hstack([(X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0), np.ones((len(X), 1))])

@@ -394,3 +394,16 @@ def test_signed_rank_p_values_equal_scipy_exact():
     assert signed_rank_p(np.ones(8)) == pytest.approx(2 / 256)  # all one sign: the smallest p of 8 orders
     result = paired({"a": [0.1, 0.2, 0.3], "b": [0.2, 0.3, 0.4], "c": [0.3, 0.05, 0.2]})
     assert result["best"] == "c" and set(result["p_values"]) == {"a", "b"}
+
+
+def test_a_data_set_too_large_for_the_dense_comparator_says_how_to_go_on(tmp_path):
+    path = tmp_path / "big.svm"
+    path.write_text("1 1:1\n-1 2:1\n" * 35000)  # 70,000 rows x 2^10 hashed features
+    study = tmp_path / "big.toml"
+    study.write_text(
+        'name = "big"\n[[datasets]]\nkind = "file"\nsource = "' + str(path) + '"\nbits = 10\n'
+        '[learners.perceptron]\nkind = "perceptron"\n'
+    )
+    status, err = cli("study", str(study), "--out", str(tmp_path / "out"))
+    assert status == 2 and err.count("\n") == 1, err
+    assert "data set 'big': 56000 rows x 1024 features is too large" in err and "evaluate.regret = 'none'" in err
