@@ -4,7 +4,9 @@
 
 Runs each experiment script of EXPERIMENTS in its own process (outputs under runs/NAME/), which
 writes its numbers to experiments/records/NAME.json (committed, deterministic, written
-atomically); copies its figure to experiments/figures/; then rewrites each
+atomically); copies its figure to experiments/figures/; a study (STUDIES) is
+``ocolearn study configs/NAME.toml``, its ``results.json`` the record and its figures copied as
+``NAME_cd.png`` and ``NAME_progressive_DATASET.png``; then rewrites each
 ``<!-- exp:NAME -->`` ... ``<!-- /exp:NAME -->`` block of README.md from the records.
 
 The polarity experiment needs the review data (not in the repository): ``--polarity-data``
@@ -43,8 +45,14 @@ EXPERIMENTS = (
     "iris_changing",
     "experts",
     "rates",
+    "study_classifiers",
+    "study_regressors",
 )
 WITHOUT_FIGURE = {"parameter_free"}  # a table only
+STUDIES = {
+    "study_classifiers",
+    "study_regressors",
+}  # `ocolearn study configs/NAME.toml`: its results.json is the record
 
 
 def record(name: str) -> dict:
@@ -466,6 +474,17 @@ def rates() -> str:
     return "\n".join(lines)
 
 
+def study_block(name: str):
+    """A study's leaderboard, written by the study's own writer (``ocolearn.study``) from its record."""
+
+    def block() -> str:
+        from ocolearn.study import leaderboard_markdown
+
+        return leaderboard_markdown(record(name)).strip()
+
+    return block
+
+
 BLOCKS = {
     "iris_regret": iris_regret,
     "multiclass": multiclass,
@@ -481,6 +500,8 @@ BLOCKS = {
     "experts_setup": experts_setup,
     "experts": experts,
     "rates": rates,
+    "study_classifiers": study_block("study_classifiers"),
+    "study_regressors": study_block("study_regressors"),
 }
 
 
@@ -495,6 +516,9 @@ def fill(text: str) -> str:
 def run(name: str, polarity_data: Path) -> bool:
     """Run one experiment script into runs/NAME/; copy its figure (if it draws one). False if skipped."""
     command = [sys.executable, str(HERE / f"{name}.py"), "--out", str(ROOT / "runs" / name)]
+    if name in STUDIES:
+        out = ROOT / "runs" / name
+        command = [sys.executable, "-m", "ocolearn.cli", "study", f"configs/{name}.toml", "--out", str(out), "--quiet"]
     if name == "polarity_pegasos":
         if not polarity_data.is_dir():
             print(f"reproduce: skipping {name}: no data at {polarity_data} (--polarity-data); its record stays")
@@ -504,7 +528,11 @@ def run(name: str, polarity_data: Path) -> bool:
     subprocess.run(command, check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
     from ocolearn.io import atomic_write
 
-    if name not in WITHOUT_FIGURE:
+    if name in STUDIES:
+        atomic_write(RECORDS / f"{name}.json", (out / "results.json").read_bytes())
+        for figure in sorted(out.glob("*.png")):
+            atomic_write(FIGURES / f"{name}_{figure.name}", figure.read_bytes())
+    elif name not in WITHOUT_FIGURE:
         atomic_write(FIGURES / f"{name}.png", (ROOT / "runs" / name / f"{name}.png").read_bytes())
     print(f"reproduce: {name} ({time.perf_counter() - start:.0f} s)", flush=True)
     return True

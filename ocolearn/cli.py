@@ -2,6 +2,7 @@
 
     ocolearn run CONFIG [--out DIR] [--set key=value ...]
     ocolearn sweep CONFIG [--out DIR] [--set key=value ...] [--chunk-size C]
+    ocolearn study CONFIG [--out DIR] [--set key=value ...]
 
     ocolearn train --learner NAME [--set key=value ...] DATA --model MODEL [--format F] [--target COLUMN]
                    [--task T] [--passes N] [--stop-early] [--average] [--normalized] [--chunk-rows R]
@@ -16,7 +17,9 @@ multiclass) is ``--task`` or inferred from the labels (``ocolearn.data.task``).
 
 ``run`` writes the run's metrics, trace, resolved config and figures into DIR (default
 ``runs/NAME``) and prints the metrics; ``sweep`` runs the config's ``[sweep]`` as one compiled
-program and writes its table, best configuration and figures. Every error a user can cause is
+program and writes its table, best configuration and figures; ``study`` runs many learners on
+many data sets over many orders, each tuned on rows it is not scored on, and writes a
+leaderboard, figures, regret and a significance test (``ocolearn.study``). Every error a user can cause is
 one line ``ocolearn: error: ...`` naming the file, line, key or option, with exit status 2;
 Ctrl-C prints one line (with the last checkpoint) and exits with status 130, SIGTERM the same
 with 143; outputs are written atomically and checked writable before the work
@@ -81,6 +84,20 @@ def _sweep(args) -> int:
     print(json.dumps(best, indent=2))
     if "diverged" in best:
         print(f"ocolearn: warning: {best['diverged']}", file=sys.stderr)
+    print(f"wrote {out}/", file=sys.stderr)
+    return 0
+
+
+def _study(args) -> int:
+    from ocolearn import tracking
+    from ocolearn.study import load, run_study, tracked_metrics
+
+    study = load(args.config, args.set)
+    out = args.out or f"runs/{study.name}"
+    tracker = tracking.start(args.track, study.name, "study")
+    results = run_study(study, out, progress=None if args.quiet else lambda text: print(text, file=sys.stderr))
+    tracker.log(params=study.to_config(), metrics=tracked_metrics(results), folder=out)
+    print((Path(out) / "leaderboard.md").read_text())
     print(f"wrote {out}/", file=sys.stderr)
     return 0
 
@@ -272,6 +289,12 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a config key")
     s.add_argument("--chunk-size", type=_at_least(1), help="configurations per compiled chunk (default: by memory)")
     s.set_defaults(func=_sweep)
+    st = sub.add_parser("study", help="run learners x data sets x orders, tuned fairly; write a leaderboard")
+    st.add_argument("config", help="study file (TOML), e.g. configs/study_classifiers.toml")
+    st.add_argument("--out", help="output folder (default: runs/NAME)")
+    st.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a config key")
+    st.add_argument("--quiet", action="store_true", help="no progress lines")
+    st.set_defaults(func=_study)
     t = sub.add_parser("train", help="train a regression or classification learner on a data file; save the model")
     t.add_argument(
         "--learner", required=True, help="a learner's name: ogd, perceptron, passive_aggressive, mira, pegasos, ..."
@@ -315,7 +338,7 @@ def parser() -> argparse.ArgumentParser:
     )
     t.add_argument("--quiet", action="store_true", help="no progress line")
     t.set_defaults(func=_train)
-    for command in (r, s, t):
+    for command in (r, s, st, t):
         command.add_argument("--track", choices=["mlflow"], help="log to MLflow (MLFLOW_TRACKING_URI, else ./mlruns)")
     q = sub.add_parser("predict", help="print one predicted label (or value) per line; labels in DATA are optional")
     q.add_argument("model")

@@ -105,13 +105,18 @@ class SweepSpec:
 
     def axes(self) -> dict[str, np.ndarray]:
         """The swept values of each key, as arrays."""
-        out = {}
-        for key, value in self.values.items():
-            if isinstance(value, dict):
-                ((kind, (start, stop, num)),) = value.items()
-                value = RANGES[kind](start, stop, int(num))
-            out[key] = np.asarray(value, np.float64)
-        return out
+        return grid_axes(self.values)
+
+
+def grid_axes(values: dict) -> dict[str, np.ndarray]:
+    """Each key's values, as an array: a list as it is, a range table through numpy."""
+    out = {}
+    for key, value in values.items():
+        if isinstance(value, dict):
+            ((kind, (start, stop, num)),) = value.items()
+            value = RANGES[kind](start, stop, int(num))
+        out[key] = np.asarray(value, np.float64)
+    return out
 
 
 @dataclasses.dataclass(frozen=True)
@@ -263,22 +268,7 @@ def _build_sweep(table, learner, source: str) -> SweepSpec:
     spec = _build_spec(SweepSpec, {**table, "values": {}}, "sweep", source)
     if not isinstance(values, dict) or not values:
         raise ConfigError(f"{source}: '[sweep.values]' must name at least one learner key and its values")
-    valid = ["learner." + p for p in leaf_paths(learner)]
-    for key, value in values.items():
-        where = f"sweep.values.{key}"
-        if key not in valid:
-            raise _unknown(key, "sweep.values.", valid, source)
-        if isinstance(value, dict):
-            ok = len(value) == 1 and next(iter(value)) in RANGES
-            args = next(iter(value.values())) if ok else None
-            ok = ok and isinstance(args, list) and len(args) == 3 and all(_fits(a, float) for a in args[:2])
-            if not (ok and _fits(args[2], int) and args[2] >= 1):
-                raise ConfigError(
-                    f"{source}: '{where}' must be a list of numbers or one of "
-                    f"{{{' | '.join(RANGES)} = [start, stop, num]}}, got {value!r}"
-                )
-        elif not (isinstance(value, list) and value and all(_fits(v, float) for v in value)):
-            raise ConfigError(f"{source}: '{where}' must be a non-empty list of numbers, got {value!r}")
+    check_grid(values, ["learner." + p for p in leaf_paths(learner)], "sweep.values.", source)
     if not 0.0 <= spec.validation < 1.0 or spec.seeds < 0:
         raise ConfigError(f"{source}: 'sweep.validation' must be in [0, 1) and 'sweep.seeds' >= 0")
     sizes = {key: next(iter(v.values()))[2] if isinstance(v, dict) else len(v) for key, v in values.items()}
@@ -305,6 +295,26 @@ def _check_seeds(raw: dict, source: str) -> None:
         value = raw.get(table, {}).get(name) if isinstance(raw.get(table), dict) else None
         if isinstance(value, int) and not isinstance(value, bool) and not 0 <= value <= MAX_SEED:
             raise ConfigError(f"{source}: '{key}' must be a seed in 0..{MAX_SEED}, got {value}")
+
+
+def check_grid(values: dict, valid: list[str], where: str, source: str) -> None:
+    """Check a grid in the sweep syntax (``[sweep.values]``, a study's ``[learners.NAME.tune]``):
+    every key one of ``valid``, every value a non-empty list of numbers or one range table
+    ``{linspace|logspace|geomspace = [start, stop, num]}``."""
+    for key, value in values.items():
+        if key not in valid:
+            raise _unknown(key, where, valid, source)
+        if isinstance(value, dict):
+            ok = len(value) == 1 and next(iter(value)) in RANGES
+            args = next(iter(value.values())) if ok else None
+            ok = ok and isinstance(args, list) and len(args) == 3 and all(_fits(a, float) for a in args[:2])
+            if not (ok and _fits(args[2], int) and args[2] >= 1):
+                raise ConfigError(
+                    f"{source}: '{where}{key}' must be a list of numbers or one of "
+                    f"{{{' | '.join(RANGES)} = [start, stop, num]}}, got {value!r}"
+                )
+        elif not (isinstance(value, list) and value and all(_fits(v, float) for v in value)):
+            raise ConfigError(f"{source}: '{where}{key}' must be a non-empty list of numbers, got {value!r}")
 
 
 def from_dict(raw: dict, source: str = "<config>") -> Experiment:
@@ -432,6 +442,8 @@ def load(path, overrides=()) -> Experiment:
     """Read, override and validate an experiment file."""
     path = Path(path)
     raw = _read_toml(path)
+    if "datasets" in raw:
+        raise ConfigError(f"{path}: a study file ([[datasets]], [learners.NAME]): run 'ocolearn study {path}'")
     if "study" in raw:
         raise ConfigError(f"{path}: a study file ([study], [learners.NAME]): run experiments/{path.stem}.py")
     source = str(path) + (f" (with --set {', '.join(overrides)})" if overrides else "")

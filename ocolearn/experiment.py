@@ -30,7 +30,7 @@ import tomli_w
 
 from ocolearn import data as datasets
 from ocolearn import provenance
-from ocolearn.config import ConfigError, Experiment
+from ocolearn.config import ConfigError, DataSpec, Experiment
 from ocolearn.data.sparse_text import SparseData, class_indices
 from ocolearn.data.task import Labels, infer
 from ocolearn.data.textdirs import read_text_folders
@@ -87,11 +87,15 @@ def _label_names(column) -> list[str]:
 
 
 def load_examples(experiment: Experiment) -> SparseData:
-    """The experiment's ``[data]`` in memory, through the one reading path: features (dense
+    """The experiment's ``[data]`` in memory (``read_examples``)."""
+    return read_examples(experiment.data)
+
+
+def read_examples(spec: DataSpec) -> SparseData:
+    """A ``[data]`` table's examples in memory, through the one reading path: features (dense
     for tables and CSV), and class indices with the sorted label names, or for a regression
     task (declared or inferred, ``ocolearn.data.task``) the target values with labels None.
     Documents of a text folder come in the order shuffled once by ``data.order_seed``."""
-    spec = experiment.data
     if spec.format == "table":
         table = _batch_scaled(spec)
         X = datasets.feature_matrix(table, spec.features, False, spec.source)

@@ -145,3 +145,62 @@ def mistakes_figure(runs: dict, path, title: str = "") -> None:
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=8)
     save(fig, path)
+
+
+def study_figure(curves: dict, title: str, label: str, path) -> None:
+    """A study's data set: each learner's running average of the progressive ``label`` against
+    rounds (``{learner: (orders, T) array}``), the mean over orders with a band from the lowest
+    to the highest order."""
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    colors = plt.cm.tab20(np.linspace(0, 1, 20))
+    for i, (name, runs) in enumerate(curves.items()):
+        runs = np.asarray(runs, np.float64)
+        t = np.arange(1, runs.shape[1] + 1)
+        style = "-" if i < 10 else "--"
+        (line,) = ax.plot(t, runs.mean(axis=0), lw=1.2, ls=style, color=colors[(2 * i) % 20], label=name)
+        ax.fill_between(t, runs.min(axis=0), runs.max(axis=0), color=line.get_color(), alpha=0.15, lw=0)
+    ax.set_xscale("log")
+    ax.set_xlabel("round t")
+    ax.set_ylabel(f"running average {label}")
+    ax.set_title(title + " (band: min-max over orders)", fontsize=10)
+    ax.legend(fontsize=7, ncol=2)
+    save(fig, path)
+
+
+def cd_diagram(significance: dict, path) -> None:
+    """Demšar's (2006) critical-difference diagram: the learners on an axis of average ranks
+    (best on the left), bars joining groups whose ranks differ by less than the critical
+    difference (Nemenyi, alpha = 0.05), and the critical difference drawn above the axis."""
+    ranks = significance["average_ranks"]
+    cd = significance["critical_difference"]
+    names = sorted(ranks, key=lambda n: (ranks[n], n))
+    k = len(names)
+    values = [ranks[n] for n in names]
+    fig, ax = plt.subplots(figsize=(8, 1.2 + 0.32 * k))
+    ax.set_xlim(0.8, k + 0.2)
+    ax.set_ylim(-(k // 2 + 2.5), 2.2)
+    ax.axis("off")
+    ax.hlines(0, 1, k, color="black", lw=1)
+    for r in range(1, k + 1):
+        ax.vlines(r, 0, 0.15, color="black", lw=1)
+        ax.text(r, 0.3, str(r), ha="center", fontsize=8)
+    ax.hlines(1.4, 1, 1 + cd, color="black", lw=1.5)
+    ax.text(1 + cd / 2, 1.6, f"CD = {cd:.2f}", ha="center", fontsize=8)
+    half = (k + 1) // 2
+    for i, (name, r) in enumerate(zip(names, values, strict=True)):
+        left = i < half
+        level = -(i + 1) if left else -(k - i)
+        x_text = 0.9 if left else k + 0.1
+        ax.plot([r, r, x_text], [0, level, level], color="black", lw=0.8)
+        ax.text(x_text, level, f"{name} ({r:.2f})", ha="right" if left else "left", va="center", fontsize=8)
+    # the groups not significantly different: maximal runs of learners within CD of the first
+    groups, last_end = [], -1
+    for i in range(k):
+        j = max(j for j in range(i, k) if values[j] - values[i] < cd)
+        if j > i and j > last_end:
+            groups.append((i, j))
+            last_end = j
+    for g, (i, j) in enumerate(groups):
+        y = -0.35 - 0.25 * g
+        ax.hlines(y, values[i] - 0.03, values[j] + 0.03, color="black", lw=3)
+    save(fig, path)

@@ -151,6 +151,8 @@ def _sweep_chunk(learners, seeds, X, y, *, passes, predict_after_update, trace):
             return jax.tree.map(lambda a: a[None], one_seed(None))
         return jax.vmap(lambda s: one_seed(jax.random.key(s)))(seeds)
 
+    if not jax.tree.leaves(learners):  # a learner without numbers (the Perceptron): one configuration
+        return jax.tree.map(lambda a: a[None], one_config(learners))
     return jax.vmap(one_config)(learners)
 
 
@@ -186,7 +188,7 @@ def sweep(
     check_count(passes, "passes")
     check_data(_one(learners), X, y)
     check_rounds(_one(learners), None, y.shape[0], passes)
-    num = jax.tree.leaves(learners)[0].shape[0]
+    num = jax.tree.leaves(learners)[0].shape[0] if jax.tree.leaves(learners) else 1
     seeds = seed_values(seeds)
     num_seeds = 1 if seeds is None else len(seeds)
     devices = len(jax.devices()) if shard else 1

@@ -15,7 +15,8 @@ one MLflow run in the MLflow experiment named ``experiment``:
   that configuration's rows (its seeds) as metrics, with their standard deviation as
   ``NAME_std``. One run per row would be thousands of runs, which the file store writes at
   tens of milliseconds each; the rows themselves are in the ``sweep.csv`` artifact;
-- ``folder``: its figures and small outputs (``*.png``, ``*.json``, ``*.toml``, ``sweep.csv``)
+- ``folder``: its figures and small outputs (``*.png``, ``*.json``, ``*.toml``, ``sweep.csv``, a
+  study's leaderboard)
   as artifacts,
   and ``files``: more files to attach (a model file).
 
@@ -37,7 +38,7 @@ from ocolearn.config import ConfigError
 
 MAX_STEPS = 2000
 BATCH = 1000  # MLflow's most metrics in one log_batch call
-ARTIFACTS = ("*.png", "*.json", "*.toml", "sweep.csv")
+ARTIFACTS = ("*.png", "*.json", "*.toml", "sweep.csv", "leaderboard.csv", "leaderboard.md")
 
 
 class TrackingError(ConfigError):

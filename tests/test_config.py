@@ -43,7 +43,13 @@ def test_every_shipped_config_loads():
     configs = sorted((ROOT / "configs").glob("*.toml"))
     assert configs
     for path in configs:
-        if "study" in tomllib.loads(path.read_text()):  # read by its experiments/ script
+        if "datasets" in tomllib.loads(path.read_text()):  # read by `ocolearn study`
+            from ocolearn.study import load as load_study_file
+
+            assert load_study_file(path).learners
+            with pytest.raises(ConfigError, match="a study file"):
+                load(path)
+        elif "study" in tomllib.loads(path.read_text()):  # read by its experiments/ script
             study, learners = load_study(path)
             assert study and learners
             with pytest.raises(ConfigError, match="a study file"):

@@ -34,8 +34,10 @@ def blocks(text, kind):
 
 def test_every_experiment_has_a_record_and_a_readme_block():
     scripts = {p.stem for p in (ROOT / "experiments").glob("*.py")} - {"reproduce"}
-    assert scripts == set(reproduce.EXPERIMENTS)
-    for name in scripts:
+    studies = {name for name in reproduce.STUDIES if (ROOT / "configs" / f"{name}.toml").exists()}
+    assert studies == reproduce.STUDIES  # `ocolearn study configs/NAME.toml`
+    assert scripts | studies == set(reproduce.EXPERIMENTS)
+    for name in scripts | studies:
         record = json.loads((ROOT / "experiments" / "records" / f"{name}.json").read_text())
         assert record, name
     assert set(blocks(README, "exp")) == set(reproduce.BLOCKS)

@@ -1,0 +1,799 @@
+"""Studies: many learners on many data sets over many orders, tuned and compared, from one file.
+
+    ocolearn study configs/study_classifiers.toml --out runs/study_classifiers
+
+A study file names its data sets (``[[datasets]]``), its learners (``[learners.NAME]``, each a
+learner table as in ``[learner]``, with an optional grid ``[learners.NAME.tune]`` in the sweep
+syntax, keys relative to the learner: ``C = { geomspace = [0.001, 10, 16] }``) and the protocol
+(``[evaluate]``, ``EvaluateSpec``). For each data set, the rows are split once, in the stored
+order, into
+
+    tuning rows (a prefix, or a random split)  |  rows reported on  (| held-out rows)
+
+and each learner runs in two compiled programs (``ocolearn.sweep.sweep``): its grid x orders on
+the tuning rows, scored by the progressive error (classifiers) or squared error (regression)
+averaged over the orders, then the chosen value x orders on the rows reported on, traced. No
+reported number has seen a tuning row. Order s is the rows shuffled by seed s, as
+``ocolearn.run(learner, X, y, seed=s)`` shuffles them; a synthetic stream with drift keeps its
+order (a shuffle would erase the drift): its order s is the stream drawn from ``seed + s``.
+
+A learner with a binary rule on a multiclass data set runs one-vs-rest (``OneVsRest``);
+parameter-free learners (``PARAMETER_FREE``) take no grid.
+
+Outputs (each written atomically, ``ocolearn.io``): ``leaderboard.csv`` and ``leaderboard.md``
+(learner x data set: mean and sample standard deviation over orders of the progressive error or
+squared error, the learner's own loss, the held-out error, the regret; the tuned values; wall
+time; the best per data set marked), ``results.json`` (every number, per order too),
+``progressive_DATASET.png`` (the running average of the progressive error or squared error
+against rounds, mean over orders with a band from the lowest to the highest order),
+``significance.json`` and ``cd.png`` (average ranks over data sets, the Friedman test and
+Nemenyi's critical difference; on each data set, Wilcoxon's signed-rank test of the best
+learner against each other, paired by order; ``ocolearn.significance``), ``config.toml`` (the
+resolved study) and ``provenance.json``. The same file and seeds give the same numbers bit for
+bit; only the wall times differ.
+
+Regret is measured in one loss for every learner (``evaluate.regret``: by default the hinge for
+classifiers, multiclass hinge on more than two classes, and half the squared error for
+regression), against the best fixed affine predictor in hindsight over the rows reported on
+(``u . x + b``, whatever the learner's own features): exact for the squared loss
+(``regret.least_squares``), otherwise an offline convex solve to a stated tolerance
+(``regret.best_fixed_convex``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import time
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import jax
+import numpy as np
+
+from ocolearn.config import (
+    DataSpec,
+    _build_part,
+    _build_spec,
+    _check_keys,
+    _read_toml,
+    apply_overrides,
+    check_grid,
+    grid_axes,
+)
+from ocolearn.data import DataError
+from ocolearn.data.sparse_text import SparseData
+from ocolearn.features import Sparse, num_features, row
+from ocolearn.learners import Learner
+from ocolearn.parts import ConfigError
+
+PARAMETER_FREE = ("perceptron", "cocob", "coin_betting", "dog", "mechanic")  # nothing to tune: a grid is an error
+BUNDLED = {"iris": "Species", "wine": "Cultivar"}  # the bundled tables and their label columns
+SKLEARN = {  # scikit-learn's bundled sets and their tasks
+    "breast_cancer": "binary",
+    "digits": "multiclass",
+    "wine": "multiclass",
+    "iris": "multiclass",
+    "diabetes": "regression",
+}
+SYNTHETIC = ("hyperplane", "switches")
+KEYS = {  # the keys of a [[datasets]] table, by kind
+    "bundled": ("target",),
+    "sklearn": (),
+    "river": (),
+    "file": ("format", "target", "bits", "dim", "zero_based", "labels"),
+    "hyperplane": ("rows", "features", "drift", "noise", "seed"),
+    "switches": ("rows", "features", "concepts", "every", "noise", "seed"),
+}
+REGRET_LOSSES = ("", "none", "hinge", "logistic", "squared")
+
+
+@dataclasses.dataclass(frozen=True)
+class DatasetSpec:
+    """A ``[[datasets]]`` table. ``kind``: ``bundled`` (``source`` iris or wine, ``target``
+    its label column), ``sklearn`` (``source`` one of ``SKLEARN``), ``river`` (``source`` the
+    name of one of river's bundled data sets, e.g. Phishing, ImageSegments, TrumpApproval),
+    ``file`` (``source`` a path read as ``ocolearn train`` reads it: ``format``, ``target``,
+    ``bits``, ...), or a synthetic binary stream of ``rows`` examples uniform in
+    ``[-1, 1]^features``, labelled by the sign of ``w_t . x_t`` with a fraction ``noise``
+    flipped: ``hyperplane`` (``w_t`` turns by ``drift`` radians a round in a random plane; a
+    rotating hyperplane, Hulten et al. 2001) or ``switches`` (``w_t`` jumps to the next of
+    ``concepts`` random unit vectors every ``every`` rounds). ``name`` labels it in the outputs
+    and names its figure (default: ``source``, a file's name without its suffix, or the kind);
+    ``task`` is declared or inferred."""
+
+    kind: str
+    source: str = ""
+    name: str = ""
+    task: str = ""
+    target: str = ""
+    format: str = "svmlight"
+    bits: int | None = None
+    dim: int | None = None
+    zero_based: bool = False
+    labels: list[str] = dataclasses.field(default_factory=list)
+    rows: int = 2000
+    features: int = 10
+    drift: float = 0.001
+    concepts: int = 4
+    every: int = 500
+    noise: float = 0.0
+    seed: int = 0
+
+    @property
+    def stream(self) -> bool:
+        """A synthetic stream keeps its order (a drift in time)."""
+        return self.kind in SYNTHETIC
+
+
+@dataclasses.dataclass(frozen=True)
+class EvaluateSpec:
+    """``[evaluate]``: ``orders`` (seeds 0..orders-1); ``progressive`` (report the first pass's
+    error or squared error, predict then learn); ``test`` a fraction of the rows after the
+    tuning rows held out (chosen by ``test_seed``) for the error of the final weights;
+    ``tune`` the fraction of rows the grids are tuned on, ``tune_by`` ``prefix`` (the first
+    rows in the stored order; the default for a stream) or ``split`` (rows chosen by
+    ``tune_seed``; the default otherwise: the bundled tables are sorted by class); ``regret`` the loss
+    regret is measured in (``hinge``, ``logistic``, ``squared``, ``none``; default by task)
+    and ``tolerance`` the gradient norm its offline solver stops at; ``intercept`` and ``scale``
+    (``auto``: standardize dense rows online, leave sparse ones; ``standardize``,
+    ``normalize``, ``none``) the pipeline every learner runs behind (``ocolearn.pipeline``)."""
+
+    orders: int = 8
+    progressive: bool = True
+    test: float = 0.0
+    test_seed: int = 0
+    tune: float = 0.2
+    tune_by: str = ""
+    tune_seed: int = 0
+    regret: str = ""
+    tolerance: float = 1e-6
+    intercept: bool = True
+    scale: str = "auto"
+
+
+@dataclasses.dataclass(frozen=True)
+class StudyLearner:
+    learner: Learner
+    tune: dict = dataclasses.field(default_factory=dict)  # learner key -> values or range table
+
+
+@dataclasses.dataclass(frozen=True)
+class Study:
+    name: str
+    datasets: tuple
+    learners: dict  # name -> StudyLearner
+    evaluate: EvaluateSpec = EvaluateSpec()
+    description: str = ""
+    source: str = "<study>"
+
+    def to_config(self) -> dict[str, Any]:
+        """The resolved study as a TOML-ready dict: it reruns the study exactly."""
+        datasets = []
+        for spec in self.datasets:
+            keep = ("kind", "source", "name", "task", *KEYS[spec.kind])
+            datasets.append({k: v for k, v in dataclasses.asdict(spec).items() if k in keep and v not in (None, "")})
+        learners = {}
+        for name, entry in self.learners.items():
+            learners[name] = entry.learner.to_config()
+            if entry.tune:
+                learners[name]["tune"] = entry.tune
+        table = {"name": self.name, "description": self.description}
+        return {**table, "evaluate": dataclasses.asdict(self.evaluate), "datasets": datasets, "learners": learners}
+
+
+def from_dict(raw: dict, source: str = "<study>") -> Study:
+    """Validate a raw study dict (as read from TOML) into a ``Study``; every error is one
+    ``ConfigError`` naming the file and the key."""
+    from ocolearn.sweep import leaf_paths
+
+    _check_keys(raw, ["name", "description", "datasets", "learners", "evaluate"], "", source)
+    for key in ("name", "datasets", "learners"):
+        if key not in raw:
+            raise ConfigError(f"{source}: missing key '{key}'")
+    for key in ("name", "description"):
+        if key in raw and not isinstance(raw[key], str):
+            raise ConfigError(f"{source}: '{key}' must be a string, got {raw[key]!r}")
+    evaluate = _build_spec(EvaluateSpec, raw.get("evaluate", {}), "evaluate", source)
+    _check_evaluate(evaluate, source)
+    tables = raw["datasets"]
+    if not isinstance(tables, list) or not tables or not all(isinstance(t, dict) for t in tables):
+        raise ConfigError(f"{source}: 'datasets' must be one or more [[datasets]] tables")
+    datasets = tuple(_dataset(t, f"datasets[{i}]", source) for i, t in enumerate(tables))
+    names = [d.name for d in datasets]
+    if len(set(names)) != len(names):
+        twice = next(n for n in names if names.count(n) > 1)
+        raise ConfigError(f"{source}: two data sets are named {twice!r}; give one a 'name'")
+    if not isinstance(raw["learners"], dict) or not raw["learners"]:
+        raise ConfigError(f"{source}: 'learners' must be one or more [learners.NAME] tables")
+    learners = {}
+    for name, table in raw["learners"].items():
+        where = f"learners.{name}"
+        if not isinstance(table, dict):
+            raise ConfigError(f"{source}: '{where}' must be a learner table with 'kind'")
+        tune = table.get("tune", {})
+        learner = _build_part(Learner, {k: v for k, v in table.items() if k != "tune"}, where, source)
+        if not isinstance(tune, dict):
+            raise ConfigError(f"{source}: '{where}.tune' must be a table of learner keys and their values")
+        if tune and learner.name in PARAMETER_FREE:
+            raise ConfigError(f"{source}: '{where}.tune': {learner.name!r} is parameter-free; it takes no grid")
+        check_grid(tune, leaf_paths(learner), f"{where}.tune.", source)
+        if tune and not evaluate.tune:
+            raise ConfigError(f"{source}: '{where}.tune' needs rows to tune on: set 'evaluate.tune' > 0")
+        learners[name] = StudyLearner(learner, tune)
+    return Study(raw["name"], datasets, learners, evaluate, raw.get("description", ""), source)
+
+
+def _check_evaluate(spec: EvaluateSpec, source: str) -> None:
+    def bad(key, what):
+        return ConfigError(f"{source}: 'evaluate.{key}' must be {what}, got {getattr(spec, key)!r}")
+
+    if spec.orders < 1:
+        raise bad("orders", "an integer >= 1")
+    for key in ("test", "tune"):
+        if not 0.0 <= getattr(spec, key) < 1.0:
+            raise bad(key, "a fraction in [0, 1)")
+    if spec.tune + spec.test >= 1.0:
+        raise ConfigError(f"{source}: 'evaluate.tune' + 'evaluate.test' must leave rows to report on (< 1)")
+    if spec.tune_by not in ("", "prefix", "split"):
+        raise bad("tune_by", "prefix or split")
+    if spec.regret not in REGRET_LOSSES:
+        raise bad("regret", "one of " + ", ".join(REGRET_LOSSES[1:]))
+    if spec.scale not in ("auto", "standardize", "normalize", "none"):
+        raise bad("scale", "auto, standardize, normalize or none")
+    if not spec.tolerance > 0:
+        raise bad("tolerance", "> 0")
+    if not spec.progressive and not spec.test:
+        raise ConfigError(f"{source}: '[evaluate]' reports nothing: set 'progressive = true' or 'test' > 0")
+
+
+def _dataset(table: dict, where: str, source: str) -> DatasetSpec:
+    kind = table.get("kind")
+    if kind not in KEYS:
+        raise ConfigError(f"{source}: '{where}.kind' must be one of {', '.join(KEYS)}, got {kind!r}")
+    _check_keys(table, ["kind", "source", "name", "task", *KEYS[kind]], f"{where}.", source)
+    spec = _build_spec(DatasetSpec, table, where, source)
+    if spec.task not in ("", "regression", "binary", "multiclass"):
+        raise ConfigError(f"{source}: '{where}.task' must be regression, binary or multiclass, got {spec.task!r}")
+    known = {"bundled": BUNDLED, "sklearn": SKLEARN}.get(kind)
+    if known is not None and spec.source not in known:
+        raise ConfigError(
+            f"{source}: '{where}.source' = {spec.source!r} is not a {kind} data set; known: {', '.join(known)}"
+        )
+    if kind in ("river", "file") and not spec.source:
+        raise ConfigError(f"{source}: '{where}' of kind {kind!r} needs 'source'")
+    if kind == "file" and spec.format not in ("svmlight", "mira", "csv", "text"):
+        raise ConfigError(f"{source}: '{where}.format' must be svmlight, mira, csv or text, got {spec.format!r}")
+    if spec.stream:
+        if spec.rows < 2 or spec.features < 1 or spec.concepts < 1 or spec.every < 1 or not 0 <= spec.noise < 0.5:
+            raise ConfigError(
+                f"{source}: '{where}': rows >= 2, features >= 1, concepts >= 1, every >= 1, noise in [0, 0.5)"
+            )
+        if kind in SYNTHETIC and spec.task not in ("", "binary"):
+            raise ConfigError(f"{source}: '{where}.task': a {kind} stream is binary")
+    name = spec.name or (Path(spec.source).stem if kind == "file" else spec.source) or kind
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
+        raise ConfigError(
+            f"{source}: '{where}.name' = {name!r}: a name of letters, digits, '_', '.' or '-' (it names files)"
+        )
+    return dataclasses.replace(spec, name=name)
+
+
+def load(path, overrides=()) -> Study:
+    """Read, override (``key=value``, as ``--set``) and validate a study file."""
+    path = Path(path)
+    raw = _read_toml(path)
+    source = str(path) + (f" (with --set {', '.join(overrides)})" if overrides else "")
+    return from_dict(apply_overrides(raw, overrides), source)
+
+
+# ---------------------------------------------------------------------------------------- data
+
+
+class Dataset(NamedTuple):
+    spec: DatasetSpec
+    task: str
+    labels: list | None
+    draw: Any  # order s -> SparseData; the same data for every s unless the data set is a stream
+
+
+def _from_arrays(X, y, task: str) -> SparseData:
+    """In-memory arrays through the one reading path (``arrays_source``), the task declared
+    or inferred there."""
+    from ocolearn.data.arrays import arrays_source
+    from ocolearn.pipeline import in_memory, prepare
+
+    source, _, _ = prepare(arrays_source(np.asarray(X, np.float64), y), task)
+    return in_memory(source)
+
+
+def _sklearn(spec: DatasetSpec) -> SparseData:
+    try:
+        from sklearn import datasets
+    except ImportError:
+        raise DataError(f"{spec.name}: scikit-learn is not installed (pip install scikit-learn)") from None
+    X, y = getattr(datasets, f"load_{spec.source}")(return_X_y=True)
+    task = spec.task or SKLEARN[spec.source]
+    return _from_arrays(X, y if task == "regression" else y.astype(str), task)
+
+
+def _river(spec: DatasetSpec) -> SparseData:
+    try:
+        from river import datasets
+    except ImportError:
+        raise DataError(f"{spec.name}: river is not installed (pip install river)") from None
+    maker = getattr(datasets, spec.source, None)
+    found = maker() if isinstance(maker, type) else None
+    if found is None or type(found).__mro__[1].__name__ != "FileDataset":
+        bundled = [
+            n for n in dir(datasets) if isinstance(getattr(datasets, n), type) and _is_file(getattr(datasets, n))
+        ]
+        raise DataError(
+            f"{spec.name}: {spec.source!r} is not one of river's bundled data sets; bundled: {', '.join(bundled)}"
+        )
+    rows = list(found)
+    names = list(dict.fromkeys(k for x, _ in rows for k in x))
+    X = np.array([[float(x.get(k) or 0.0) for k in names] for x, _ in rows])
+    task = spec.task or {"Binary classification": "binary", "Regression": "regression"}.get(found.task, "multiclass")
+    y = np.array([float(t) if task == "regression" else str(t) for _, t in rows])
+    return _from_arrays(X, y, task)
+
+
+def _is_file(cls) -> bool:
+    return any(base.__name__ == "FileDataset" for base in cls.__mro__[1:2])
+
+
+def synthetic(spec: DatasetSpec, seed: int) -> SparseData:
+    """A drawn synthetic stream (``DatasetSpec``): x_t uniform in [-1, 1]^d, y_t = sign(w_t . x_t)
+    with a fraction ``noise`` flipped."""
+    rng = np.random.default_rng(seed)
+    n, d = spec.rows, spec.features
+    X = rng.uniform(-1.0, 1.0, (n, d))
+    t = np.arange(n)
+    if spec.kind == "hyperplane":
+        a, b = np.linalg.qr(rng.standard_normal((d, 2)))[0].T if d > 1 else (np.ones(1), np.zeros(1))
+        W = np.cos(spec.drift * t)[:, None] * a + np.sin(spec.drift * t)[:, None] * b
+    else:
+        concepts = rng.standard_normal((spec.concepts, d))
+        concepts /= np.linalg.norm(concepts, axis=1, keepdims=True)
+        W = concepts[(t // spec.every) % spec.concepts]
+    y = np.where(np.sum(W * X, axis=1) >= 0, 1, -1)
+    y = np.where(rng.uniform(size=n) < spec.noise, -y, y)
+    return _from_arrays(X, np.array(["-1", "1"])[(y > 0).astype(int)], "binary")
+
+
+def read_dataset(spec: DatasetSpec) -> Dataset:
+    """The data set in memory (features, targets, labels), through the one reading path."""
+    from ocolearn.experiment import read_examples
+
+    if spec.stream:
+        first = synthetic(spec, spec.seed)
+        return Dataset(spec, "binary", first.labels, lambda s: first if s == 0 else synthetic(spec, spec.seed + s))
+    if spec.kind == "sklearn":
+        data = _sklearn(spec)
+    elif spec.kind == "river":
+        data = _river(spec)
+    elif spec.kind == "bundled":
+        from ocolearn import data as tables
+
+        target = spec.target or BUNDLED[spec.source]
+        table = tables.load_table(spec.source)
+        features = [c for c, v in table.items() if c != target and v.dtype.kind in "fi"]
+        data = read_examples(DataSpec(spec.source, "table", features, target, task=spec.task))
+    else:
+        options = dict(bits=spec.bits, dim=spec.dim, task=spec.task, zero_based=spec.zero_based, labels=spec.labels)
+        data = read_examples(DataSpec(spec.source, spec.format, target=spec.target, **options))
+    task = "regression" if data.labels is None else "binary" if len(data.labels) == 2 else "multiclass"
+    return Dataset(spec, task, data.labels, lambda s: data)
+
+
+def split_rows(n: int, spec: EvaluateSpec, stream: bool, where: str):
+    """``(tuning rows, rows reported on, held-out rows)``: index arrays in the stored order."""
+    rows = np.arange(n)
+    k = int(round(spec.tune * n))
+    if (spec.tune_by or ("prefix" if stream else "split")) == "prefix":
+        tune = rows[:k]
+    else:
+        tune = np.sort(np.random.default_rng(spec.tune_seed).permutation(n)[:k])
+    rest = np.setdiff1d(rows, tune)
+    held = np.sort(np.random.default_rng(spec.test_seed).permutation(rest)[: int(round(spec.test * len(rest)))])
+    report = np.setdiff1d(rest, held)
+    for key, chosen, what in (("tune", tune, "to tune on"), ("test", held, "held out"), ("", report, "to report on")):
+        if len(chosen) == 0 and (not key or getattr(spec, key)):
+            setting = f"evaluate.{key} = {getattr(spec, key)}" if key else "evaluate.tune and evaluate.test"
+            raise DataError(f"{where}: {setting} of its {n} rows leaves no rows {what}")
+    return tune, report, held
+
+
+# ------------------------------------------------------------------------------------ learners
+
+
+def fitted(entry: StudyLearner, data: Dataset, spec: EvaluateSpec, where: str):
+    """``(inner, steps, prefix)``: the learner for the data set's task (``classes`` set from the
+    data, a binary rule wrapped one-vs-rest on more than two classes; it picks the targets),
+    the pipeline's parts it runs behind (``ocolearn.preprocess.default_steps`` for
+    ``evaluate.intercept`` and ``evaluate.scale``), and where its tuned keys sit in it."""
+    from ocolearn.experiment import fit_learner
+    from ocolearn.learners.one_vs_rest import OneVsRest
+    from ocolearn.preprocess import default_steps
+
+    inner, prefix = entry.learner, ""
+    if data.task == "multiclass" and not hasattr(inner, "classes"):
+        inner, prefix = OneVsRest(base=inner, classes=len(data.labels)), "base."
+    inner = fit_learner(inner, SparseData(None, None, data.labels), where)
+    try:
+        steps = default_steps(not isinstance(data.draw(0).X, Sparse), spec.intercept, spec.scale)
+    except ConfigError as e:
+        raise ConfigError(f"{where}: evaluate.{e}") from None
+    return inner, steps, prefix
+
+
+def grid(entry: StudyLearner, inner, steps, prefix: str):
+    """The grid's learners, stacked behind the pipeline (one learner when untuned), and its
+    columns of values."""
+    from ocolearn.pipeline import with_pipeline
+    from ocolearn.sweep import product, stack, stack_values
+
+    if not entry.tune:
+        return with_pipeline(stack([inner]), steps, stacked=1), {}
+    columns = product(grid_axes(entry.tune))
+    stacked = stack_values(inner, {prefix + k: v for k, v in columns.items()})
+    return with_pipeline(stacked, steps, stacked=len(next(iter(columns.values())))), columns
+
+
+def _orders(data: Dataset, rows, orders: int):
+    """``(X, y-source, seeds)`` per call: one call with seeds 0..S-1 (shuffles), or for a
+    stream one call per order on its own draw, in the stored order."""
+    if data.spec.stream:
+        return [(data.draw(s), rows, None) for s in range(orders)]
+    return [(data.draw(0), rows, list(range(orders)))]
+
+
+def run_grid(learners, inner, data: Dataset, rows, orders: int, trace: bool):
+    """The stacked learners over ``orders`` orders of ``rows``: a ``Result`` with axes (C, S, ...);
+    ``inner`` (the learner inside the pipeline) picks the targets."""
+    from ocolearn.pipeline import targets
+    from ocolearn.sweep import sweep
+
+    outs = []
+    for examples, r, seeds in _orders(data, rows, orders):
+        outs.append(sweep(learners, row(examples.X, r), targets(inner, examples)[r], seeds, trace=trace))
+    return jax.tree.map(lambda *a: np.concatenate(a, axis=1), *outs)
+
+
+def per_round(task: str, prediction, target):
+    """The error (a mistake, 0 or 1, as ``run.is_mistake`` counts it: a wrong sign or argmax,
+    or a prediction that is not finite) or the squared error of each recorded prediction, in
+    float64 (NumPy: nothing to compile)."""
+    prediction, target = np.asarray(prediction, np.float64), np.asarray(target)
+    if task == "regression":
+        return (prediction - target) ** 2
+    if prediction.ndim == target.ndim:
+        wrong = ~(np.isfinite(prediction) & (prediction * target > 0))
+    else:
+        wrong = ~np.all(np.isfinite(prediction), axis=-1) | (np.argmax(prediction, axis=-1) != target)
+    return wrong.astype(np.float64)
+
+
+def regret_loss(study: Study, task: str, classes: int):
+    """The loss regret is measured in for a task (None: no regret)."""
+    from ocolearn.losses import Hinge, Logistic, MulticlassHinge, Squared
+
+    name = study.evaluate.regret or ("squared" if task == "regression" else "hinge")
+    if name == "none":
+        return None
+    if (name == "squared") != (task == "regression"):
+        raise ConfigError(f"{study.source}: 'evaluate.regret' = {name!r} does not fit a {task} data set")
+    if classes:
+        if name == "logistic":
+            raise ConfigError(f"{study.source}: 'evaluate.regret' = 'logistic' is binary; use 'hinge' on >2 classes")
+        return MulticlassHinge()
+    return {"squared": Squared(), "hinge": Hinge(), "logistic": Logistic()}[name]
+
+
+# ----------------------------------------------------------------------------------- the study
+
+
+def run_study(study: Study, out_dir, progress=None) -> dict:
+    """Run every learner on every data set and write the outputs (module docstring) into
+    ``out_dir``; returns the results (as ``results.json``)."""
+    from ocolearn import provenance
+
+    out = Path(out_dir)
+    provenance.write(out)
+    say = progress or (lambda text: None)
+    results = {"name": study.name, "evaluate": dataclasses.asdict(study.evaluate), "datasets": {}}
+    curves = {}
+    for spec in study.datasets:
+        try:
+            data = read_dataset(spec)
+        except DataError as e:
+            raise DataError(f"{study.source}: data set {spec.name!r}: {e}") from None
+        n = len(data.draw(0).y)
+        tune, report, held = split_rows(n, study.evaluate, spec.stream, f"{study.source}: data set {spec.name!r}")
+        entry = {"task": data.task, "rows": n, "tuning_rows": len(tune), "report_rows": len(report)}
+        entry.update(held_out_rows=len(held), classes=len(data.labels or ()), learners={})
+        comparators = _comparators(study, data, report)
+        entry["regret_loss"] = comparators["loss"]
+        entry["comparator"] = {k: v for k, v in comparators.items() if k not in ("regret_loss", "loss")}
+        curves[spec.name] = {}
+        for name, learner_entry in study.learners.items():
+            say(f"{spec.name}: {name}")
+            started = time.perf_counter()
+            numbers, curve = evaluate_learner(study, learner_entry, data, (tune, report, held), comparators, name)
+            numbers["wall_s"] = time.perf_counter() - started
+            entry["learners"][name] = numbers
+            curves[spec.name][name] = curve
+        results["datasets"][spec.name] = entry
+    from ocolearn.significance import compare, paired
+
+    key = "progressive" if study.evaluate.progressive else "held_out"
+    for entry in results["datasets"].values():
+        entry["paired"] = paired({name: numbers[key] for name, numbers in entry["learners"].items()})
+    results["significance"] = compare(_scores(results), list(study.learners))
+    write_outputs(study, results, curves, out)
+    return results
+
+
+def evaluate_learner(study: Study, entry: StudyLearner, data: Dataset, split, comparators, name: str):
+    """One learner on one data set: tuned on the tuning rows, reported on the others."""
+    from ocolearn.regret import loss_values
+    from ocolearn.run import held_out
+
+    tune_rows, report, held = split
+    spec = study.evaluate
+    inner, steps, prefix = fitted(entry, data, spec, f"{study.source}: learners.{name} on {data.spec.name!r}")
+    learners, columns = grid(entry, inner, steps, prefix)
+    numbers: dict[str, Any] = {"learner": inner.name}
+    chosen = 0
+    if columns:
+        result = run_grid(learners, inner, data, tune_rows, spec.orders, trace=False)
+        total = result.trace.squared_error if data.task == "regression" else result.trace.mistakes
+        score = np.asarray(total, np.float64).mean(axis=1) / len(tune_rows)
+        finite = np.isfinite(score)
+        chosen = int(np.argmin(np.where(finite, score, np.inf))) if finite.any() else 0
+        numbers["tuned"] = {k: float(v[chosen]) for k, v in columns.items()}
+        numbers["tuning_score"] = float(score[chosen])
+        numbers["grid_size"] = len(score)
+    one = jax.tree.map(lambda a: a[chosen : chosen + 1], learners)
+    result = run_grid(one, inner, data, report, spec.orders, trace=True)
+    trace = jax.tree.map(lambda a: a[0], result.trace)  # (S, T, ...)
+    errors = per_round(data.task, trace.prediction, trace.target)
+    numbers["progressive"] = errors.mean(axis=1).tolist()
+    numbers["loss"] = np.asarray(trace.loss, np.float64).mean(axis=1).tolist()
+    if comparators["loss"] != "none":
+        loss = comparators["regret_loss"]
+        charged = loss_values(loss, trace.prediction, trace.target).sum(axis=1)
+        numbers["regret"] = (charged - np.asarray(comparators["totals"])).tolist()
+    if len(held):
+        from ocolearn.pipeline import targets
+
+        examples = [data.draw(s) for s in range(spec.orders)]
+        one_learner = jax.tree.map(lambda a: a[0], one)
+        held_sums = []
+        for s in range(spec.orders):
+            X, y = row(examples[s].X, held), targets(inner, examples[s])[held]
+            state = jax.tree.map(lambda a, s=s: a[0, s], result.state)
+            sums = held_out(one_learner, state, X, y)
+            held_sums.append(float(sums.squared_error if data.task == "regression" else sums.mistakes) / len(held))
+        numbers["held_out"] = held_sums
+    return numbers, np.cumsum(errors, axis=1) / np.arange(1, errors.shape[1] + 1)
+
+
+def _comparators(study: Study, data: Dataset, report) -> dict:
+    """The regret loss and, per order, the comparator's total loss over the rows reported on:
+    the best fixed affine predictor in hindsight (exact for the squared loss; otherwise
+    ``regret.best_fixed_convex`` with its tolerance and what it reached)."""
+    from ocolearn.experiment import _dense
+    from ocolearn.pipeline import target_map
+    from ocolearn.regret import best_fixed_convex, least_squares, round_losses
+
+    classes = len(data.labels) if data.task == "multiclass" else 0
+    loss = regret_loss(study, data.task, classes)
+    if loss is None:
+        return {"loss": "none"}
+    draws = [data.draw(s) for s in range(study.evaluate.orders)] if data.spec.stream else [data.draw(0)]
+    totals, reached = [], []
+    for examples in draws:
+        try:
+            X = np.asarray(_dense(row(examples.X, report), data.spec.name), np.float64)
+        except DataError:  # its message names 'ocolearn run'; here the way out is to measure no regret
+            shape = f"{len(report)} rows x {num_features(examples.X)} features"
+            raise DataError(
+                f"{study.source}: data set {data.spec.name!r}: {shape} is too large for the dense offline "
+                "comparator of the regret; set evaluate.regret = 'none'"
+            ) from None
+        # The best affine predictor of x is the best of standardized x: the same minimum, better conditioned.
+        sd = X.std(axis=0)
+        X = np.hstack([(X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0), np.ones((len(X), 1))])
+        y = np.asarray(target_map(data.task, data.labels)(examples.y))[report]  # -1/+1, classes or numbers
+        if loss.name == "squared":
+            u = least_squares(X, y)
+            totals.append(float(round_losses(loss, u, X, y, np.arange(len(y))).sum()))
+        else:
+            solved = best_fixed_convex(loss, X, y, classes, tol=study.evaluate.tolerance)
+            totals.append(solved.total)
+            reached.append(solved)
+    out = {
+        "loss": loss.name,
+        "regret_loss": loss,
+        "totals": totals * (1 if data.spec.stream else study.evaluate.orders),
+    }
+    if loss.name == "squared":
+        out["solver"] = "exact: least squares (numpy lstsq), float64"
+    else:
+        out["solver"] = "L-BFGS (optax) in float64 on the total loss, stopped at gradient norm <= tolerance" + (
+            ", on the hinge smoothed by mu log-sum-exp, mu down to 1e-4" if "hinge" in loss.name else ""
+        )
+        out["tolerance"] = study.evaluate.tolerance
+        out["gradient_norm"] = max(s.gradient_norm for s in reached)
+        out["smoothing_gap"] = max(s.smoothing_gap for s in reached)
+    return out
+
+
+def _scores(results: dict) -> dict:
+    """``{data set: {learner: mean primary score}}``: the progressive score, or the held-out
+    one where progressive validation is off."""
+    key = "progressive" if results["evaluate"]["progressive"] else "held_out"
+    return {
+        d: {name: float(np.mean(n[key])) for name, n in entry["learners"].items()}
+        for d, entry in results["datasets"].items()
+    }
+
+
+# ------------------------------------------------------------------------------------- outputs
+
+
+def _mean_sd(values) -> tuple[float, float]:
+    values = np.asarray(values, np.float64)
+    return float(values.mean()), float(values.std(ddof=1)) if values.size > 1 else 0.0
+
+
+def _tuned_text(numbers: dict) -> str:
+    return " ".join(f"{k}={v:.3g}" for k, v in numbers.get("tuned", {}).items())
+
+
+LEADERBOARD = (
+    "dataset",
+    "learner",
+    "task",
+    "orders",
+    "progressive_mean",
+    "progressive_sd",
+    "loss_mean",
+    "loss_sd",
+    "held_out_mean",
+    "held_out_sd",
+    "regret_mean",
+    "regret_sd",
+    "tuned",
+    "tuning_score",
+    "wall_s",
+    "best",
+)
+
+
+def leaderboard_rows(results: dict) -> list[dict]:
+    """A row per data set and learner (``LEADERBOARD`` columns); the best of each data set has
+    ``best`` = 1 (lowest mean primary score, ties: the first)."""
+    rows = []
+    scores = _scores(results)
+    for d, entry in results["datasets"].items():
+        best = min(scores[d], key=lambda name: np.nan_to_num(scores[d][name], nan=np.inf))
+        for name, numbers in entry["learners"].items():
+            r = {"dataset": d, "learner": name, "task": entry["task"], "orders": len(numbers["progressive"])}
+            for key in ("progressive", "loss", "held_out", "regret"):
+                r[f"{key}_mean"], r[f"{key}_sd"] = _mean_sd(numbers[key]) if key in numbers else ("", "")
+            r["tuned"] = _tuned_text(numbers)
+            r["tuning_score"] = numbers.get("tuning_score", "")
+            r["wall_s"] = numbers["wall_s"]
+            r["best"] = int(name == best)
+            rows.append(r)
+    return rows
+
+
+def leaderboard_csv(rows: list[dict]) -> str:
+    """The rows as CSV, floats written to round-trip (``repr``)."""
+
+    def cell(v):
+        return repr(float(v)) if isinstance(v, float) else str(v)
+
+    lines = [",".join(LEADERBOARD)] + [",".join(cell(r[c]) for c in LEADERBOARD) for r in rows]
+    return "\n".join(lines) + "\n"
+
+
+def leaderboard_markdown(results: dict) -> str:
+    """The leaderboard as Markdown tables (learners x data sets), the best of each data set in
+    bold, with the tuned values, the regret, the wall times and the significance test."""
+    rows = leaderboard_rows(results)
+    datasets = list(results["datasets"])
+    learners = list(dict.fromkeys(r["learner"] for r in rows))
+    cell = {(r["dataset"], r["learner"]): r for r in rows}
+    key = "progressive" if results["evaluate"]["progressive"] else "held_out"
+    tasks = {e["task"] for e in results["datasets"].values()}
+    what = "squared error" if tasks == {"regression"} else "error" if "regression" not in tasks else "error / sq. error"
+    ranks = results["significance"].get("average_ranks", {})
+    orders = results["evaluate"]["orders"]
+    text = []
+
+    def table(title, metric, digits, show_best=False, extra=None):
+        header = "| learner | " + " | ".join(datasets) + (" | average rank |" if extra else " |")
+        lines = [title, "", header, "|---|" + "---:|" * (len(datasets) + bool(extra))]
+        for name in learners:
+            cells = []
+            for d in datasets:
+                r = cell[(d, name)]
+                if r[f"{metric}_mean"] == "":
+                    cells.append("")
+                    continue
+                value = f"{r[f'{metric}_mean']:.{digits}f} ± {r[f'{metric}_sd']:.{digits}f}"
+                if show_best and r["best"]:
+                    value = f"**{value}**"
+                if show_best and r["tuned"]:
+                    value += f" ({r['tuned']})"
+                cells.append(value)
+            rank = f" {ranks[name]:.2f} |" if extra and name in ranks else " |" if extra else ""
+            lines.append(f"| {name} | " + " | ".join(cells) + " |" + rank)
+        text.extend(lines + [""])
+
+    first = "Progressive" if key == "progressive" else "Held-out"
+    table(
+        f"{first} {what} (mean ± sd over {orders} orders; best per data set in bold; tuned value in brackets)",
+        key,
+        4,
+        show_best=True,
+        extra=True,
+    )
+    if key == "progressive" and any(r["held_out_mean"] != "" for r in rows):
+        table(f"Held-out {what} of the final weights", "held_out", 4)
+    if any(r["regret_mean"] != "" for r in rows):
+        losses = ", ".join(sorted({e["regret_loss"] for e in results["datasets"].values()}))
+        table(f"Regret against the best fixed affine predictor in hindsight ({losses} loss)", "regret", 1)
+    times = ["| learner | " + " | ".join(datasets) + " |", "|---|" + "---:|" * len(datasets)]
+    for name in learners:
+        times.append(f"| {name} | " + " | ".join(f"{cell[(d, name)]['wall_s']:.1f}" for d in datasets) + " |")
+    text.extend(["Wall time (seconds: tuning, compiling and running all orders)", "", *times, ""])
+    lines = [
+        "| data set | best | learners within p >= 0.05 of it (Wilcoxon signed-rank over orders) |",
+        "|---|---|---|",
+    ]
+    for d, entry in results["datasets"].items():
+        close = [f"{n} ({p:.2g})" for n, p in entry["paired"]["p_values"].items() if p >= 0.05]
+        lines.append(f"| {d} | {entry['paired']['best']} | {', '.join(close) or 'none'} |")
+    text.extend(["Paired over orders, on each data set", "", *lines, ""])
+    text.append(results["significance"]["text"])
+    return "\n".join(text) + "\n"
+
+
+def tracked_metrics(results: dict) -> dict:
+    """What ``--track`` logs as metrics: ``DATASET.LEARNER.progressive_mean`` (and the other
+    means and standard deviations of the leaderboard), the average ranks and the Friedman test."""
+    metrics: dict[str, Any] = {}
+    for r in leaderboard_rows(results):
+        numbers = {k: v for k, v in r.items() if k.endswith(("_mean", "_sd")) and v != ""}
+        metrics.setdefault(r["dataset"], {})[r["learner"]] = {**numbers, "wall_s": r["wall_s"]}
+    significance = results["significance"]
+    if "average_ranks" in significance:
+        metrics["average_rank"] = significance["average_ranks"]
+        metrics["friedman"] = significance["friedman"]
+    return metrics
+
+
+def write_outputs(study: Study, results: dict, curves: dict, out: Path) -> None:
+    import tomli_w
+
+    from ocolearn import plots
+    from ocolearn.io import atomic_write, write_json
+
+    rows = leaderboard_rows(results)
+    atomic_write(out / "leaderboard.csv", leaderboard_csv(rows))
+    atomic_write(out / "leaderboard.md", leaderboard_markdown(results))
+    atomic_write(out / "config.toml", tomli_w.dumps(study.to_config()))
+    write_json(out / "results.json", results)
+    write_json(out / "significance.json", results["significance"])
+    for d, by_learner in curves.items():
+        entry = results["datasets"][d]
+        label = "squared error" if entry["task"] == "regression" else "error rate"
+        plots.study_figure(by_learner, f"{d}: progressive {label}", label, out / f"progressive_{d}.png")
+    if results["significance"].get("critical_difference") is not None:
+        plots.cd_diagram(results["significance"], out / "cd.png")

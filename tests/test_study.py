@@ -1,0 +1,409 @@
+"""``ocolearn study``: its numbers equal direct runs and river's, tuning never sees the rows
+reported on, reruns are bit for bit, bad files fail in one line; the significance test and the
+offline comparators against scipy and scikit-learn."""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from ocolearn import data as tables
+from ocolearn import study as studies
+from ocolearn.pipeline import targets, with_pipeline
+from ocolearn.run import round_order, run
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def small(**evaluate):
+    return {
+        "name": "small",
+        "evaluate": {"orders": 3, "tune": 0.3, "test": 0.2, **evaluate},
+        "datasets": [
+            {"kind": "bundled", "source": "iris"},
+            {"kind": "hyperplane", "rows": 300, "features": 4, "drift": 0.01, "noise": 0.05, "seed": 3},
+        ],
+        "learners": {
+            "perceptron": {"kind": "perceptron"},
+            "pa": {"kind": "passive_aggressive", "tune": {"C": {"geomspace": [0.01, 10.0, 4]}}},
+        },
+    }
+
+
+def direct(study, results, dataset, name, order):
+    """The learner as the study chose it, run by ``ocolearn.run`` over the same order of the
+    same rows: (trace on the rows reported on, learner, inner learner, the data and rows)."""
+    spec = next(d for d in study.datasets if d.name == dataset)
+    data = studies.read_dataset(spec)
+    n = len(data.draw(0).y)
+    _, report, held = studies.split_rows(n, study.evaluate, spec.stream, "test")
+    inner, steps, prefix = studies.fitted(study.learners[name], data, study.evaluate, "test")
+    tuned = results["datasets"][dataset]["learners"][name].get("tuned", {})
+    if tuned:
+        inner = inner.replace(**{k: jnp.float32(v) for k, v in tuned.items()})
+    learner = with_pipeline(inner, steps)
+    examples = data.draw(order)
+    y = targets(inner, examples)
+    seed = None if spec.stream else order
+    result = run(learner, np.asarray(examples.X)[report], y[report], seed)
+    return result, learner, examples, y, report, held
+
+
+def test_progressive_and_held_out_numbers_equal_direct_runs(tmp_path):
+    study = studies.from_dict(small())
+    results = studies.run_study(study, tmp_path)
+    for dataset in ("iris", "hyperplane"):
+        for name in ("perceptron", "pa"):
+            numbers = results["datasets"][dataset]["learners"][name]
+            for order in range(3):
+                result, learner, examples, y, report, held = direct(study, results, dataset, name, order)
+                X = np.asarray(examples.X)
+                seed = None if dataset == "hyperplane" else order
+                summed = run(learner, X[report], y[report], seed, trace=False).trace
+                assert numbers["progressive"][order] == int(summed.mistakes) / len(report)
+                loss = np.mean(np.asarray(result.trace.loss, np.float64))
+                np.testing.assert_allclose(numbers["loss"][order], loss, rtol=1e-6)
+                scores = np.asarray(jax.vmap(learner.predict, (None, 0))(result.state, X[held]))
+                wrong = scores.argmax(axis=1) != y[held] if scores.ndim == 2 else scores * y[held] <= 0
+                assert numbers["held_out"][order] == np.mean(wrong)
+
+
+def test_the_tuned_value_is_the_best_on_the_tuning_rows(tmp_path):
+    study = studies.from_dict(small())
+    results = studies.run_study(study, tmp_path)
+    spec = study.datasets[0]
+    data = studies.read_dataset(spec)
+    tune, _, _ = studies.split_rows(len(data.draw(0).y), study.evaluate, spec.stream, "test")
+    inner, steps, _ = studies.fitted(study.learners["pa"], data, study.evaluate, "test")
+    y = targets(inner, data.draw(0))
+    X = np.asarray(data.draw(0).X)
+    scores = []
+    for C in np.geomspace(0.01, 10.0, 4):
+        one = with_pipeline(inner.replace(C=jnp.float32(C)), steps)
+        scores.append(np.mean([int(run(one, X[tune], y[tune], s, trace=False).trace.mistakes) for s in range(3)]))
+    numbers = results["datasets"]["iris"]["learners"]["pa"]
+    assert numbers["tuned"]["C"] == pytest.approx(np.geomspace(0.01, 10.0, 4)[int(np.argmin(scores))])
+    assert numbers["tuning_score"] == pytest.approx(min(scores) / len(tune))
+
+
+def _iris_csv(path, flip=()):
+    table = tables.load_iris()
+    features = [c for c, v in table.items() if c != "Species" and v.dtype.kind in "fi"]
+    species = table["Species"].copy()
+    for i in flip:  # a wrong label on a tuning row
+        species[i] = "setosa" if species[i] != "setosa" else "virginica"
+    table = {**table, "Species": species}
+    path.write_text(tables.table_csv(table, [*features, "Species"]))
+    return path
+
+
+def test_tuning_rows_never_reach_the_reported_numbers(tmp_path, monkeypatch):
+    raw = small(tune_by="split", tune_seed=4)
+    raw["datasets"] = [{"kind": "file", "source": "", "format": "csv", "target": "Species", "name": "iris"}]
+    raw["learners"]["pa"]["tune"] = {"C": [0.5]}  # one value: the choice cannot move
+    spec = studies.from_dict({**raw, "datasets": [{**raw["datasets"][0], "source": "x"}]}).evaluate
+    tune, report, _ = studies.split_rows(150, spec, False, "test")
+    assert len(tune) == 45 and not set(tune) & set(report)
+
+    def leaderboard(csv, out):
+        raw["datasets"][0]["source"] = str(csv)
+        results = studies.run_study(studies.from_dict(copy.deepcopy(raw)), tmp_path / out)
+        return {n: v["progressive"] + v["held_out"] for n, v in results["datasets"]["iris"]["learners"].items()}
+
+    clean = leaderboard(_iris_csv(tmp_path / "clean.csv"), "clean")
+    assert leaderboard(_iris_csv(tmp_path / "spoiled.csv", flip=tune), "spoiled") == clean
+    # A broken split that reports on the tuning rows too is caught by the same comparison.
+    original = studies.split_rows
+
+    def leaky(n, spec, stream, where):
+        tune, report, held = original(n, spec, stream, where)
+        return tune, np.union1d(tune, report), held
+
+    monkeypatch.setattr(studies, "split_rows", leaky)
+    assert leaderboard(tmp_path / "spoiled.csv", "leaky") != leaderboard(tmp_path / "clean.csv", "leaky_clean")
+
+
+def test_progressive_squared_error_equals_river(tmp_path):
+    pytest.importorskip("river")
+    from river import compose, evaluate, linear_model, metrics, optim, preprocessing
+
+    lr = 0.01
+    raw = {
+        "name": "river",
+        "evaluate": {"orders": 2, "tune": 0.0},  # the default pipeline: online standardization, an intercept
+        "datasets": [{"kind": "sklearn", "source": "diabetes"}],
+        # OGD on 1/2 (p - y)^2 with step 2 lr is river's SGD(lr) on (p - y)^2, and its weight
+        # of the constant feature river's intercept with intercept_lr = lr.
+        "learners": {"ogd": {"kind": "ogd", "loss": "squared", "schedule": {"kind": "constant", "eta": 2 * lr}}},
+    }
+    study = studies.from_dict(raw)
+    results = studies.run_study(study, tmp_path)
+    data = studies.read_dataset(study.datasets[0])
+    X, y = np.asarray(data.draw(0).X, np.float64), np.asarray(data.draw(0).y, np.float64)
+    for order in range(2):
+        rows = np.asarray(round_order(len(y), 1, jax.random.key(order)))
+        stream = [({f"x{j}": float(v) for j, v in enumerate(X[i])}, float(y[i])) for i in rows]
+        model = compose.Pipeline(
+            preprocessing.StandardScaler(),
+            linear_model.LinearRegression(optimizer=optim.SGD(lr), intercept_lr=lr, l2=0.0),
+        )
+        mse = evaluate.progressive_val_score(stream, model, metrics.MSE()).get()
+        ours = results["datasets"]["diabetes"]["learners"]["ogd"]["progressive"][order]
+        assert ours == pytest.approx(mse, rel=1e-5)
+
+
+def _without_times(folder: Path):
+    results = json.loads((folder / "results.json").read_text())
+    for entry in results["datasets"].values():
+        for numbers in entry["learners"].values():
+            numbers.pop("wall_s")
+    board = [line.split(",") for line in (folder / "leaderboard.csv").read_text().splitlines()]
+    column = board[0].index("wall_s")
+    return results, [row[:column] + row[column + 1 :] for row in board]
+
+
+def test_a_rerun_gives_the_same_numbers_bit_for_bit(tmp_path):
+    raw = small()
+    raw["datasets"].append({"kind": "sklearn", "source": "breast_cancer"})
+    study = studies.from_dict(raw)
+    studies.run_study(study, tmp_path / "a")
+    studies.run_study(study, tmp_path / "b")
+    assert _without_times(tmp_path / "a") == _without_times(tmp_path / "b")
+    for name in ("leaderboard.md", "cd.png", "progressive_iris.png", "config.toml", "significance.json"):
+        assert (tmp_path / "a" / name).exists()
+    # config.toml reruns the same study
+    again = studies.load(tmp_path / "a" / "config.toml")
+    assert again.to_config() == study.to_config()
+
+
+def cli(*args, cwd=ROOT):
+    done = subprocess.run(
+        [sys.executable, "-m", "ocolearn.cli", *args], capture_output=True, text=True, cwd=cwd, env=_env()
+    )
+    return done.returncode, done.stderr
+
+
+def _env():
+    import os
+
+    return {**os.environ, "PYTHONPATH": str(ROOT), "OCOLEARN_CACHE": "0"}
+
+
+BASE = """name = "bad"
+[evaluate]
+orders = 2
+[[datasets]]
+kind = "bundled"
+source = "iris"
+[learners.pa]
+kind = "passive_aggressive"
+[learners.pa.tune]
+C = [0.1, 1.0]
+"""
+
+
+@pytest.mark.parametrize(
+    "change, expected",
+    [
+        (('source = "iris"', 'source = "irris"'), "'datasets[0].source' = 'irris' is not a bundled data set"),
+        (('kind = "passive_aggressive"', 'kind = "pasive_aggressive"'), "did you mean 'passive_aggressive'"),
+        (("orders = 2", "orderz = 2"), "unknown key 'evaluate.orderz'"),
+        (('kind = "passive_aggressive"\n', 'kind = "passive_aggressive"\nCC = 1\n'), "unknown key 'learners.pa.CC'"),
+        (("C = [0.1, 1.0]", "D = [0.1, 1.0]"), "unknown key 'learners.pa.tune.D'"),
+        (("C = [0.1, 1.0]", "C = []"), "'learners.pa.tune.C' must be a non-empty list of numbers"),
+        (('kind = "passive_aggressive"', 'kind = "perceptron"'), "'perceptron' is parameter-free; it takes no grid"),
+        (("orders = 2", "orders = 2\ntune = 0.0"), "'learners.pa.tune' needs rows to tune on"),
+        (("orders = 2", "orders = 2\ntune = 0.5\ntest = 0.5"), "must leave rows to report on"),
+        (('kind = "bundled"', 'kind = "bundle"'), "'datasets[0].kind' must be one of bundled"),
+        (('source = "iris"', 'source = "iris"\nname = "a/b"'), "'datasets[0].name' = 'a/b': a name of letters"),
+    ],
+)
+def test_bad_study_files_fail_in_one_line(tmp_path, change, expected):
+    path = tmp_path / "bad.toml"
+    path.write_text(BASE.replace(*change))
+    status, err = cli("study", str(path), "--out", str(tmp_path / "out"))
+    assert status == 2, err
+    assert err.count("\n") == 1 and err.startswith("ocolearn: error: ") and str(path) in err
+    assert expected in err, err
+
+
+def test_a_tuning_split_that_leaves_no_rows_is_one_line(tmp_path):
+    path = tmp_path / "bad.toml"
+    path.write_text(BASE.replace("orders = 2", "orders = 2\ntune = 0.001"))
+    status, err = cli("study", str(path), "--out", str(tmp_path / "out"))
+    assert status == 2 and err.count("\n") == 1, err
+    assert "data set 'iris': evaluate.tune = 0.001 of its 150 rows leaves no rows to tune on" in err, err
+
+
+def test_run_refuses_a_study_file_and_says_what_to_run(tmp_path):
+    path = tmp_path / "s.toml"
+    path.write_text(BASE)
+    status, err = cli("run", str(path))
+    assert status == 2 and "ocolearn study" in err, err
+
+
+def test_shipped_studies_load_and_meet_the_issue_sizes():
+    study = studies.load(ROOT / "configs" / "study_classifiers.toml")
+    assert len(study.learners) >= 8 and len(study.datasets) >= 5 and study.evaluate.orders >= 8
+    tuned = [e for e in study.learners.values() if e.tune]
+    assert tuned and all(math.prod(len(v) for v in studies.grid_axes(e.tune).values()) >= 16 for e in tuned)
+    studies.load(ROOT / "configs" / "study_regressors.toml")
+
+
+# ------------------------------------------------------------------------------ significance
+
+
+def test_friedman_and_ranks_equal_scipy():
+    stats = pytest.importorskip("scipy.stats")
+    from ocolearn.significance import friedman, ranks
+
+    rng = np.random.default_rng(0)
+    scores = rng.uniform(size=(7, 5)).round(1)  # ties within data sets
+    expected = np.array([stats.rankdata(row) for row in scores])
+    np.testing.assert_array_equal(ranks(scores), expected)
+    # scipy's statistic corrects for ties; Demšar's (used here) does not: compare without ties
+    scores = rng.uniform(size=(7, 5))
+    chi2, p = stats.friedmanchisquare(*scores.T)
+    result = friedman(scores)
+    assert result["chi2"] == pytest.approx(chi2, rel=1e-12)
+    assert result["p_value"] == pytest.approx(p, rel=1e-9)
+    F = result["iman_davenport_F"]
+    assert result["iman_davenport_p"] == pytest.approx(stats.f.sf(F, 4, 24), rel=1e-9)
+
+
+def test_nemenyi_table_equals_the_studentized_range():
+    stats = pytest.importorskip("scipy.stats")
+    from ocolearn.significance import Q_05, critical_difference
+
+    for k, q in Q_05.items():
+        # the tables give three decimals (Demšar truncates: 2.3437 is 2.343)
+        assert q == pytest.approx(stats.studentized_range.ppf(0.95, k, np.inf) / math.sqrt(2), abs=1e-3), k
+    # Demšar (2006), section 3.2.4: k = 4 classifiers on N = 14 data sets, CD = 1.25
+    assert critical_difference(4, 14) == pytest.approx(1.25, abs=5e-3)
+
+
+# ------------------------------------------------------------------------------- comparators
+
+
+def _data(n=200, d=4, classes=0, seed=0):
+    rng = np.random.default_rng(seed)
+    X = np.hstack([rng.standard_normal((n, d)), np.ones((n, 1))])
+    u = rng.standard_normal((classes or 1, d + 1))
+    noisy = X @ u.T + rng.standard_normal((n, classes or 1)) * 1.5
+    y = noisy.argmax(axis=1) if classes else np.sign(noisy[:, 0])
+    return X, y
+
+
+def test_logistic_comparator_equals_scikit_learn():
+    linear = pytest.importorskip("sklearn.linear_model")
+    from ocolearn.losses import Logistic
+    from ocolearn.regret import best_fixed_convex
+
+    X, y = _data()
+    solved = best_fixed_convex(Logistic(), X, y, tol=1e-8)
+    fit = linear.LogisticRegression(C=np.inf, fit_intercept=False, tol=1e-12, max_iter=10000).fit(X, y)
+    theirs = np.sum(np.logaddexp(0.0, -y * (X @ fit.coef_[0])))
+    assert solved.total == pytest.approx(theirs, rel=1e-7)
+    assert solved.total <= theirs + 1e-7 and solved.gradient_norm <= 1e-8
+
+
+@pytest.mark.parametrize("classes", [0, 3])
+def test_hinge_comparator_is_within_its_stated_gap_of_the_linear_program(classes):
+    optimize = pytest.importorskip("scipy.optimize")
+    from ocolearn.losses import Hinge, MulticlassHinge
+    from ocolearn.regret import best_fixed_convex
+
+    X, y = _data(classes=classes)
+    n, d = X.shape
+    K = classes or 1
+    # min sum xi  s.t.  xi_t >= 0, xi_t >= 1 - y_t u.x_t (binary) or 1 + (u_r - u_y).x_t, r != y_t
+    rows, rhs = [], []
+    for t in range(n):
+        for r in range(classes) if classes else [None]:
+            if r == y[t]:
+                continue
+            a = np.zeros(K * d + n)
+            if classes:
+                a[r * d : (r + 1) * d] += X[t]
+                a[y[t] * d : (y[t] + 1) * d] -= X[t]
+            else:
+                a[:d] = -y[t] * X[t]
+            a[K * d + t] = -1.0
+            rows.append(a)
+            rhs.append(-1.0)
+    cost = np.r_[np.zeros(K * d), np.ones(n)]
+    bounds = [(None, None)] * (K * d) + [(0, None)] * n
+    lp = optimize.linprog(cost, A_ub=np.array(rows), b_ub=np.array(rhs), bounds=bounds, method="highs")
+    solved = best_fixed_convex(MulticlassHinge() if classes else Hinge(), X, y, classes)
+    assert lp.fun - 1e-6 <= solved.total <= lp.fun + solved.smoothing_gap + 1e-6
+    assert solved.smoothing_gap == pytest.approx(n * 1e-4 * math.log(classes or 2))
+
+
+def test_a_separable_stream_has_a_comparator_of_zero_hinge_loss():
+    from ocolearn.losses import Hinge
+    from ocolearn.regret import best_fixed_convex
+
+    spec = studies.DatasetSpec("hyperplane", name="h", rows=400, features=3, drift=0.0)
+    data = studies.synthetic(spec, 0)
+    X = np.hstack([np.asarray(data.X, np.float64), np.ones((400, 1))])
+    y = np.where(np.asarray(data.y) == 1, 1.0, -1.0)
+    assert best_fixed_convex(Hinge(), X, y).total < 1e-3  # drift 0, noise 0: a fixed hyperplane separates it
+    drifting = studies.synthetic(spec.__class__("hyperplane", name="h", rows=400, features=3, drift=0.02), 0)
+    y2 = np.where(np.asarray(drifting.y) == 1, 1.0, -1.0)
+    assert best_fixed_convex(Hinge(), X, y2).total > 10.0  # a half turn: no fixed hyperplane fits
+
+
+def test_a_tracked_study_reads_back_from_the_local_mlflow_store(tmp_path, monkeypatch):
+    pytest.importorskip("mlflow")
+    from mlflow.tracking import MlflowClient
+
+    from ocolearn import cli
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    path = tmp_path / "s.toml"
+    path.write_text(BASE)
+    assert cli.main(["study", str(path), "--out", "out", "--track", "mlflow", "--quiet"]) == 0
+    client = MlflowClient((tmp_path / "mlruns").as_uri())
+    (run,) = client.search_runs([client.get_experiment_by_name("bad").experiment_id])
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    progressive = results["datasets"]["iris"]["learners"]["pa"]["progressive"]
+    assert run.data.metrics["iris.pa.progressive_mean"] == pytest.approx(np.mean(progressive), rel=1e-12)
+    assert run.data.params["learners.pa.kind"] == "passive_aggressive"
+    artifacts = {a.path for a in client.list_artifacts(run.info.run_id)}
+    assert {"leaderboard.csv", "leaderboard.md", "results.json", "progressive_iris.png"} <= artifacts
+
+
+def test_signed_rank_p_values_equal_scipy_exact():
+    stats = pytest.importorskip("scipy.stats")
+    from ocolearn.significance import paired, signed_rank_p
+
+    rng = np.random.default_rng(1)
+    for n in (5, 8, 12):
+        d = rng.normal(0.3, 1.0, n)  # no ties, no zeros
+        assert signed_rank_p(d) == pytest.approx(stats.wilcoxon(d, method="exact").pvalue, rel=1e-12)
+    assert signed_rank_p(np.ones(8)) == pytest.approx(2 / 256)  # all one sign: the smallest p of 8 orders
+    result = paired({"a": [0.1, 0.2, 0.3], "b": [0.2, 0.3, 0.4], "c": [0.3, 0.05, 0.2]})
+    assert result["best"] == "c" and set(result["p_values"]) == {"a", "b"}
+
+
+def test_a_data_set_too_large_for_the_dense_comparator_says_how_to_go_on(tmp_path):
+    path = tmp_path / "big.svm"
+    path.write_text("1 1:1\n-1 2:1\n" * 35000)  # 70,000 rows x 2^10 hashed features
+    study = tmp_path / "big.toml"
+    study.write_text(
+        'name = "big"\n[[datasets]]\nkind = "file"\nsource = "' + str(path) + '"\nbits = 10\n'
+        '[learners.perceptron]\nkind = "perceptron"\n'
+    )
+    status, err = cli("study", str(study), "--out", str(tmp_path / "out"))
+    assert status == 2 and err.count("\n") == 1, err
+    assert "data set 'big': 56000 rows x 1024 features is too large" in err and "evaluate.regret = 'none'" in err
