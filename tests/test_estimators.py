@@ -38,8 +38,8 @@ def leaves_equal(a, b):
     "estimator",
     [
         OnlineClassifier(),
-        OnlineClassifier("pegasos", passes=2, seed=0),
-        OnlineClassifier(Perceptron(), average=True, passes=3),
+        OnlineClassifier("pegasos", max_iter=2, random_state=0),
+        OnlineClassifier(Perceptron(), average=True, max_iter=3),
         OnlineRegressor(),
     ],
     ids=repr,
@@ -113,7 +113,7 @@ def test_perceptron_weights_equal_scikit_learn_on_dense_and_sparse_input():
 def test_grid_search_over_a_learners_field():
     X, y = blobs(n=300)
     lams = [1e-3, 1e-1, 10.0]
-    search = GridSearchCV(OnlineClassifier("pegasos", passes=2), {"learner__lam": lams}, cv=3).fit(X, y)
+    search = GridSearchCV(OnlineClassifier("pegasos", max_iter=2), {"learner__lam": lams}, cv=3).fit(X, y)
     assert search.cv_results_["param_learner__lam"].tolist() == lams
     best = search.best_params_["learner__lam"]
     assert search.best_estimator_.learner == Pegasos(best)
@@ -129,8 +129,8 @@ def test_nested_params_of_a_learners_parts():
     estimator = OnlineRegressor("ogd")
     params = estimator.get_params()
     assert params["learner__schedule__eta"] == InvSqrt().eta and isinstance(params["learner__loss"], Squared)
-    estimator.set_params(learner__schedule__eta=0.25, passes=3)
-    assert estimator.learner == OGD(schedule=InvSqrt(0.25)) and estimator.passes == 3
+    estimator.set_params(learner__schedule__eta=0.25, max_iter=3)
+    assert estimator.learner == OGD(schedule=InvSqrt(0.25)) and estimator.max_iter == 3
     with pytest.raises(ValueError, match="no field 'rate'"):
         estimator.set_params(learner__rate=1.0)
 
@@ -138,7 +138,7 @@ def test_nested_params_of_a_learners_parts():
 def test_multiclass_runs_k_class_learners_or_one_vs_rest():
     X, y = blobs(n=600, classes=3)
     assert OnlineClassifier("perceptron").fit(X, y).learner_ == Perceptron(classes=3)
-    ovr = OnlineClassifier("pegasos", passes=3).fit(X, y)
+    ovr = OnlineClassifier("pegasos", max_iter=3).fit(X, y)
     assert ovr.learner_ == OneVsRest(Pegasos(), classes=3)
     labels = np.searchsorted(np.unique(y), y).astype(np.int32)
     w = OneVsRest(Pegasos(), classes=3).weights(run(OneVsRest(Pegasos(), classes=3), X, labels, passes=3).state)
@@ -150,7 +150,7 @@ def test_regressor_predicts_w_dot_x_of_the_run():
     rng = np.random.default_rng(2)
     X = rng.normal(size=(300, 4)).astype(np.float32)
     y = (X @ np.array([1.0, -2.0, 0.5, 0.0]) + 0.01 * rng.normal(size=300)).astype(np.float32)
-    estimator = OnlineRegressor(OGD(schedule=InvSqrt(0.3)), passes=4, seed=1).fit(X, y)
+    estimator = OnlineRegressor(OGD(schedule=InvSqrt(0.3)), max_iter=4, random_state=1).fit(X, y)
     w = run(OGD(schedule=InvSqrt(0.3)), X, y, seed=1, passes=4).state.w
     np.testing.assert_allclose(estimator.predict(X), X.astype(np.float64) @ np.asarray(w, np.float64), rtol=1e-6)
     assert estimator.score(X, y) > 0.99
@@ -166,10 +166,10 @@ def test_weights_that_diverge_are_an_error_not_a_model():
 
 def test_save_and_load_the_model_file_of_ocolearn_train(tmp_path):
     X, y = blobs(n=500, classes=3)
-    estimator = OnlineClassifier("perceptron", average=True, passes=2).fit(X, y)
+    estimator = OnlineClassifier("perceptron", average=True, max_iter=2).fit(X, y)
     estimator.save(tmp_path / "m.npz")
     loaded = OnlineClassifier.load(tmp_path / "m.npz")
-    assert loaded.learner == Perceptron() and loaded.average and loaded.passes == 2
+    assert loaded.learner == Perceptron() and loaded.average and loaded.max_iter == 2
     np.testing.assert_array_equal(loaded.predict(X), estimator.predict(X))
     # The CLI's own reader predicts the same labels from the file:
     rows = csr_rows(scipy_sparse.csr_matrix(X))
@@ -184,4 +184,4 @@ def test_a_model_trained_by_the_cli_predicts_here(tmp_path):
     model_file.save(model_file.train(Pegasos(0.01), data, passes=2), tmp_path / "cli.npz")
     loaded = OnlineClassifier.load(tmp_path / "cli.npz")
     assert loaded.learner == Pegasos(0.01)
-    np.testing.assert_array_equal(loaded.predict(X), OnlineClassifier(Pegasos(0.01), passes=2).fit(X, y).predict(X))
+    np.testing.assert_array_equal(loaded.predict(X), OnlineClassifier(Pegasos(0.01), max_iter=2).fit(X, y).predict(X))

@@ -58,7 +58,7 @@ class PassiveAggressive(Learner, name="passive_aggressive", static=("variant", "
     def predict(self, state, x):
         return dot(state.w, x)
 
-    def update(self, state, example):
+    def update(self, state, example, weight=None):
         x, y = example
         p = dot(state.w, x)
         loss, g = self.loss.value(p, y), self.loss.derivative(p, y)
@@ -66,4 +66,12 @@ class PassiveAggressive(Learner, name="passive_aggressive", static=("variant", "
         safe = jnp.where(q > 0, q, 1.0)
         tau = {0: loss / safe, 1: jnp.minimum(self.C, loss / safe), 2: loss / (q + 0.5 / self.C)}[self.variant]
         tau = jnp.where(q > 0, tau, 0.0)
+        if weight is not None:
+            tau = tau * weight
         return PAState(state.t + 1, add_scaled(state.w, -tau * g, x))
+
+    def weighted_update(self, state, example, weight):
+        """The round with ``tau_t`` scaled by ``weight`` (after PA-I's clipping at C):
+        scikit-learn's ``PassiveAggressiveClassifier``/``Regressor`` with ``sample_weight``
+        (``update = min(C, l / q); update *= sample_weight``)."""
+        return self.update(state, example, weight)
