@@ -123,6 +123,14 @@ def local(v, x):
     return jnp.take(v, x.idx, axis=-1) if isinstance(x, Sparse) else v
 
 
+def is_last(x):
+    """Which of ``values(x)``'s positions hold the last feature (index d - 1): where an
+    ``Intercept`` step puts its constant."""
+    if isinstance(x, Sparse):
+        return x.idx == x.dim - 1
+    return jnp.arange(x.shape[-1]) == x.shape[-1] - 1
+
+
 def put(v, x, new):
     """``v`` with ``new`` (as ``local(v, x)`` is laid out) written at the features of x. Sparse
     entries with value 0 (padding) write nothing, so padding never overwrites a real feature."""

@@ -32,6 +32,9 @@ class ONS(Learner, name="ons"):
     ``u = Q diag(l / (l + mu)) Q' v`` with ``A_t = Q diag(l) Q'`` and the mu at which
     ``||u|| = radius`` (an eigendecomposition, O(d^3), each round). Regret
     O((1/alpha + G D) d log T) for alpha-exp-concave losses with gamma = min(1/(4GD), alpha)/2.
+
+    Behind an ``Intercept`` step its weight is projected with the others: the generalized
+    projection couples every coordinate through ``A_t``, so it has no intercept to leave out.
     """
 
     gamma: float = hyper(1.0, gt=0)

@@ -1,0 +1,171 @@
+"""Preprocessing parts: an intercept and online scaling, composed in front of any learner.
+
+A preprocessing part has a learner's shape: ``init(dim) -> state``, and pure functions of a
+row ``x`` (dense ``(d,)`` or ``Sparse``) and that state, numbers as leaves (sweepable and
+vmappable like any part), registered by name for configs and model files:
+
+- ``transform(state, x) -> x'``: the row as the learner sees it, learning nothing;
+- ``observe(state, x) -> state``: the running statistics updated with the row;
+- ``step(state, x) -> (state, x')``: both, in the order every door uses (``observe`` first);
+- ``out_dim(dim)``: the width of ``x'``;
+- ``fold(state, w) -> (w_in, b)``: every part here is affine in x, ``x' = A x + c``, so weights
+  ``w`` on ``x'`` score a row as the weights ``A^T w`` on ``x`` plus the constant ``w . c``: a
+  model file stores the folded linear model of the raw features (``ocolearn.pipeline.raw_linear``).
+
+**When statistics move.** One rule for every part, river's (``Pipeline.predict_one`` then
+``learn_one``, ``preprocessing.StandardScaler``): the prediction of round t scales x_t with the
+statistics of the rows before it; the update then adds x_t to them and the learner learns from
+x_t scaled with the statistics that include it. The prediction charged in progressive
+validation is so a function of x_1..x_t and y_1..y_{t-1} only, and the step uses the freshest
+estimate (at t = 1, whose variance is 0, a row standardizes to 0 and only the intercept learns).
+
+``ocolearn.pipeline.Pipeline`` composes the parts with a learner into one ``(state, example) ->
+state`` step, which the one runner runs.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from ocolearn.features import Sparse, local, put, values
+from ocolearn.learners.base import ratio
+from ocolearn.parts import ConfigError, Part, hyper
+
+
+class Preprocess(Part, family=True):
+    """Base of the preprocessing parts; see the module docstring for the contract."""
+
+    def init(self, dim: int):
+        return ()
+
+    def out_dim(self, dim: int) -> int:
+        return dim
+
+    def transform(self, state, x):
+        raise NotImplementedError
+
+    def observe(self, state, x):
+        return state
+
+    def step(self, state, x):
+        """``(state, x')``: the statistics updated with ``x``, then ``x`` transformed with them."""
+        state = self.observe(state, x)
+        return state, self.transform(state, x)
+
+    def fold(self, state, w):
+        raise NotImplementedError
+
+
+class Intercept(Preprocess, name="intercept"):
+    """A constant feature: ``x' = (x, value)``, the last coordinate (index d). Its weight is the
+    model's intercept; learners with a regularizer or a projection leave it out of them
+    (their ``intercept`` field, set by ``ocolearn.pipeline.with_pipeline``), as scikit-learn's
+    ``SGDClassifier`` leaves its ``intercept_`` unpenalized. Vowpal Wabbit's constant feature;
+    scikit-learn's ``fit_intercept=True``."""
+
+    value: float = hyper(1.0, gt=0)
+
+    def out_dim(self, dim):
+        return dim + 1
+
+    def transform(self, state, x):
+        if isinstance(x, Sparse):
+            last = jnp.full(x.idx.shape[:-1] + (1,), x.dim, x.idx.dtype)
+            constant = jnp.broadcast_to(jnp.asarray(self.value, x.val.dtype), last.shape)
+            return Sparse(jnp.concatenate([x.idx, last], -1), jnp.concatenate([x.val, constant], -1), x.dim + 1)
+        constant = jnp.broadcast_to(jnp.asarray(self.value, x.dtype), x.shape[:-1] + (1,))
+        return jnp.concatenate([x, constant], -1)
+
+    def fold(self, state, w):
+        return w[..., :-1], w[..., -1] * self.value
+
+
+class Moments(NamedTuple):
+    count: jax.Array  # rows seen
+    mean: jax.Array  # (d,) running mean
+    var: jax.Array  # (d,) running (population) variance
+
+
+class Standardize(Preprocess, name="standardize"):
+    """Online standardization (Welford 1962), river's ``StandardScaler``: after n rows::
+
+        mean_n = mean_{n-1} + (x_n - mean_{n-1}) / n
+        var_n  = var_{n-1} + ((x_n - mean_{n-1}) (x_n - mean_n) - var_{n-1}) / n
+        x'     = (x - mean) / sqrt(var),   0 where var = 0
+
+    (the population variance; a constant feature becomes 0). Dense rows only: centring a
+    sparse row would fill it; scale sparse rows with ``normalize``."""
+
+    def init(self, dim):
+        zeros = jnp.zeros((dim,), jnp.float32)
+        return Moments(jnp.zeros((), jnp.float32), zeros, zeros)
+
+    def observe(self, state, x):
+        _dense_only(x)
+        n = state.count + 1.0
+        delta = x - state.mean
+        mean = state.mean + delta / n
+        return Moments(n, mean, state.var + (delta * (x - mean) - state.var) / n)
+
+    def _factor(self, state):
+        return ratio(1.0, jnp.sqrt(state.var))
+
+    def transform(self, state, x):
+        _dense_only(x)
+        return (x - state.mean) * self._factor(state)
+
+    def fold(self, state, w):
+        scaled = w * self._factor(state)
+        return scaled, -(scaled @ state.mean)
+
+
+class Normalize(Preprocess, name="normalize"):
+    """Per-feature scaling by the largest magnitude seen, the normalization of Vowpal Wabbit's
+    default update (Ross, Mineiro and Langford 2013, the ``s_i`` of Algorithm 2, which
+    ``ocolearn.learners.nag`` folds into its step instead)::
+
+        s_i = max(s_i, |x_i|),   x'_i = x_i / s_i   (0 where s_i = 0)
+
+    O(nnz) on sparse rows: features absent from x keep their scale. Scale-free: multiplying a
+    feature by c > 0 everywhere leaves every x' unchanged."""
+
+    def init(self, dim):
+        return jnp.zeros((dim,), jnp.float32)
+
+    def observe(self, state, x):
+        return put(state, x, jnp.maximum(local(state, x), jnp.abs(values(x))))
+
+    def transform(self, state, x):
+        scaled = values(x) * ratio(1.0, local(state, x))
+        return Sparse(x.idx, scaled, x.dim) if isinstance(x, Sparse) else scaled
+
+    def fold(self, state, w):
+        return w * ratio(1.0, state), 0.0 * w[..., 0]
+
+
+def _dense_only(x):
+    if isinstance(x, Sparse):
+        raise ConfigError("standardize needs dense rows (centring fills a sparse row); use scale = 'normalize'")
+
+
+SCALES = ("auto", "standardize", "normalize", "none")
+
+
+def default_steps(dense: bool, intercept: bool = True, scale: str = "auto") -> tuple[Preprocess, ...]:
+    """The preprocessing every door applies unless told otherwise: online scaling
+    (``scale = "auto"``: ``standardize`` dense rows, leave sparse rows as they are, whose
+    counts and indicators need no centring and whose O(nnz) steps a per-feature table would
+    slow), then the intercept as the last feature."""
+    if scale not in SCALES:
+        raise ConfigError(f"scale must be one of {', '.join(SCALES)}, got {scale!r}", "scale")
+    if scale == "auto":
+        scale = "standardize" if dense else "none"
+    if scale == "standardize" and not dense:
+        raise ConfigError(
+            "scale 'standardize' needs dense rows (csv, tables); use 'normalize' for sparse ones", "scale"
+        )
+    steps = {"standardize": (Standardize(),), "normalize": (Normalize(),), "none": ()}[scale]
+    return steps + ((Intercept(),) if intercept else ())

@@ -1,0 +1,173 @@
+"""Preprocessing parts and the pipeline learner: against float64 transcriptions, river, and
+their own folded linear model."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from ocolearn.features import Sparse
+from ocolearn.learners import OGD, FTRLProximal, Perceptron
+from ocolearn.losses import Logistic
+from ocolearn.pipeline import Pipeline, raw_linear, with_pipeline
+from ocolearn.preprocess import Intercept, Moments, Normalize, Standardize, default_steps
+from ocolearn.run import run
+from ocolearn.schedules import Constant
+
+
+def mixed_scales(n=300, seed=0):
+    """A binary table whose features differ by orders of magnitude and are off centre."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4)) * [1.0, 30.0, 0.01, 500.0] + [3.0, -40.0, 0.5, 2000.0]
+    score = (X - [3.0, -40.0, 0.5, 2000.0]) / [1.0, 30.0, 0.01, 500.0] @ [1.0, -2.0, 0.5, 1.0] + 0.7
+    y = np.where(score + rng.normal(scale=0.5, size=n) > 0, 1.0, -1.0)
+    return X, y
+
+
+def progressive_by_hand(X, y, eta, leaky=False):
+    """float64 transcription: Welford mean and population variance, river's order (predict with
+    the statistics before the row; learn after adding it), logistic OGD with a constant rate on
+    the standardized row and a constant feature 1. ``leaky`` predicts with the row already in
+    the statistics (a broken order the tests must reject)."""
+    n, d = X.shape
+    mean, var, count = np.zeros(d), np.zeros(d), 0
+    w = np.zeros(d + 1)
+
+    def scaled(v, m, s2):
+        return np.append(np.where(s2 > 0, (v - m) / np.sqrt(np.where(s2 > 0, s2, 1)), 0.0), 1.0)
+
+    predictions = []
+    for x, target in zip(X, y, strict=True):
+        new_count = count + 1
+        new_mean = mean + (x - mean) / new_count
+        new_var = var + ((x - mean) * (x - new_mean) - var) / new_count
+        seen = (new_mean, new_var) if leaky else (mean, var)
+        predictions.append(w @ scaled(x, *seen))
+        count, mean, var = new_count, new_mean, new_var
+        z = scaled(x, mean, var)
+        p = w @ z
+        w = w - eta * (-target / (1 + np.exp(target * p))) * z
+    return np.array(predictions), w, (mean, var)
+
+
+def test_standardize_matches_welford_and_river_order():
+    X, y = mixed_scales()
+    learner = with_pipeline(OGD(loss=Logistic(), schedule=Constant(0.05)), (Standardize(), Intercept()))
+    result = run(learner, X.astype(np.float32), y.astype(np.float32))
+    predictions, w, (mean, var) = progressive_by_hand(X.astype(np.float32).astype(np.float64), y, 0.05)
+    np.testing.assert_allclose(result.trace.prediction, predictions, rtol=2e-4, atol=2e-4)
+    np.testing.assert_allclose(result.state.w, w, rtol=2e-4, atol=2e-4)
+    moments = result.state.steps[0]
+    np.testing.assert_allclose(moments.mean, mean, rtol=1e-5)
+    np.testing.assert_allclose(moments.var, var, rtol=1e-4)
+    leaky, _, _ = progressive_by_hand(X.astype(np.float64), y, 0.05, leaky=True)
+    assert np.max(np.abs(np.asarray(result.trace.prediction) - leaky)) > 0.05  # the order is seen
+
+
+def test_progressive_accuracy_equals_rivers_pipeline():
+    """river's ``StandardScaler() | LogisticRegression()`` (SGD 0.05, intercept_lr 0.05, no l2)
+    and the same rule here: progressive accuracy within 1 point, weights within float32."""
+    river = pytest.importorskip("river")
+    from river import compose, linear_model, optim, preprocessing
+
+    X, y = mixed_scales(n=400, seed=3)
+    X = X.astype(np.float32).astype(np.float64)
+    model = compose.Pipeline(
+        preprocessing.StandardScaler(),
+        linear_model.LogisticRegression(optimizer=optim.SGD(0.05), intercept_lr=0.05, l2=0.0),
+    )
+    theirs = []
+    for x, target in zip(X, y, strict=True):
+        row = {f"f{i}": v for i, v in enumerate(x)}
+        theirs.append(model.predict_proba_one(row).get(True, 0.0) > 0.5)
+        model.learn_one(row, bool(target > 0))
+    assert river.__version__
+    learner = with_pipeline(OGD(loss=Logistic(), schedule=Constant(0.05)), default_steps(dense=True))
+    result = run(learner, X.astype(np.float32), y.astype(np.float32))
+    ours = np.asarray(result.trace.prediction) > 0
+    their_accuracy = np.mean(np.array(theirs) == (y > 0))
+    our_accuracy = np.mean(ours == (y > 0))
+    assert abs(our_accuracy - their_accuracy) <= 0.01
+    weights = model["LogisticRegression"].weights
+    np.testing.assert_allclose(result.state.w[:4], [weights[f"f{i}"] for i in range(4)], rtol=1e-3, atol=1e-3)
+    np.testing.assert_allclose(result.state.w[4], model["LogisticRegression"].intercept, rtol=1e-3, atol=1e-3)
+
+
+def test_online_scaling_and_intercept_lift_accuracy():
+    """On mixed scales the bare learner is far behind the pipeline (the point of scaling)."""
+    X, y = mixed_scales(n=2000, seed=1)
+    X32, y32 = X.astype(np.float32), y.astype(np.float32)
+    bare = run(Perceptron(), X32, y32).trace
+    piped = run(with_pipeline(Perceptron(), default_steps(dense=True)), X32, y32).trace
+    accuracy = [np.mean((np.asarray(t.prediction) > 0) == (y > 0)) for t in (bare, piped)]
+    assert accuracy[1] > 0.85 > accuracy[0] + 0.1
+
+
+@pytest.mark.parametrize("steps", [(Standardize(), Intercept()), (Normalize(), Intercept(2.0)), (Normalize(),)])
+def test_folded_linear_model_scores_as_the_pipeline(steps):
+    X, y = mixed_scales(n=120, seed=2)
+    learner = with_pipeline(OGD(loss=Logistic(), schedule=Constant(0.1)), steps)
+    state = run(learner, X.astype(np.float32), y.astype(np.float32)).state
+    w, offset = raw_linear(learner, state)
+    expected = jax.vmap(learner.predict, (None, 0))(state, jnp.asarray(X, jnp.float32))
+    np.testing.assert_allclose(X @ w - offset, expected, rtol=1e-4, atol=1e-3)
+
+
+def test_sparse_rows_normalize_and_intercept():
+    """On sparse rows: the scale is the largest |x_i| seen (O(nnz)), the intercept the last
+    feature, padding changes nothing, and the folded model scores as the pipeline."""
+    idx = jnp.array([[0, 2, 0], [1, 2, 0], [0, 3, 3]], jnp.int32)
+    val = jnp.array([[2.0, -4.0, 0.0], [3.0, 1.0, 0.0], [-5.0, 0.5, 0.0]], jnp.float32)
+    X, y = Sparse(idx, val, 4), jnp.array([1.0, -1.0, 1.0])
+    learner = with_pipeline(Perceptron(), (Normalize(), Intercept()))
+    state = run(learner, X, y).state
+    np.testing.assert_array_equal(state.steps[0], [5.0, 3.0, 4.0, 0.5])
+    assert state.inner.w.shape == (5,)
+    dense = X.todense()
+    expected = jax.vmap(learner.predict, (None, 0))(state, jnp.asarray(dense))
+    w, offset = raw_linear(learner, state)
+    np.testing.assert_allclose(dense @ w - offset, expected, rtol=1e-6)
+    sparse_scores = jnp.stack([learner.predict(state, Sparse(idx[i], val[i], 4)) for i in range(3)])
+    np.testing.assert_allclose(sparse_scores, expected, rtol=1e-6)
+
+
+def test_standardize_refuses_sparse_rows():
+    from ocolearn.parts import ConfigError
+
+    with pytest.raises(ConfigError, match="normalize"):
+        default_steps(dense=False, scale="standardize")
+
+
+def test_intercept_is_not_regularized():
+    """FTRL-Proximal with an l1 far above every gradient: the weights stay 0 except the
+    intercept's, which learns the base rate (l1 = l2 = 0 there)."""
+    X = np.zeros((200, 3), np.float32)
+    X[:, 0] = np.tile([1.0, -1.0], 100)
+    y = np.where(np.arange(200) % 4 == 0, -1.0, 1.0).astype(np.float32)
+    learner = with_pipeline(FTRLProximal(l1=1e6, l2=0.0), (Intercept(),))
+    assert learner.learner.intercept
+    w = np.asarray(run(learner, X, y).state.w)
+    assert np.all(w[:3] == 0) and w[3] > 0.5
+    unexempt = Pipeline((Intercept(),), FTRLProximal(l1=1e6, l2=0.0))  # a broken rule: the intercept penalized
+    assert np.all(np.asarray(run(unexempt, X, y).state.w) == 0)
+
+
+def test_sweep_of_pipelines_equals_separate_runs():
+    from ocolearn.sweep import stack_values, sweep
+
+    X, y = mixed_scales(n=100)
+    base = OGD(loss=Logistic(), schedule=Constant(0.1))
+    stacked = stack_values(base, {"schedule.eta": np.array([0.01, 0.1, 1.0])})
+    swept = sweep(with_pipeline(stacked, default_steps(True), stacked=3), X.astype(np.float32), y.astype(np.float32))
+    for c, eta in enumerate([0.01, 0.1, 1.0]):
+        one = with_pipeline(OGD(loss=Logistic(), schedule=Constant(eta)), default_steps(True))
+        state = run(one, X.astype(np.float32), y.astype(np.float32)).state
+        np.testing.assert_allclose(swept.state.w[c, 0], state.w, rtol=1e-6)
+
+
+def test_moments_state_shapes_are_stable():
+    learner = with_pipeline(Perceptron(), default_steps(True))
+    state = learner.init(3)
+    assert isinstance(state.steps[0], Moments)
+    after = jax.eval_shape(learner.update, state, (jnp.zeros(3), jnp.float32(1)))
+    assert jax.tree.map(lambda a: (a.shape, a.dtype), after) == jax.tree.map(lambda a: (a.shape, a.dtype), state)
