@@ -56,6 +56,8 @@ from ocolearn.features import Sparse
 from ocolearn.learners import Learner, OneVsRest
 from ocolearn.losses import Logistic
 from ocolearn.parts import Part, fields_of
+from ocolearn.pipeline import raw_linear, steps_of, with_pipeline
+from ocolearn.preprocess import default_steps
 from ocolearn.run import run
 
 _PREFIX = "learner__"
@@ -130,9 +132,20 @@ class _Online(BaseEstimator):
     )
 
     def __init__(
-        self, learner="perceptron", *, max_iter=1, random_state=None, average=False, warm_start=False, verbose=0
+        self,
+        learner="perceptron",
+        *,
+        fit_intercept=True,
+        scale="auto",
+        max_iter=1,
+        random_state=None,
+        average=False,
+        warm_start=False,
+        verbose=0,
     ):
         self.learner = learner
+        self.fit_intercept = fit_intercept
+        self.scale = scale
         self.max_iter = max_iter
         self.random_state = random_state
         self.average = average
@@ -181,6 +194,17 @@ class _Online(BaseEstimator):
         self._check_options()
         return False
 
+    def _compose(self, learner: Learner, rows) -> Learner:
+        """The learner behind the preprocessing every door uses (``preprocess.default_steps``):
+        ``scale`` (``"auto"``: online standardization of dense rows, none for sparse ones), then
+        with ``fit_intercept`` a constant feature, whose weight the learner's regularizer and
+        projection leave alone (``pipeline.with_pipeline``)."""
+        try:
+            steps = default_steps(not isinstance(rows, Sparse), bool(self.fit_intercept), self.scale)
+        except ValueError as e:  # ConfigError: an unknown scale, or standardize with sparse rows
+            raise ValueError(str(e)) from None
+        return with_pipeline(learner, steps)
+
     def _check_options(self):
         if not _is_int(self.max_iter) or self.max_iter < 1:
             raise ValueError(f"max_iter (passes over the data) must be a positive integer, got {self.max_iter!r}")
@@ -206,6 +230,7 @@ class _Online(BaseEstimator):
         if self.average and not hasattr(learner, "averaged"):
             raise ValueError(f"average=True, but {type(learner).__name__} keeps no averaged weights")
         seed = None if seed is None else int(seed)
+        core = steps_of(learner)[1]
         state, first = (None, 0) if fresh else (self.state_, self.passes_run_)
         n = len(targets)
         for p in range(passes):
@@ -221,15 +246,24 @@ class _Online(BaseEstimator):
             "estimator": {
                 "class": type(self).__name__,
                 "learner": as_learner(self.learner).to_config(),
+                "fit_intercept": bool(self.fit_intercept),
+                "scale": self.scale,
                 "max_iter": int(self.max_iter),
                 "random_state": seed,
                 "average": bool(self.average),
             },
             **self._labels_settings(),
+            "learner": core.to_config(),
+            "steps": [step.to_config() for step in getattr(learner, "steps", ())],
+            "averaged": bool(self.average),
+            "dim": self.n_features_in_,
+            "normalized": False,
         }
-        model = model_file.model_of(learner, state, self._labels(), self.n_features_in_, self.average, settings)
+        # The pipeline folded into one linear model of the raw features, what model files hold:
+        w, offset = raw_linear(learner, state, learner.averaged(state) if self.average else None)
+        model = model_file.Model(np.asarray(w, np.float32), self._labels(), settings, np.asarray(offset, np.float32))
         if not np.all(np.isfinite(model.w)):
-            raise ValueError(f"{type(learner).__name__}'s weights are not finite after training: lower its rate")
+            raise ValueError(f"{type(core).__name__}'s weights are not finite after training: lower its rate")
         self.state_, self.learner_, self.passes_run_, self.n_iter_ = state, learner, first + passes, passes
         self._keep(model)
 
@@ -270,6 +304,8 @@ class _Online(BaseEstimator):
         average = bool(options.get("average", model.settings.get("averaged", False)))
         estimator = cls(
             learner,
+            fit_intercept=options.get("fit_intercept", False),  # files before fit_intercept had none
+            scale=options.get("scale", "none"),
             max_iter=options.get("max_iter", options.get("passes", 1)),  # "passes", "seed": files before 0.x
             random_state=options.get("random_state", options.get("seed")),
             average=average,
@@ -318,6 +354,8 @@ class OnlineClassifier(ClassifierMixin, _Online):
         self,
         learner="perceptron",
         *,
+        fit_intercept=True,
+        scale="auto",
         max_iter=1,
         random_state=None,
         average=False,
@@ -327,6 +365,8 @@ class OnlineClassifier(ClassifierMixin, _Online):
     ):
         super().__init__(
             learner,
+            fit_intercept=fit_intercept,
+            scale=scale,
             max_iter=max_iter,
             random_state=random_state,
             average=average,
@@ -350,7 +390,7 @@ class OnlineClassifier(ClassifierMixin, _Online):
         warm = self._continues(partial=False)
         classes = self.classes_ if warm else None
         rows, indices = self._data(X, y, reset=not warm, classes=classes)
-        learner = self.learner_ if warm else self._for_classes(len(self.classes_))
+        learner = self.learner_ if warm else self._compose(self._for_classes(len(self.classes_)), rows)
         weights = self._round_weights(learner, indices, sample_weight, fresh=not warm, balanced_ok=True)
         targets = self._targets(learner, indices)
         self._train(learner, rows, targets, weights, fresh=not warm, passes=self.max_iter, seed=self.random_state)
@@ -363,7 +403,7 @@ class OnlineClassifier(ClassifierMixin, _Online):
         if not more and classes is None:
             raise ValueError("classes must be given on the first call to partial_fit (all the labels y can hold)")
         rows, indices = self._data(X, y, reset=not more, classes=None if more else classes)
-        learner = self.learner_ if more else self._for_classes(len(self.classes_))
+        learner = self.learner_ if more else self._compose(self._for_classes(len(self.classes_)), rows)
         weights = self._round_weights(learner, indices, sample_weight, fresh=False, balanced_ok=False)
         self._train(learner, rows, self._targets(learner, indices), weights, fresh=not more, passes=1, seed=None)
         return self
@@ -394,13 +434,13 @@ class OnlineClassifier(ClassifierMixin, _Online):
         weights = self._sample_weight(indices, sample_weight, fresh)
         labels = self.classes_[indices]
         per_class = compute_class_weight(self.class_weight, classes=self.classes_, y=labels)
-        if isinstance(learner, OneVsRest):
+        if isinstance(steps_of(learner)[1], OneVsRest):
             positive = indices[:, None] == np.arange(len(self.classes_))
             return weights[:, None] * np.where(positive, per_class[None, :], 1.0)
         return weights * per_class[indices]
 
     def _targets(self, learner, indices):
-        return model_file.target_map(learner, range(len(self.classes_)))(indices)
+        return model_file.target_map(steps_of(learner)[1], range(len(self.classes_)))(indices)
 
     def _labels(self):
         return [str(c) for c in self.classes_]
@@ -440,9 +480,22 @@ class OnlineRegressor(RegressorMixin, _Online):
     ``eta`` a round whatever the scale of the features, so it does not diverge on unscaled
     data as a fixed-rate OGD can."""
 
-    def __init__(self, learner="adagrad", *, max_iter=1, random_state=None, average=False, warm_start=False, verbose=0):
+    def __init__(
+        self,
+        learner="adagrad",
+        *,
+        fit_intercept=True,
+        scale="auto",
+        max_iter=1,
+        random_state=None,
+        average=False,
+        warm_start=False,
+        verbose=0,
+    ):
         super().__init__(
             learner,
+            fit_intercept=fit_intercept,
+            scale=scale,
             max_iter=max_iter,
             random_state=random_state,
             average=average,
@@ -465,8 +518,8 @@ class OnlineRegressor(RegressorMixin, _Online):
             self, X, y, accept_sparse="csr", dtype=(np.float64, np.float32), y_numeric=True, reset=not warm
         )
         weights = None if sample_weight is None else self._sample_weight(y, sample_weight, fresh=not warm)
-        learner = self.learner_ if warm else self._learner()
         rows, targets = as_rows(X), y.astype(np.float32)
+        learner = self.learner_ if warm else self._compose(self._learner(), rows)
         self._train(learner, rows, targets, weights, fresh=not warm, passes=self.max_iter, seed=self.random_state)
         return self
 
@@ -478,8 +531,9 @@ class OnlineRegressor(RegressorMixin, _Online):
             self, X, y, accept_sparse="csr", dtype=(np.float64, np.float32), y_numeric=True, reset=not more
         )
         weights = None if sample_weight is None else self._sample_weight(y, sample_weight, fresh=False)
-        learner = self.learner_ if more else self._learner()
-        self._train(learner, as_rows(X), y.astype(np.float32), weights, fresh=not more, passes=1, seed=None)
+        rows = as_rows(X)
+        learner = self.learner_ if more else self._compose(self._learner(), rows)
+        self._train(learner, rows, y.astype(np.float32), weights, fresh=not more, passes=1, seed=None)
         return self
 
     def predict(self, X):

@@ -29,6 +29,9 @@ def blobs(n=400, d=5, classes=2, seed=0):
     return X, np.asarray(["cat", "dog", "emu", "fox"])[y]
 
 
+RAW = {"fit_intercept": False, "scale": "none"}  # the learner on the raw rows, as ocolearn.run runs it
+
+
 def leaves_equal(a, b):
     return all(np.array_equal(x, y) for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b), strict=True))
 
@@ -75,8 +78,8 @@ def test_partial_fit_on_sparse_rows_of_one_width_equals_one_longer_run():
     cols = np.argsort(rng.random((n, d)), axis=1)[:, :5]  # 5 distinct features per row
     csr = scipy_sparse.csr_matrix((rng.normal(size=5 * n), cols.ravel(), np.arange(0, 5 * n + 1, 5)), shape=(n, d))
     y = np.where(rng.normal(size=n) + csr @ rng.normal(size=d) > 0, 1, -1)
-    whole = OnlineRegressor("ogd").fit(csr, y)
-    pieces = OnlineRegressor("ogd").partial_fit(csr[:400], y[:400]).partial_fit(csr[400:], y[400:])
+    whole = OnlineRegressor("ogd", fit_intercept=False).fit(csr, y)
+    pieces = OnlineRegressor("ogd", fit_intercept=False).partial_fit(csr[:400], y[:400]).partial_fit(csr[400:], y[400:])
     assert leaves_equal(pieces.state_, whole.state_)
     expected = run(OGD(), Sparse(*_padded(csr), d), y.astype(np.float32)).state
     assert leaves_equal(whole.state_, expected)
@@ -97,23 +100,36 @@ def test_csr_rows_sum_repeated_entries_and_take_64_bit_indices():
     np.testing.assert_array_equal(csr_rows(csr).todense(), coo.toarray().astype(np.float32))
 
 
-def test_perceptron_weights_equal_scikit_learn_on_dense_and_sparse_input():
-    X, y = blobs()
-    sk = SkPerceptron(fit_intercept=False, shuffle=False, max_iter=1, tol=None)
+def one_epoch(model, X, y, **fit):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # one epoch does not "converge"
-        expected = sk.fit(X.astype(np.float64), y).coef_.ravel().astype(np.float32)
+        return model.fit(X.astype(np.float64), y, **fit)
+
+
+def test_perceptron_coef_and_intercept_equal_scikit_learn_on_dense_and_sparse_input():
+    X, y = blobs()
+    # Dense rows: the intercept is the weight of a constant feature 1, as in scikit-learn's dense SGD.
+    sk = one_epoch(SkPerceptron(shuffle=False, max_iter=1, tol=None), X, y)
+    estimator = OnlineClassifier("perceptron", scale="none").fit(X, y)
+    assert estimator.coef_.shape == (1, 5) and estimator.intercept_.shape == (1,) and estimator.n_features_in_ == 5
+    np.testing.assert_array_equal(estimator.coef_, sk.coef_.astype(np.float32))
+    np.testing.assert_array_equal(estimator.intercept_, sk.intercept_.astype(np.float32))
+    np.testing.assert_array_equal(estimator.predict(X), sk.predict(X))
+    np.testing.assert_allclose(estimator.decision_function(X), sk.decision_function(X), rtol=1e-6)
+    # scikit-learn moves a sparse model's intercept by 0.01 of its steps (SPARSE_INTERCEPT_DECAY), so
+    # the sparse rows are compared without one:
+    sk = one_epoch(SkPerceptron(fit_intercept=False, shuffle=False, max_iter=1, tol=None), X, y)
     for data in (X, scipy_sparse.csr_matrix(X)):
-        estimator = OnlineClassifier("perceptron").fit(data, y)
-        np.testing.assert_array_equal(estimator.model_.w, expected)
+        estimator = OnlineClassifier("perceptron", **RAW).fit(data, y)
+        np.testing.assert_array_equal(estimator.model_.w, sk.coef_.ravel().astype(np.float32))
+        np.testing.assert_array_equal(estimator.intercept_, [0.0])
         np.testing.assert_array_equal(estimator.predict(data), sk.predict(X))
-        np.testing.assert_allclose(estimator.decision_function(data), sk.decision_function(X), rtol=1e-6)
 
 
 def test_grid_search_over_a_learners_field():
     X, y = blobs(n=300)
     lams = [1e-3, 1e-1, 10.0]
-    search = GridSearchCV(OnlineClassifier("pegasos", max_iter=2), {"learner__lam": lams}, cv=3).fit(X, y)
+    search = GridSearchCV(OnlineClassifier("pegasos", max_iter=2, **RAW), {"learner__lam": lams}, cv=3).fit(X, y)
     assert search.cv_results_["param_learner__lam"].tolist() == lams
     best = search.best_params_["learner__lam"]
     assert search.best_estimator_.learner == Pegasos(best)
@@ -137,8 +153,8 @@ def test_nested_params_of_a_learners_parts():
 
 def test_multiclass_runs_k_class_learners_or_one_vs_rest():
     X, y = blobs(n=600, classes=3)
-    assert OnlineClassifier("perceptron").fit(X, y).learner_ == Perceptron(classes=3)
-    ovr = OnlineClassifier("pegasos", max_iter=3).fit(X, y)
+    assert OnlineClassifier("perceptron", **RAW).fit(X, y).learner_ == Perceptron(classes=3)
+    ovr = OnlineClassifier("pegasos", max_iter=3, **RAW).fit(X, y)
     assert ovr.learner_ == OneVsRest(Pegasos(), classes=3)
     labels = np.searchsorted(np.unique(y), y).astype(np.int32)
     w = OneVsRest(Pegasos(), classes=3).weights(run(OneVsRest(Pegasos(), classes=3), X, labels, passes=3).state)
@@ -150,7 +166,7 @@ def test_regressor_predicts_w_dot_x_of_the_run():
     rng = np.random.default_rng(2)
     X = rng.normal(size=(300, 4)).astype(np.float32)
     y = (X @ np.array([1.0, -2.0, 0.5, 0.0]) + 0.01 * rng.normal(size=300)).astype(np.float32)
-    estimator = OnlineRegressor(OGD(schedule=InvSqrt(0.3)), max_iter=4, random_state=1).fit(X, y)
+    estimator = OnlineRegressor(OGD(schedule=InvSqrt(0.3)), max_iter=4, random_state=1, **RAW).fit(X, y)
     w = run(OGD(schedule=InvSqrt(0.3)), X, y, seed=1, passes=4).state.w
     np.testing.assert_allclose(estimator.predict(X), X.astype(np.float64) @ np.asarray(w, np.float64), rtol=1e-6)
     assert estimator.score(X, y) > 0.99
@@ -184,4 +200,6 @@ def test_a_model_trained_by_the_cli_predicts_here(tmp_path):
     model_file.save(model_file.train(Pegasos(0.01), data, passes=2), tmp_path / "cli.npz")
     loaded = OnlineClassifier.load(tmp_path / "cli.npz")
     assert loaded.learner == Pegasos(0.01)
-    np.testing.assert_array_equal(loaded.predict(X), OnlineClassifier(Pegasos(0.01), max_iter=2).fit(X, y).predict(X))
+    np.testing.assert_array_equal(
+        loaded.predict(X), OnlineClassifier(Pegasos(0.01), max_iter=2, **RAW).fit(X, y).predict(X)
+    )
