@@ -174,7 +174,7 @@ def check_weights(weights, n: int):
     bad = ~(np.isfinite(values) & (values >= 0))
     if bad.any():
         i = np.unravel_index(np.argmax(bad), values.shape)
-        raise DataError(f"weights[{i[0]}] is {np.asarray(weights)[i]!r}; weights are finite numbers >= 0")
+        raise DataError(f"weights[{i[0]}] is {float(values[i]):g}; weights are finite numbers >= 0")
     return jnp.asarray(values)
 
 

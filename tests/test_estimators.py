@@ -1,23 +1,53 @@
 """The scikit-learn estimators: scikit-learn's own checks, partial_fit as one longer run, a grid
 search over a learner's field, sparse input, and the model file of ``ocolearn train``."""
 
+import os
+import subprocess
+import sys
 import warnings
+from pathlib import Path
 
 import jax
 import numpy as np
 import pytest
 
-from ocolearn import OGD, Constant, InvSqrt, OneVsRest, Pegasos, Perceptron, Sparse, Squared, run
+from ocolearn import (
+    MIRA,
+    OGD,
+    AdaGrad,
+    Constant,
+    EpsilonInsensitive,
+    FTRLProximal,
+    Hinge,
+    InvSqrt,
+    Logistic,
+    OneVsRest,
+    PassiveAggressive,
+    Pegasos,
+    Perceptron,
+    Sparse,
+    Squared,
+    run,
+)
 from ocolearn import model as model_file
+from ocolearn.cli import main as cli_main
+from ocolearn.config import ConfigError
+from ocolearn.data import DataError
+from ocolearn.pipeline import with_pipeline
+from ocolearn.preprocess import default_steps
 
 sklearn = pytest.importorskip("sklearn")
 scipy_sparse = pytest.importorskip("scipy.sparse")
 
+from sklearn.datasets import dump_svmlight_file  # noqa: E402
 from sklearn.linear_model import Perceptron as SkPerceptron  # noqa: E402
+from sklearn.linear_model import SGDClassifier, SGDRegressor  # noqa: E402
 from sklearn.model_selection import GridSearchCV  # noqa: E402
 from sklearn.utils.estimator_checks import check_estimator  # noqa: E402
 
 from ocolearn.estimators import OnlineClassifier, OnlineRegressor, csr_rows  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def blobs(n=400, d=5, classes=2, seed=0):
@@ -43,7 +73,9 @@ def leaves_equal(a, b):
         OnlineClassifier(),
         OnlineClassifier("pegasos", max_iter=2, random_state=0),
         OnlineClassifier(Perceptron(), average=True, max_iter=3),
+        OnlineClassifier(OGD(Logistic()), max_iter=2, class_weight="balanced"),  # predict_proba's checks
         OnlineRegressor(),
+        OnlineRegressor("adagrad", scale="normalize", fit_intercept=False),
     ],
     ids=repr,
 )
@@ -203,3 +235,206 @@ def test_a_model_trained_by_the_cli_predicts_here(tmp_path):
     np.testing.assert_array_equal(
         loaded.predict(X), OnlineClassifier(Pegasos(0.01), max_iter=2, **RAW).fit(X, y).predict(X)
     )
+
+
+# -- per-example weights ---------------------------------------------------------------------
+
+
+def weights_and_rows(n=300, d=4, seed=3):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)).astype(np.float32)
+    return X, rng.integers(0, 4, size=n).astype(np.float64)  # integer weights, zeros among them
+
+
+SK_SGD = dict(penalty=None, shuffle=False, max_iter=1, tol=None)
+
+
+@pytest.mark.parametrize(
+    "ours, theirs",
+    [
+        (OGD(Hinge(), Constant(0.1)), dict(loss="hinge", learning_rate="constant", eta0=0.1)),
+        (OGD(Logistic(), Constant(0.1)), dict(loss="log_loss", learning_rate="constant", eta0=0.1)),
+        (PassiveAggressive(0.5, 1), dict(loss="hinge", learning_rate="pa1", eta0=0.5, fit_intercept=False)),
+        (PassiveAggressive(0.5, 2), dict(loss="hinge", learning_rate="pa2", eta0=0.5, fit_intercept=False)),
+        (Perceptron(), dict(loss="perceptron", learning_rate="constant", eta0=1.0)),
+    ],
+    ids=["ogd-hinge", "ogd-logistic", "pa1", "pa2", "perceptron"],
+)
+def test_sample_and_class_weights_scale_each_step_as_scikit_learns_sgd(ours, theirs):
+    # scikit-learn's PA leaves the intercept's constant 1 out of ||x||^2, ocolearn's PA on (x, 1)
+    # counts it: the two agree without an intercept.
+    X, sw = weights_and_rows()
+    y = np.where(X @ [1.0, -1.0, 0.5, 0.2] + 0.3 > 0, "yes", "no")
+    options = dict(scale="none", fit_intercept=theirs.get("fit_intercept", True))
+    for class_weight in (None, {"no": 0.5, "yes": 3.0}, "balanced"):
+        sk = one_epoch(SGDClassifier(class_weight=class_weight, **theirs, **SK_SGD), X, y, sample_weight=sw)
+        est = OnlineClassifier(ours, class_weight=class_weight, **options).fit(X, y, sample_weight=sw)
+        # float32 sums against scikit-learn's float64 ones (PA-I's weights grow to 1e4 here):
+        np.testing.assert_allclose(est.coef_, sk.coef_, rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(est.intercept_, sk.intercept_, rtol=1e-4, atol=1e-5)
+    # The weights changed the model (a test that ignored them would fail here):
+    plain = OnlineClassifier(ours, **options).fit(X, y)
+    assert np.abs(plain.coef_ - est.coef_).max() > 1e-2
+
+
+def test_one_vs_rest_class_weight_is_scikit_learns_positive_only_weight():
+    X, sw = weights_and_rows(n=400)
+    y = np.argmax(X[:, :3] + [0.2, 0.0, -0.2], axis=1)
+    class_weight = {0: 2.0, 1: 0.5, 2: 1.5}
+    theirs = dict(loss="hinge", learning_rate="constant", eta0=0.1)
+    sk = one_epoch(SGDClassifier(class_weight=class_weight, **theirs, **SK_SGD), X, y, sample_weight=sw)
+    est = OnlineClassifier(OGD(Hinge(), Constant(0.1)), scale="none", class_weight=class_weight)
+    est.fit(X, y, sample_weight=sw)
+    assert est.learner_.learner == OneVsRest(OGD(Hinge(), Constant(0.1)), classes=3)
+    np.testing.assert_allclose(est.coef_, sk.coef_, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(est.intercept_, sk.intercept_, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("rate", ["pa1", "pa2"])
+def test_sample_weight_in_regression_is_scikit_learns(rate):
+    X, sw = weights_and_rows()
+    y = X @ [1.0, -2.0, 0.5, 0.0] + 3.0
+    cases = [
+        (OGD(Squared(), Constant(0.01)), dict(loss="squared_error", learning_rate="constant", eta0=0.01)),
+        (
+            PassiveAggressive(0.5, int(rate[-1]), EpsilonInsensitive(0.1)),
+            dict(loss="epsilon_insensitive", epsilon=0.1, learning_rate=rate, eta0=0.5, fit_intercept=False),
+        ),
+    ]
+    for ours, theirs in cases:
+        sk = one_epoch(SGDRegressor(**theirs, **SK_SGD), X, y, sample_weight=sw)
+        options = dict(scale="none", fit_intercept=theirs.get("fit_intercept", True))
+        est = OnlineRegressor(ours, **options).fit(X, y, sample_weight=sw)
+        assert est.coef_.shape == (4,) and est.intercept_.shape == (1,)
+        np.testing.assert_allclose(est.coef_, sk.coef_, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(est.intercept_, sk.intercept_, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(est.predict(X), sk.predict(X), rtol=1e-5, atol=1e-4)
+
+
+def test_pegasos_weight_scales_the_hinge_step_not_the_shrinkage():
+    X, sw = weights_and_rows(n=200)
+    y = np.where(X[:, 0] - X[:, 1] > 0, 1.0, -1.0)
+    lam, w = 0.1, np.zeros(4)
+    for t, (x, label, s) in enumerate(zip(X.astype(np.float64), y, sw, strict=True), start=1):
+        eta = 1.0 / (lam * t)
+        hit = label * (w @ x) < 1.0
+        w = (1.0 - eta * lam) * w + (eta * s * label * x if hit else 0.0)
+    state = run(Pegasos(lam), X, y.astype(np.float32), weights=sw, trace=False).state
+    np.testing.assert_allclose(Pegasos(lam).weights(state), w, rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "learner",
+    [OGD(), AdaGrad(), Pegasos(), Perceptron(), PassiveAggressive(), OneVsRest(Pegasos(), classes=3), FTRLProximal()],
+    ids=lambda learner: learner.name,
+)
+def test_weights_of_one_are_the_unweighted_run_bit_for_bit(learner):
+    X, _ = weights_and_rows(n=1500)  # Pegasos tidies every 1024 rounds
+    classes = getattr(learner, "classes", 0)
+    y = np.argmax(X[:, :3], axis=1).astype(np.int32) if classes else np.sign(X[:, 0]).astype(np.float32)
+    learner = with_pipeline(learner, default_steps(True))
+    plain = run(learner, X, y, seed=1, passes=2, trace=False)
+    ones = run(learner, X, y, seed=1, passes=2, trace=False, weights=np.ones(len(y)))
+    assert leaves_equal(plain, ones)
+    twos = run(learner, X, y, seed=1, passes=2, trace=False, weights=np.full(len(y), 2.0))
+    assert not leaves_equal(plain.state, twos.state)
+
+
+def test_weights_are_checked_and_learners_without_a_weighted_step_say_so():
+    X, _ = weights_and_rows(n=10)
+    y = np.sign(X[:, 0]).astype(np.float32)
+    with pytest.raises(DataError, match=r"weights\[3\] is -1; weights are finite numbers >= 0"):
+        run(OGD(), X, y, weights=[1, 1, 1, -1, 1, 1, 1, 1, 1, 1])
+    with pytest.raises(DataError, match=r"one number per row \(10\), got shape \(9,\)"):
+        run(OGD(), X, y, weights=np.ones(9))
+    with pytest.raises(ValueError, match="mira takes no per-example weight"):
+        run(MIRA(), X, (y > 0).astype(np.int32), weights=np.ones(10))
+    with pytest.raises(ValueError, match="Sample weights must contain at least one non-zero number"):
+        OnlineClassifier().fit(X, y, sample_weight=np.zeros(10))
+    with pytest.raises(ValueError, match="class_weight='balanced' needs all the labels at once"):
+        OnlineClassifier(class_weight="balanced").partial_fit(X, y, classes=[-1.0, 1.0])
+
+
+# -- probabilities, parameters, passes -----------------------------------------------------
+
+
+def test_predict_proba_is_scikit_learns_for_the_logistic_loss_only():
+    X, y = blobs(n=400, classes=3)
+    theirs = dict(loss="log_loss", learning_rate="constant", eta0=0.05)
+    for labels in (y, np.where(y == "cat", "cat", "dog")):  # three classes, then two
+        sk = one_epoch(SGDClassifier(**theirs, **SK_SGD), X, labels)
+        est = OnlineClassifier(OGD(Logistic(), Constant(0.05)), scale="none").fit(X, labels)
+        np.testing.assert_allclose(est.predict_proba(X), sk.predict_proba(X), rtol=1e-4, atol=1e-6)
+        np.testing.assert_allclose(est.predict_log_proba(X), sk.predict_log_proba(X), rtol=1e-4, atol=1e-5)
+        assert np.array_equal(est.classes_[np.argmax(est.predict_proba(X), axis=1)], est.predict(X))
+    hinge = OnlineClassifier("pegasos").fit(X, y)
+    assert not hasattr(hinge, "predict_proba") and not hasattr(OnlineClassifier(), "predict_log_proba")
+    with pytest.raises(AttributeError, match="has no attribute 'predict_proba'") as caught:
+        hinge.predict_proba(X)
+    assert "probabilities need the logistic loss (learner__loss='logistic')" in str(caught.value.__cause__)
+
+
+def test_set_params_takes_a_part_by_name_or_table():
+    estimator = OnlineClassifier("ogd").set_params(learner__loss="logistic")
+    assert estimator.learner == OGD(Logistic()) and hasattr(estimator, "predict_proba")
+    estimator.set_params(learner__schedule={"kind": "constant", "eta": 0.5})
+    assert estimator.learner == OGD(Logistic(), Constant(0.5))
+    with pytest.raises(ConfigError, match="'loss.kind' = 'logistc' is not a known loss \\(did you mean 'logistic'"):
+        estimator.set_params(learner__loss="logistc")
+    X, y = blobs(n=200)
+    search = GridSearchCV(OnlineClassifier("ogd"), {"learner__loss": ["hinge", "logistic"]}, cv=2).fit(X, y)
+    assert search.cv_results_["param_learner__loss"].tolist() == ["hinge", "logistic"]
+
+
+def test_warm_start_continues_the_run_and_its_shuffles():
+    X, y = blobs(n=500)
+    whole = OnlineClassifier("pegasos", max_iter=4, random_state=2).fit(X, y)
+    warm = OnlineClassifier("pegasos", max_iter=2, random_state=2, warm_start=True).fit(X, y).fit(X, y)
+    np.testing.assert_array_equal(warm.coef_, whole.coef_)
+    assert warm.n_iter_ == 2 and int(warm.state_.t) == int(whole.state_.t) == 4 * len(y) + 1
+    cold = OnlineClassifier("pegasos", max_iter=2, random_state=2).fit(X, y)
+    np.testing.assert_array_equal(
+        cold.fit(X, y).coef_, OnlineClassifier("pegasos", max_iter=2, random_state=2).fit(X, y).coef_
+    )
+    assert not np.array_equal(cold.coef_, whole.coef_)
+
+
+def test_verbose_prints_each_pass_with_the_runs_sums(capsys):
+    X, y = blobs(n=300)
+    OnlineClassifier("perceptron", max_iter=2, random_state=0, verbose=1, **RAW).fit(X, y)
+    targets = np.where(y == "dog", 1.0, -1.0).astype(np.float32)
+    sums = [run(Perceptron(), X, targets, 0, passes=2, trace=True).trace.loss[k * 300 : (k + 1) * 300] for k in (0, 1)]
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2 and lines[1].startswith("-- Pass 2: 300 rounds, average loss")
+    for line, losses in zip(lines, sums, strict=True):
+        assert f"average loss {float(np.sum(losses)) / 300:.6g}" in line
+
+
+def test_import_without_scikit_learn_says_what_to_install():
+    block = "import sys; sys.modules['sklearn'] = None; import ocolearn.estimators"
+    done = subprocess.run([sys.executable, "-c", block], capture_output=True, text=True, env=_env())
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines()[-1] == (
+        "ImportError: ocolearn.estimators needs scikit-learn and SciPy: pip install 'ocolearn[sklearn]'"
+    )
+
+
+def _env():
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+
+
+def test_a_model_saved_here_reads_identically_through_the_cli(tmp_path, capsys):
+    rng = np.random.default_rng(4)
+    X = (rng.normal(size=(300, 6)) * [1, 10, 100, 0.1, 1, 5]).astype(np.float32)
+    y = np.argmax(X[:, :3] * [1.0, 0.1, 0.01], axis=1) + 1  # labels 1, 2, 3
+    for estimator in (OnlineClassifier("pegasos", max_iter=2), OnlineClassifier(OGD(Logistic()), average=False)):
+        labels = y if estimator.learner == "pegasos" else np.where(y == 1, 1, 2)
+        estimator.fit(X[:200], labels[:200])
+        estimator.save(tmp_path / "m.npz")
+        dump_svmlight_file(X[200:].astype(np.float64), labels[200:], str(tmp_path / "test.svm"), zero_based=True)
+        capsys.readouterr()
+        assert cli_main(["predict", str(tmp_path / "m.npz"), str(tmp_path / "test.svm")]) == 0
+        assert capsys.readouterr().out.split() == [str(c) for c in estimator.predict(X[200:])]
+        assert cli_main(["test", str(tmp_path / "m.npz"), str(tmp_path / "test.svm")]) == 0
+        error = 1.0 - estimator.score(X[200:], labels[200:])
+        assert f"{error:.4f}" in capsys.readouterr().out
