@@ -1,30 +1,74 @@
 """scikit-learn estimators over any ocolearn learner: ``OnlineClassifier`` and ``OnlineRegressor``.
 
-An estimator holds a learner (a registered name such as ``"pegasos"``, or a learner object)
-and the runner's options: ``passes`` over the data, ``seed`` (None: the stored order; an int:
-each pass shuffled, as ``ocolearn.run``), and ``average`` (predict with the learner's
-averaged weights). ``fit`` runs the learner from its initial state; ``partial_fit`` runs one
-pass over the given rows in their order, continuing from the state it left, so that
-``partial_fit(A); partial_fit(B)`` equals ``fit`` on the rows of A then B with one pass, bit
-for bit (sparse rows: when both are padded to the same width, as the sum over a row's padding
-is then the same sum). Rows are NumPy arrays (dense features) or ``scipy.sparse`` matrices
-(converted to padded ``Sparse`` rows in O(nnz), as wide as the longest row). The pass is
-compiled once per shape of the rows (their number, and for sparse rows their width), so
-``partial_fit`` on batches of one size compiles once. Training that leaves non-finite weights
-is an error, not a model.
+An estimator holds a learner (a registered name such as ``"pegasos"``, or a learner object),
+the preprocessing every door uses (``ocolearn.preprocess.default_steps``): ``scale`` (``"auto"``:
+online standardization of dense rows, river's order, none for sparse rows; ``"standardize"``,
+``"normalize"``, ``"none"``) and ``fit_intercept`` (a constant feature whose weight is the
+intercept, left out of the learner's regularizer and projection), composed in front of the
+learner as one ``ocolearn.pipeline.Pipeline``; and the runner's options under scikit-learn's
+names: ``max_iter`` passes over the data, ``random_state`` (None: the rows' own order; an int:
+pass p shuffled by ``fold_in(random_state, p)``, as ``ocolearn.run``; unlike scikit-learn's
+``shuffle=True``, None does not shuffle), ``average`` (predict with the learner's averaged
+weights), ``warm_start`` (``fit`` continues the state, and the numbering of the shuffles, the
+last call left, so ``fit`` twice with ``max_iter=k`` equals one ``fit`` with ``2k``) and
+``verbose`` (a line per pass: rounds, average loss, mistakes). ``fit`` runs the learner from its
+initial state; ``partial_fit`` runs one pass over the given rows in their order, continuing from
+the state it left, so that ``partial_fit(A); partial_fit(B)`` equals ``fit`` on the rows of A
+then B with one pass, bit for bit (sparse rows: when both are padded to the same width, as the
+sum over a row's padding is then the same sum). Rows are NumPy arrays (dense features) or
+``scipy.sparse`` matrices (converted to padded ``Sparse`` rows in O(nnz), as wide as the longest
+row). A pass is compiled once per shape of the rows (their number, and for sparse rows their
+width), so ``partial_fit`` on batches of one size compiles once. Training that leaves
+non-finite weights is an error, not a model.
+
+``coef_`` and ``intercept_`` are the pipeline folded into one linear model of the raw features
+(``ocolearn.pipeline.raw_linear``): ``decision_function(X) = X @ coef_.T + intercept_``
+(``coef_`` is ``(1, d)`` for two classes, ``(K, d)`` for K, ``(d,)`` for a regressor).
+
+**Weights.** ``sample_weight`` (and a classifier's ``class_weight``: None, ``{label: weight}``
+or ``"balanced"``, ``n / (K * count(label))`` as scikit-learn computes it) scale each example's
+step, as scikit-learn's SGD does (``update *= class_weight * sample_weight`` in its
+``plain_sgd``): the round of an example of weight s is ``Learner.weighted_update(state, (x, y),
+s)``. It is exactly scikit-learn's rule for OGD on any loss without a projection
+(``SGDClassifier``/``SGDRegressor`` with ``penalty=None``, ``learning_rate="constant"`` or an
+``eta_t`` schedule), the Perceptron (its ``Perceptron``) and PA-I/PA-II (``tau * s`` after the
+clipping at C; ``learning_rate="pa1"|"pa2"``; scikit-learn's PA leaves the intercept's constant 1
+out of ``||x||^2``, so the two agree with ``fit_intercept=False``), tested equal in
+``tests/test_estimators.py``. Pegasos scales its hinge step and not its shrinkage (scikit-learn's
+rule, on Pegasos' rate ``1 / (lam t)``). Any other learner with a ``loss`` field runs on the
+loss ``s * loss`` (its gradient scaled by s): for AdaGrad, FTRL, ONS and the parameter-free
+learners that is the learner on the weighted losses, not s times its unweighted step (their
+steps are not linear in the gradient), and the gradient bound some of them assume grows with
+the largest weight. The learners without a loss to weight (MIRA, CW, AROW, SCW, Winnow, Hedge,
+FLH, OCP-SVM) refuse weights. With two classes, or a K-class learner, an example's weight is
+its ``sample_weight`` times its label's ``class_weight``; one-vs-rest copy k weights its
+positive examples by ``class_weight[k]`` and its negative ones by 1, as scikit-learn's
+one-vs-rest does. The online scaling statistics take in every row whatever its weight. Without
+weights the runner runs the unweighted program, unchanged. scikit-learn's checks that weight 2
+equals two copies of a row are expected to fail (``expected_failed_checks``), as scikit-learn
+expects for its own SGD estimators: an online step on a doubled example is not two steps.
+
+**Probabilities.** With the logistic loss (``learner__loss="logistic"``; a one-vs-rest base's
+loss counts), ``predict_proba`` is scikit-learn's ``SGDClassifier``'s: ``sigmoid(score)`` for two
+classes, the K sigmoids normalized to sum to one for K; with any other loss the method is absent
+(``hasattr`` is False), as scikit-learn's is.
 
 The learner's fields are parameters: ``get_params()`` lists them as ``learner__lam``,
 ``learner__schedule__eta``, ... and ``set_params(learner__lam=0.1)`` replaces them in the
-learner (a name becomes the registered learner with its defaults first), so ``GridSearchCV``
-can search over them.
+learner (a name becomes the registered learner with its defaults first; a part may be given by
+name, ``learner__loss="logistic"``, or as a table, ``learner__schedule={"kind": "constant",
+"eta": 0.5}``, as in a config file), so ``GridSearchCV`` can search over them.
 
 A classifier with two classes trains a binary learner on labels -1/+1 (``classes_[1]`` is
 +1); with K > 2, a learner with a ``classes`` field is made K-class, any other is run
 one-vs-rest (``OneVsRest``). ``save``/``load`` write and read the model file of
-``ocolearn train`` (``ocolearn.model``), so a model trained here can be used by
-``ocolearn predict`` and one trained there can predict here. A file holds the weights, not
-the learner's state: a loaded estimator predicts and scores, ``fit`` trains afresh, and
-``partial_fit`` cannot continue it (an error).
+``ocolearn train`` (``ocolearn.model``), so a model trained here is read identically by
+``ocolearn predict`` and ``ocolearn test`` and one trained there can predict here. A file holds
+the folded weights, not the learner's state: a loaded estimator predicts and scores, ``fit``
+trains afresh, and ``partial_fit`` cannot continue it (an error).
+
+Without scikit-learn (or SciPy), importing this module fails with one line saying
+``pip install 'ocolearn[sklearn]'``.
 
 >>> import numpy as np
 >>> X, y = np.array([[1.0, 0.0], [0.0, 1.0]]), np.array(["a", "b"])

@@ -438,3 +438,26 @@ def test_a_model_saved_here_reads_identically_through_the_cli(tmp_path, capsys):
         assert cli_main(["test", str(tmp_path / "m.npz"), str(tmp_path / "test.svm")]) == 0
         error = 1.0 - estimator.score(X[200:], labels[200:])
         assert f"{error:.4f}" in capsys.readouterr().out
+
+
+def test_diabetes_regression_is_within_ten_percent_of_sgd_regressor():
+    """Issue 18's target: scikit-learn's diabetes data (bundled), its usual split, a few passes."""
+    from sklearn.datasets import load_diabetes
+    from sklearn.metrics import mean_squared_error
+    from sklearn.model_selection import train_test_split
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_diabetes(return_X_y=True, scaled=False)
+    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.2, random_state=0)
+    sgd = make_pipeline(StandardScaler(), SGDRegressor(random_state=0)).fit(X_train, y_train)
+    reference = mean_squared_error(y_test, sgd.predict(X_test))
+    for model in (
+        OnlineRegressor(max_iter=10, random_state=0),
+        make_pipeline(StandardScaler(), OnlineRegressor(max_iter=10, random_state=0)),
+    ):
+        mse = mean_squared_error(y_test, model.fit(X_train, y_train).predict(X_test))
+        assert mse < 1.1 * reference, (mse, reference)
+    # Without the intercept the same learner is far off (the issue's 27,149 of `train` without one):
+    raw = OnlineRegressor(max_iter=10, random_state=0, fit_intercept=False).fit(X_train, y_train)
+    assert mean_squared_error(y_test, raw.predict(X_test)) > 4 * reference
