@@ -265,21 +265,25 @@ class _Online(BaseEstimator):
 
     def _train(self, learner: Learner, rows, targets, weights, *, fresh: bool, passes: int, seed) -> None:
         """Run the learner over the rows ``passes`` times, from its initial state or the one
-        carried, one compiled pass at a time (pass p shuffled by ``fold_in(seed, p)``, numbered
-        across calls, so a warm-started ``fit`` continues the shuffles), and keep the model of
-        the state (``ocolearn.model.model_of``)."""
-        if self.average and not hasattr(learner, "averaged"):
-            raise ValueError(f"average=True, but {type(learner).__name__} keeps no averaged weights")
-        seed = None if seed is None else int(seed)
+        carried (pass p shuffled by ``fold_in(seed, p)``, numbered across calls, so a warm-started
+        ``fit`` continues the shuffles; with ``verbose``, one compiled pass at a time, which gives
+        the same numbers), and keep the model: the pipeline folded into one linear model of the
+        raw features (``pipeline.raw_linear``), as a model file holds it."""
         core = steps_of(learner)[1]
+        if self.average and not hasattr(learner, "averaged"):
+            raise ValueError(f"average=True, but {type(core).__name__} keeps no averaged weights")
+        seed = None if seed is None else int(seed)
         state, first = (None, 0) if fresh else (self.state_, self.passes_run_)
         n = len(targets)
-        for p in range(passes):
-            result = run(learner, rows, targets, seed, state=state, first_pass=first + p, trace=False, weights=weights)
+        step = 1 if self.verbose else passes  # verbose: one compiled pass at a time, to report each
+        for done in range(0, passes, step):
+            options = dict(state=state, passes=step, first_pass=first + done, trace=False, weights=weights)
+            result = run(learner, rows, targets, seed, **options)
             state = result.state
             if self.verbose:
                 mistakes = f", {int(result.trace.mistakes)} mistakes" if is_classifier(self) else ""
-                print(f"-- Pass {first + p + 1}: {n} rounds, average loss {float(result.trace.loss) / n:.6g}{mistakes}")
+                loss = float(result.trace.loss) / n
+                print(f"-- Pass {first + done + 1}: {n} rounds, average loss {loss:.6g}{mistakes}", flush=True)
         settings = {
             "format": "svmlight",  # column j of X is feature j of a zero-based svmlight file
             "zero_based": True,

@@ -73,7 +73,7 @@ def leaves_equal(a, b):
         OnlineClassifier(),
         OnlineClassifier("pegasos", max_iter=2, random_state=0),
         OnlineClassifier(Perceptron(), average=True, max_iter=3),
-        OnlineClassifier(OGD(Logistic()), max_iter=2, class_weight="balanced"),  # predict_proba's checks
+        OnlineClassifier(OGD(Logistic()), max_iter=2),  # with predict_proba
         OnlineRegressor(),
         OnlineRegressor("adagrad", scale="normalize", fit_intercept=False),
     ],
