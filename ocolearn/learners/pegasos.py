@@ -65,11 +65,11 @@ class Pegasos(Learner, name="pegasos", static=("project",)):
     def update(self, state, example, weight=None):
         x, y = example
         eta = 1.0 / (self.lam * state.t.astype(jnp.float32))
-        gain = eta * y if weight is None else eta * y * weight  # the hinge step's factor of x
         shrink = 1.0 - eta * self.lam
         # Shrink: a scalar, unless it is 0 (t = 1, where W = 0): then the scale restarts at 1.
         first = shrink <= 0
         scale = jnp.where(first, 1.0, state.scale * shrink)
+        gain = eta * y if weight is None else eta * y * weight  # the hinge step's factor of x
         step = gain / scale  # W's step on a margin error, known before W . x is
         wx = state.scale * dot(state.w, x)  # w_t . x
         hit = y * wx < 1.0
