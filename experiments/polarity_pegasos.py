@@ -23,7 +23,7 @@ from ocolearn.config import load
 from ocolearn.experiment import load_examples, split_validation
 from ocolearn.features import row
 from ocolearn.io import write_json
-from ocolearn.model import targets
+from ocolearn.pipeline import targets
 from ocolearn.sweep import stack_values, sweep
 
 CONFIG = Path(__file__).resolve().parent.parent / "configs/polarity_pegasos.toml"

@@ -32,7 +32,7 @@ import sys
 from pathlib import Path
 
 import ocolearn  # first: sets XLA's CPU flags before JAX starts (and imports no JAX itself)
-from ocolearn.names import FORMATS, TASKS
+from ocolearn.names import FORMATS, SCALES, TASKS
 
 # Nothing here imports NumPy or JAX before the arguments are parsed: ``--help``, ``--version``
 # and usage errors answer at once; each command imports what it needs.
@@ -81,8 +81,8 @@ def _sweep(args) -> int:
 
 
 def _train(args) -> int:
-    from ocolearn import model as models
-    from ocolearn import provenance, tracking
+    from ocolearn import modelfile, provenance, tracking
+    from ocolearn import pipeline as models
     from ocolearn.data import DataError
     from ocolearn.progress import Progress, report
 
@@ -114,10 +114,12 @@ def _train(args) -> int:
         task=args.task,
         normalize=args.normalized,
         order_seed=args.order_seed,
+        intercept=not args.no_intercept,
+        scale=args.scale,
         warn=lambda text: print(f"ocolearn: warning: {text}", file=sys.stderr),
     )
     trained = trained._replace(settings={**trained.settings, "provenance": provenance.record()})
-    models.save(trained, args.model)
+    modelfile.save(trained, args.model)
     options = {k: v for k, v in vars(args).items() if k != "func"}
     metrics = {k: v for k, v in trained.settings.items() if k in TRACKED_TRAINING}
     tracker.log(params={**options, "learner": trained.settings["learner"]}, metrics=metrics, files=[args.model])
@@ -126,10 +128,11 @@ def _train(args) -> int:
 
 
 def _predict(args) -> int:
-    from ocolearn import model as models
+    from ocolearn import modelfile
+    from ocolearn import pipeline as models
     from ocolearn.io import atomic_lines
 
-    trained = models.load(args.model)
+    trained = modelfile.load(args.model)
     lines = models.predictions(trained, args.data, raw=args.scores, chunk_rows=args.chunk_rows, fmt=args.format)
     if args.out:
         atomic_lines(args.out, lines)
@@ -139,9 +142,10 @@ def _predict(args) -> int:
 
 
 def _test(args) -> int:
-    from ocolearn import model as models
+    from ocolearn import modelfile
+    from ocolearn import pipeline as models
 
-    trained = models.load(args.model)
+    trained = modelfile.load(args.model)
     metrics = models.evaluate(trained, args.data, chunk_rows=args.chunk_rows, fmt=args.format)
     for key, value in metrics.items():
         if key == "confusion":
@@ -245,6 +249,16 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("data", help="training data")
     t.add_argument("--model", required=True, help="model file to write (.npz)")
     _data_options(t)
+    t.add_argument(
+        "--no-intercept", action="store_true", help="no constant feature (default: one, left out of regularizers)"
+    )
+    t.add_argument(
+        "--scale",
+        choices=SCALES,
+        default="auto",
+        help="online scaling of the features: auto (default: standardize dense rows, leave sparse rows), "
+        "standardize (running mean and variance), normalize (running max |x_i|, VW-style), none",
+    )
     t.add_argument("--passes", type=_at_least(1), default=1)
     t.add_argument("--seed", type=int, help="shuffle the rows of each chunk, each pass, with this seed")
     t.add_argument("--order-seed", type=int, default=0, help="text: the seed of the one shuffle of the documents")

@@ -1,7 +1,8 @@
 """TOML experiment files -> validated, fully resolved experiment specs.
 
 An experiment file has the tables ``[data]``, ``[learner]``, ``[run]`` and optionally
-``[sweep]`` and ``[compare.NAME]`` (other learners to run on the same data, for comparison
+``[pipeline]`` (the intercept and online scaling in front of the learner), ``[sweep]`` and
+``[compare.NAME]`` (other learners to run on the same data, for comparison
 scripts; see ``configs/``).
 ``[learner]`` and its nested parts name a registered part with ``kind`` and give its numeric
 fields; a nested part may also be just its kind (``loss = "squared"``). Every key is checked:
@@ -22,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ocolearn.learners import Learner
+from ocolearn.names import SCALES
 from ocolearn.parts import ConfigError, Part, fields_of
 
 FORMATS = ("table", "svmlight", "mira", "csv", "text")
@@ -40,14 +42,16 @@ class DataSpec:
     shuffled once by ``order_seed`` (folders come sorted by label). ``task`` is
     ``regression``, ``binary`` or ``multiclass`` (default: inferred from the target, see
     ``ocolearn.data.task``). ``test`` holds out a fraction of the rows (chosen by
-    ``test_seed``) for the test metrics of the final weights."""
+    ``test_seed``) for the test metrics of the final weights. ``batch_scale`` prepares a
+    table as R's ``scale()`` does (every numeric column, or the named ones, centred and scaled
+    with the whole table's mean and deviation), as the OGD post prepared iris: it sees every
+    row before the first round, so a progressive evaluation should use ``[pipeline] scale``."""
 
     source: str = "iris"
     format: str = "table"
     features: list[str] = dataclasses.field(default_factory=list)
     target: str = ""
-    scale: bool | list[str] = False  # columns scaled R-style; true scales every numeric column
-    intercept: bool = False  # append a constant feature
+    batch_scale: bool | list[str] = False  # columns scaled R-style; true scales every numeric column
     bits: int | None = None  # hash MIRA features (default 18) and words into 2^bits buckets
     test: float = 0.0
     test_seed: int = 0
@@ -56,6 +60,17 @@ class DataSpec:
     zero_based: bool = False
     labels: list[str] = dataclasses.field(default_factory=list)
     order_seed: int | None = 0
+
+
+@dataclasses.dataclass(frozen=True)
+class PipelineSpec:
+    """``[pipeline]``: the preprocessing in front of the learner (``ocolearn.preprocess``), as
+    ``ocolearn train`` applies it: ``intercept`` (a constant feature, left out of the
+    learner's regularizer and projection) and the online ``scale`` (``auto``: standardize
+    dense rows, leave sparse rows; ``standardize``, ``normalize``, ``none``)."""
+
+    intercept: bool = True
+    scale: str = "auto"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -102,6 +117,7 @@ class Experiment:
     name: str
     learner: Learner
     data: DataSpec = DataSpec()
+    pipeline: PipelineSpec = PipelineSpec()
     run: RunSpec = RunSpec()
     sweep: SweepSpec | None = None
     description: str = ""
@@ -111,7 +127,7 @@ class Experiment:
     def to_config(self) -> dict[str, Any]:
         """The resolved experiment as a TOML-ready dict (absent keys are left out)."""
         table = {"name": self.name, "description": self.description}
-        for key in ("data", "run", "sweep"):
+        for key in ("data", "pipeline", "run", "sweep"):
             if getattr(self, key) is not None:
                 spec = dataclasses.asdict(getattr(self, key))
                 table[key] = {k: v for k, v in spec.items() if v is not None}
@@ -228,7 +244,12 @@ def _build_spec(cls, table, where: str, source: str):
     return cls(**table)
 
 
-_TOP = ("name", "description", "data", "learner", "run", "sweep", "compare")
+_TOP = ("name", "description", "data", "pipeline", "learner", "run", "sweep", "compare")
+MOVED = {
+    "data.scale": "'pipeline.scale' (online: each row scaled with the rows before it) or 'data.batch_scale' "
+    "(R's scale() over the whole table, as the OGD post prepared iris)",
+    "data.intercept": "'pipeline.intercept' (on by default)",
+}
 
 
 def _build_sweep(table, learner, source: str) -> SweepSpec:
@@ -274,7 +295,14 @@ def from_dict(raw: dict, source: str = "<config>") -> Experiment:
     for key in ("name", "description"):
         if key in raw and not isinstance(raw[key], str):
             raise ConfigError(f"{source}: '{key}' must be a string, got {raw[key]!r}")
+    for key, hint in MOVED.items():
+        table, name = key.split(".")
+        if isinstance(raw.get(table), dict) and name in raw[table]:
+            raise ConfigError(f"{source}: '{key}' is now {hint}")
     data = _build_spec(DataSpec, raw.get("data", {}), "data", source)
+    pipeline = _build_spec(PipelineSpec, raw.get("pipeline", {}), "pipeline", source)
+    if pipeline.scale not in SCALES:
+        raise ConfigError(f"{source}: 'pipeline.scale' must be one of {', '.join(SCALES)}, got {pipeline.scale!r}")
     if data.format not in FORMATS:
         raise ConfigError(f"{source}: 'data.format' must be one of {', '.join(FORMATS)}, got {data.format!r}")
     if data.format == "table" and (not data.features or not data.target):
@@ -301,6 +329,7 @@ def from_dict(raw: dict, source: str = "<config>") -> Experiment:
         description=raw.get("description", ""),
         learner=learner,
         data=data,
+        pipeline=pipeline,
         run=run,
         sweep=_build_sweep(raw["sweep"], learner, source) if "sweep" in raw else None,
         source=source,

@@ -62,7 +62,7 @@ name, ``learner__loss="logistic"``, or as a table, ``learner__schedule={"kind": 
 A classifier with two classes trains a binary learner on labels -1/+1 (``classes_[1]`` is
 +1); with K > 2, a learner with a ``classes`` field is made K-class, any other is run
 one-vs-rest (``OneVsRest``). ``save``/``load`` write and read the model file of
-``ocolearn train`` (``ocolearn.model``), so a model trained here is read identically by
+``ocolearn train`` (``ocolearn.modelfile``), so a model trained here is read identically by
 ``ocolearn predict`` and ``ocolearn test`` and one trained there can predict here. A file holds
 the folded weights, not the learner's state: a loaded estimator predicts and scores, ``fit``
 trains afresh, and ``partial_fit`` cannot continue it (an error).
@@ -92,7 +92,7 @@ try:
 except ImportError:  # one line saying what to install, not a traceback into scipy or sklearn
     raise ImportError("ocolearn.estimators needs scikit-learn and SciPy: pip install 'ocolearn[sklearn]'") from None
 
-from ocolearn import model as model_file
+from ocolearn import modelfile
 from ocolearn.config import _build_part
 from ocolearn.data.arrays import Arrays, rows
 from ocolearn.data.sparse_text import sparse_rows
@@ -100,7 +100,7 @@ from ocolearn.features import Sparse
 from ocolearn.learners import Learner, OneVsRest
 from ocolearn.losses import Logistic
 from ocolearn.parts import Part, fields_of
-from ocolearn.pipeline import raw_linear, steps_of, with_pipeline
+from ocolearn.pipeline import build_learner, model_of, steps_of, target_map, with_pipeline
 from ocolearn.preprocess import default_steps
 from ocolearn.run import run
 
@@ -112,7 +112,7 @@ def as_learner(learner) -> Learner:
     if isinstance(learner, Learner):
         return learner
     if isinstance(learner, str):
-        return model_file.build_learner(learner)
+        return build_learner(learner)
     raise ValueError(f"learner must be a registered learner's name or a Learner, got {learner!r}")
 
 
@@ -268,7 +268,7 @@ class _Online(BaseEstimator):
         carried (pass p shuffled by ``fold_in(seed, p)``, numbered across calls, so a warm-started
         ``fit`` continues the shuffles; with ``verbose``, one compiled pass at a time, which gives
         the same numbers), and keep the model: the pipeline folded into one linear model of the
-        raw features (``pipeline.raw_linear``), as a model file holds it."""
+        raw features, as every door's model file holds it (``pipeline.model_of``)."""
         core = steps_of(learner)[1]
         if self.average and not hasattr(learner, "averaged"):
             raise ValueError(f"average=True, but {type(core).__name__} keeps no averaged weights")
@@ -298,15 +298,8 @@ class _Online(BaseEstimator):
                 "average": bool(self.average),
             },
             **self._labels_settings(),
-            "learner": core.to_config(),
-            "steps": [step.to_config() for step in getattr(learner, "steps", ())],
-            "averaged": bool(self.average),
-            "dim": self.n_features_in_,
-            "normalized": False,
         }
-        # The pipeline folded into one linear model of the raw features, what model files hold:
-        w, offset = raw_linear(learner, state, learner.averaged(state) if self.average else None)
-        model = model_file.Model(np.asarray(w, np.float32), self._labels(), settings, np.asarray(offset, np.float32))
+        model = model_of(learner, state, self._labels(), self.n_features_in_, self.average, settings)
         if not np.all(np.isfinite(model.w)):
             raise ValueError(f"{type(core).__name__}'s weights are not finite after training: lower its rate")
         self.state_, self.learner_, self.passes_run_, self.n_iter_ = state, learner, first + passes, passes
@@ -329,29 +322,30 @@ class _Online(BaseEstimator):
 
     def _scores(self, X) -> np.ndarray:
         check_is_fitted(self, "model_")
-        return model_file.scores(self.model_, self._rows(X, reset=False))
+        return modelfile.scores(self.model_, self._rows(X, reset=False))
 
     # -- model files ----------------------------------------------------------------------
 
     def save(self, path) -> None:
-        """Write the model file of ``ocolearn train`` (``ocolearn.model.save``), atomically."""
+        """Write the model file of ``ocolearn train`` (``ocolearn.modelfile.save``), atomically."""
         check_is_fitted(self, "model_")
-        model_file.save(self.model_, path)
+        modelfile.save(self.model_, path)
 
     @classmethod
     def load(cls, path):
         """An estimator that predicts with the model file at ``path`` (written by ``save`` or by
         ``ocolearn train``); ``fit`` retrains it from scratch."""
-        model = model_file.load(path)
+        model = modelfile.load(path)
         options = model.settings.get("estimator", {})
         table = options.get("learner", model.settings["learner"])
         learner = _build_part(Learner, table, "learner", str(path))
         average = bool(options.get("average", model.settings.get("averaged", False)))
+        kinds = [step.get("kind") for step in model.settings.get("pipeline", [])]  # a file of any door
         estimator = cls(
             learner,
-            fit_intercept=options.get("fit_intercept", False),  # files before fit_intercept had none
-            scale=options.get("scale", "none"),
-            max_iter=options.get("max_iter", options.get("passes", 1)),  # "passes", "seed": files before 0.x
+            fit_intercept=options.get("fit_intercept", "intercept" in kinds),
+            scale=options.get("scale", next((k for k in kinds if k in ("standardize", "normalize")), "none")),
+            max_iter=options.get("max_iter", options.get("passes", 1)),  # "passes", "seed": the earlier names
             random_state=options.get("random_state", options.get("seed")),
             average=average,
         )
@@ -485,13 +479,13 @@ class OnlineClassifier(ClassifierMixin, _Online):
         return weights * per_class[indices]
 
     def _targets(self, learner, indices):
-        return model_file.target_map(steps_of(learner)[1], range(len(self.classes_)))(indices)
+        return target_map(steps_of(learner)[1], range(len(self.classes_)))(indices)
 
     def _labels(self):
         return [str(c) for c in self.classes_]
 
     def _labels_settings(self):
-        return {"task": "classification", "classes": self.classes_.tolist()}
+        return {"task": "binary" if len(self.classes_) == 2 else "multiclass", "classes": self.classes_.tolist()}
 
     def _restore_labels(self, model):
         self.classes_ = np.asarray(model.settings.get("classes", model.labels))
@@ -521,12 +515,11 @@ class OnlineClassifier(ClassifierMixin, _Online):
 
 class OnlineRegressor(RegressorMixin, _Online):
     """A regressor trained online by an ocolearn learner with a regression loss; ``predict`` is
-    ``coef_ . x + intercept_``. The default, OGD on the squared loss (``eta_t = eta / sqrt(t)``),
+    ``coef_ . x + intercept_``. The default, OGD on the squared loss (``eta_t = 0.1 / sqrt(t)``),
     takes steps proportional to the error, so that, like scikit-learn's ``SGDRegressor``, it
     fits targets of any scale alike (a rate-bounded learner such as AdaGrad moves the intercept
-    by at most its ``eta`` a round, far too slowly for targets in the hundreds). On standardized
-    rows of d features its first steps overshoot while ``eta / sqrt(t) > 2 / (d + 1)``; a smaller
-    ``learner__schedule__eta`` (0.1 on scikit-learn's diabetes data) avoids that."""
+    by at most its ``eta`` a round, far too slowly for targets in the hundreds): one pass over
+    scikit-learn's diabetes data gives its ``SGDRegressor``'s test error (README)."""
 
     def __init__(
         self,

@@ -30,13 +30,26 @@ import tomli_w
 
 from ocolearn import data as datasets
 from ocolearn import provenance
-from ocolearn.config import Experiment
+from ocolearn.config import ConfigError, Experiment
 from ocolearn.data.sparse_text import SparseData, class_indices
 from ocolearn.data.task import Labels, infer
 from ocolearn.data.textdirs import read_text_folders
-from ocolearn.features import Sparse, dot, num_features, row
+from ocolearn.features import Sparse, num_features, row
 from ocolearn.io import atomic_write, write_json
-from ocolearn.model import check_learner, feature_columns, loss_name, model_of, read_data, save, source_of, targets
+from ocolearn.modelfile import save, scores
+from ocolearn.pipeline import (
+    check_learner,
+    error_rate,
+    feature_columns,
+    loss_name,
+    model_of,
+    read_data,
+    source_of,
+    steps_of,
+    targets,
+    with_pipeline,
+)
+from ocolearn.preprocess import default_steps
 from ocolearn.projections import Identity
 from ocolearn.regret import best_fixed_weights, gradient_bound, ogd_regret_bound, regret_curve, round_losses
 from ocolearn.run import is_mistake, run, run_passes
@@ -53,12 +66,19 @@ DEFINITIONS = {
 
 
 def load_data(experiment: Experiment):
-    """``(X, y)`` in float64 for the experiment's ``[data]`` table (learners see float32)."""
+    """``(X, y)`` in float64 for the experiment's ``[data]`` table (learners see float32): the
+    raw feature columns, R-scaled where ``batch_scale`` says; the ``[pipeline]`` parts act in
+    the run (``learner_of``)."""
     spec, source = experiment.data, experiment.data.source
-    table = datasets.load_table(source)
-    if spec.scale:
-        table = datasets.scale(table, None if spec.scale is True else spec.scale, source)
-    return datasets.design(table, spec.features, spec.target, spec.intercept, source)
+    table = _batch_scaled(spec)
+    return datasets.design(table, spec.features, spec.target, False, source)
+
+
+def _batch_scaled(spec):
+    table = datasets.load_table(spec.source)
+    if spec.batch_scale:
+        table = datasets.scale(table, None if spec.batch_scale is True else spec.batch_scale, spec.source)
+    return table
 
 
 def _label_names(column) -> list[str]:
@@ -72,10 +92,8 @@ def load_examples(experiment: Experiment) -> SparseData:
     Documents of a text folder come in the order shuffled once by ``data.order_seed``."""
     spec = experiment.data
     if spec.format == "table":
-        table = datasets.load_table(spec.source)
-        if spec.scale:
-            table = datasets.scale(table, None if spec.scale is True else spec.scale, spec.source)
-        X = datasets.feature_matrix(table, spec.features, spec.intercept, spec.source)
+        table = _batch_scaled(spec)
+        X = datasets.feature_matrix(table, spec.features, False, spec.source)
         if spec.target not in table:
             raise datasets.DataError(f"{spec.source}: unknown target {spec.target!r}; columns: {', '.join(table)}")
         column, lines = table[spec.target], np.arange(2, len(X) + 2)
@@ -114,7 +132,7 @@ def task_of(data: SparseData) -> str:
 
 def fit_learner(learner, data: SparseData, where: str):
     """The learner with ``classes`` set to the data's number of classes where it has that
-    field (a multiclass task), checked against the task (``ocolearn.model.check_learner``)."""
+    field (a multiclass task), checked against the task (``ocolearn.pipeline.check_learner``)."""
     task = task_of(data)
     if task == "multiclass" and hasattr(learner, "classes") and learner.classes != len(data.labels):
         learner = learner.replace(classes=len(data.labels))
@@ -122,11 +140,20 @@ def fit_learner(learner, data: SparseData, where: str):
     return learner
 
 
-def error_rate(scores, y) -> float:
-    """The fraction of wrong signs (+-1 targets) or wrong argmaxes (class indices); a score
-    that is not finite is a mistake (``is_mistake``)."""
-    scores, y = jnp.asarray(scores), jnp.asarray(y)
-    return float(np.mean(np.asarray(jax.vmap(is_mistake)(scores, y))))
+def steps_for(experiment: Experiment, X) -> tuple:
+    """The ``[pipeline]`` parts for rows like ``X`` (``ocolearn.preprocess.default_steps``)."""
+    spec = experiment.pipeline
+    try:
+        return default_steps(not isinstance(X, Sparse), spec.intercept, spec.scale)
+    except ConfigError as e:
+        raise ConfigError(f"{experiment.source}: pipeline.{e}") from None
+
+
+def learner_of(experiment: Experiment, data: SparseData, learner=None):
+    """The experiment's learner (or ``learner``) fitted to the data's task behind its
+    ``[pipeline]`` parts: what the run runs."""
+    learner = fit_learner(experiment.learner if learner is None else learner, data, experiment.source)
+    return with_pipeline(learner, steps_for(experiment, data.X))
 
 
 def classify(experiment: Experiment, data: SparseData | None = None):
@@ -136,7 +163,7 @@ def classify(experiment: Experiment, data: SparseData | None = None):
     learner (``classes`` set from the data) and its final state."""
     data = load_examples(experiment) if data is None else data
     opts, spec = experiment.run, experiment.data
-    learner = fit_learner(experiment.learner, data, experiment.source)
+    learner = learner_of(experiment, data)
     y = targets(learner, data)
     train, test = split_validation(None, y, spec.test, spec.test_seed)
     passes = run_passes(
@@ -153,11 +180,12 @@ def classify(experiment: Experiment, data: SparseData | None = None):
         "training_error_per_pass": [m / len(train) for m in passes.mistakes],
     }
     if len(test):
-        X_test = row(data.X, test)
-        metrics["test_error"] = error_rate(jax.vmap(learner.predict, (None, 0))(passes.state, X_test), y[test])
+        held = SparseData(row(data.X, test), data.y[test], data.labels)
+        dim = num_features(data.X)
+        metrics["test_error"] = error_rate(model_of(learner, passes.state, data.labels, dim), held)
         if hasattr(learner, "averaged"):
-            w = learner.averaged(passes.state)
-            metrics["test_error_averaged"] = error_rate(jax.vmap(dot, (None, 0))(w, X_test), y[test])
+            averaged = model_of(learner, passes.state, data.labels, dim, averaged=True)
+            metrics["test_error_averaged"] = error_rate(averaged, held)
     return metrics, learner, passes.state
 
 
@@ -174,26 +202,27 @@ def _dense(X, where: str):
 
 
 def regress(experiment: Experiment, data: SparseData):
-    """Run a regression experiment on the rows not held out by ``data.test``: ``evaluate``'s
+    """Run a regression experiment on the rows not held out by ``data.test``: ``run_regression``'s
     metrics and curves, with ``test_mse`` and ``test_mae`` of the final weights on the
     held-out rows; returns ``(metrics, curves, snapshots, learner, state)``."""
     spec = experiment.data
-    learner = fit_learner(experiment.learner, data, experiment.source)
+    learner = learner_of(experiment, data)
     X, y = np.asarray(_dense(data.X, spec.source), np.float64), np.asarray(data.y, np.float64)
     train, test = split_validation(None, y, spec.test, spec.test_seed)
-    metrics, curves, snapshots, state = evaluate(experiment, X[train], y[train])
+    metrics, curves, snapshots, state = run_regression(experiment, X[train], y[train], learner)
     if len(test):
-        error = X[test] @ np.asarray(learner.weights(state), np.float64) - y[test]
+        error = scores(model_of(learner, state, [], X.shape[1]), X[test]) - y[test]
         metrics.update(train_rows=len(train), test_rows=len(test))
         metrics.update(test_mse=float(np.mean(error**2)), test_mae=float(np.mean(np.abs(error))))
     return metrics, curves, snapshots, learner, state
 
 
 def experiment_model(experiment: Experiment, learner, state, data: SparseData):
-    """The model file of a run, which ``ocolearn predict``/``test`` read: for a table, a CSV
-    file with the feature columns (and the target) by name, its scaling and intercept folded
-    into the weights and offset, so the model reads the raw columns; for a data file, read
-    as the run read it. None (with the reason) for words indexed by a run's own vocabulary."""
+    """The model file of a run, which ``ocolearn predict``/``test`` read: the pipeline folded
+    into raw weights (``ocolearn.pipeline.model_of``); for a table, a CSV file with the feature
+    columns (and the target) by name, its ``batch_scale`` folded in too, so the model reads the
+    raw columns; for a data file, read as the run read it. None (with the reason) for words
+    indexed by a run's own vocabulary."""
     spec = experiment.data
     task = task_of(data)
     labels = data.labels or []
@@ -204,32 +233,35 @@ def experiment_model(experiment: Experiment, learner, state, data: SparseData):
         source = source_of(spec.source, spec.format, bits=spec.bits, target=spec.target)
         settings.update(bits=source.bits, columns=feature_columns(source) if spec.format == "csv" else [])
         return model_of(learner, state, labels, num_features(data.X), settings=settings), ""
-    d = len(spec.features)
     settings.update(format="csv", bits=None, columns=list(spec.features))
     model = model_of(learner, state, labels, num_features(data.X), settings=settings)
     raw = datasets.load_table(spec.source)
-    scaled = set() if not spec.scale else set(raw) if spec.scale is True else set(spec.scale)
+    scaled = set() if not spec.batch_scale else set(raw) if spec.batch_scale is True else set(spec.batch_scale)
     scaled = {c for c in scaled if raw[c].dtype.kind in "fi"}
 
     def centre_and_scale(name):
         return (raw[name].mean(), raw[name].std(ddof=1)) if name in scaled else (0.0, 1.0)
 
     mean, sd = np.array([centre_and_scale(f) for f in spec.features], np.float64).T
-    w = np.asarray(model.w, np.float64)
-    intercept = w[..., d] if spec.intercept else 0.0
-    w_raw = w[..., :d] / sd
-    offset = np.asarray(model.offset, np.float64) + w_raw @ mean - intercept
+    w_raw = np.asarray(model.w, np.float64) / sd
+    offset = np.asarray(model.offset, np.float64) + w_raw @ mean
     if task == "regression" and spec.target in scaled:
         m, s = centre_and_scale(spec.target)
         w_raw, offset = s * w_raw, s * offset - m
     return model._replace(w=w_raw.astype(np.float32), offset=offset.astype(np.float32)), ""
 
 
-def evaluate(experiment: Experiment, X=None, y=None):
-    """Run the experiment; returns ``(metrics, curves, snapshots, state)`` without writing anything."""
+def run_regression(experiment: Experiment, X=None, y=None, learner=None):
+    """Run the experiment (its learner behind its ``[pipeline]``, or ``learner``); returns
+    ``(metrics, curves, snapshots, state)`` without writing anything. With preprocessing the
+    comparators are the best fixed weights over the rows as the learner predicted on them
+    (``Pipeline.fed_rows``: a fixed sequence of losses, since the parts' statistics depend on
+    the data alone), so the regret keeps its meaning."""
     if X is None:
         X, y = load_data(experiment)
-    learner, opts = experiment.learner, experiment.run
+    if learner is None:
+        learner = with_pipeline(experiment.learner, steps_for(experiment, X))
+    opts = experiment.run
     result = run(
         learner,
         np.asarray(X, np.float32),
@@ -240,7 +272,10 @@ def evaluate(experiment: Experiment, X=None, y=None):
         snapshot_every=opts.snapshot_every,
     )
     trace = result.trace
-    index = np.asarray(trace.index)
+    rows = index = np.asarray(trace.index)
+    if steps_of(learner)[0]:  # the comparators' rows: as fed, one per round
+        X, y, index = learner.fed_rows(np.asarray(X, np.float32), rows), np.asarray(y)[rows], np.arange(len(rows))
+    piped, learner = learner, steps_of(learner)[1]
     X, y = np.asarray(X, np.float64), np.asarray(y, np.float64)
     prediction = np.asarray(trace.prediction, np.float64)
     target = y[index]
@@ -248,7 +283,7 @@ def evaluate(experiment: Experiment, X=None, y=None):
     T = len(target)
     t = np.arange(1, T + 1)
     curves = {
-        "row": index,
+        "row": rows,
         "prediction": prediction,
         "target": target,
         "loss": np.asarray(trace.loss),
@@ -276,14 +311,14 @@ def evaluate(experiment: Experiment, X=None, y=None):
         metrics["regret"] = float(curves["regret"][-1])
         metrics["recorded_regret"] = T * (metrics["average_loss"] - metrics["comparator_feasible_loss"])
         G = gradient_bound(learner.loss, projection, X, y)
-        D = projection.diameter(np.asarray(learner.weights(result.state)).size)
+        D = projection.diameter(np.asarray(piped.weights(result.state)).size)
         bound = ogd_regret_bound(learner.schedule, D, G, T) if hasattr(learner, "schedule") else None
         metrics["gradient_bound"], metrics["diameter"] = G, D
         if bound is not None:
             curves["regret_bound"] = bound
             metrics["regret_bound"] = float(bound[-1])
             metrics["regret_within_bound"] = bool(np.all(curves["regret"] <= bound))
-    metrics["final_w"] = np.asarray(learner.weights(result.state)).tolist()
+    metrics["final_w"] = np.asarray(piped.weights(result.state)).tolist()
     metrics["definitions"] = DEFINITIONS
     return metrics, curves, trace.snapshots, result.state
 
@@ -361,6 +396,8 @@ def run_sweep(experiment: Experiment, out_dir, *, chunk_size=None):
       the final weights on the held-out rows, if ``validation`` is set); for classifiers
       ``error_rate`` (progressive mistakes / rounds), ``learner_loss`` (the mean loss charged:
       the hinge for Pegasos) and ``validation_error`` (of the final weights on the held-out rows);
+    - ``model.npz``: the model file of the best configuration after its first order, which
+      ``ocolearn predict``/``test`` and ``OnlineClassifier.load`` read like any other;
     - ``best.json`` and ``best.toml``: the configuration with the lowest mean score over
       seeds (``sweep.score``; by default ``validation_loss``/``validation_error`` if rows are
       held out, else ``average_loss``/``error_rate``) and its resolved experiment;
@@ -373,7 +410,7 @@ def run_sweep(experiment: Experiment, out_dir, *, chunk_size=None):
 
     data = load_examples(experiment)
     compute = _sweep_regression if task_of(data) == "regression" else _sweep_classifier
-    table, columns, score, bands = compute(experiment, data, chunk_size)
+    table, columns, score, bands, model_for = compute(experiment, data, chunk_size)
     axes = experiment.sweep.axes()
     num = len(next(iter(columns.values())))
     num_seeds = len(table[score]) // num
@@ -402,6 +439,10 @@ def run_sweep(experiment: Experiment, out_dir, *, chunk_size=None):
     )
     atomic_write(out / "sweep.csv", buffer.getvalue())
     atomic_write(out / "best.toml", tomli_w.dumps(apply_values(experiment, best_values).to_config()))
+    model, why_not = model_for(best_c)
+    if model is not None:
+        save(model, out / "model.npz")
+    best["model"] = "model.npz: the best configuration, first order" if model is not None else f"none: {why_not}"
     write_json(out / "best.json", best)
     plots.sweep_figure(axes, mean.reshape([len(v) for v in axes.values()]), score, out / "sweep.png")
     if bands is not None:
@@ -411,9 +452,9 @@ def run_sweep(experiment: Experiment, out_dir, *, chunk_size=None):
     return table, best
 
 
-def _sweep_setup(experiment: Experiment, learner, n: int):
-    """What both sweeps share: the swept columns, the stacked learners, the seeds, and the
-    (train, held-out) rows."""
+def _sweep_setup(experiment: Experiment, learner, n: int, X):
+    """What both sweeps share: the swept columns, the stacked learners (behind the
+    ``[pipeline]`` parts, for rows like ``X``), the seeds, and the (train, held-out) rows."""
     from ocolearn.sweep import product, stack_values
 
     spec, opts = experiment.sweep, experiment.run
@@ -422,11 +463,22 @@ def _sweep_setup(experiment: Experiment, learner, n: int):
         train, held = split_validation(None, np.arange(n), spec.validation, spec.validation_seed)
     columns = product(spec.axes())
     learners = stack_values(learner, {k.removeprefix("learner."): v for k, v in columns.items()})
+    learners = with_pipeline(learners, steps_for(experiment, X), stacked=len(next(iter(columns.values()))))
     if spec.seeds:
         seeds = list(range(spec.seeds))
     else:
         seeds = None if opts.shuffle_seed is None else [opts.shuffle_seed]
     return columns, learners, seeds, train, held
+
+
+def _models(experiment: Experiment, data: SparseData, learners, result):
+    """``model_for(c)``: the model file of configuration c after its first order (seed)."""
+
+    def model_for(c):
+        state = jax.tree.map(lambda a: a[c, 0], result.state)
+        return experiment_model(experiment, _config_learner(learners, c), state, data)
+
+    return model_for
 
 
 def _sweep_classifier(experiment: Experiment, data: SparseData, chunk_size):
@@ -436,7 +488,7 @@ def _sweep_classifier(experiment: Experiment, data: SparseData, chunk_size):
 
     learner = fit_learner(experiment.learner, data, experiment.source)
     y = targets(learner, data)
-    columns, learners, seeds, train, held = _sweep_setup(experiment, learner, len(y))
+    columns, learners, seeds, train, held = _sweep_setup(experiment, learner, len(y), data.X)
     passes = experiment.run.passes
     result = sweep(learners, row(data.X, train), y[train], seeds, passes=passes, chunk_size=chunk_size)
     num, num_seeds = result.trace.loss.shape
@@ -461,7 +513,7 @@ def _sweep_classifier(experiment: Experiment, data: SparseData, chunk_size):
         score = "learner_loss"
     if score not in table:
         raise datasets.DataError(f"{experiment.source}: sweep.score {score!r} is not a classifier's score")
-    return table, columns, score, None
+    return table, columns, score, None, _models(experiment, data, learners, result)
 
 
 def _sweep_regression(experiment: Experiment, data: SparseData, chunk_size):
@@ -472,7 +524,7 @@ def _sweep_regression(experiment: Experiment, data: SparseData, chunk_size):
     opts = experiment.run
     X, y = np.asarray(_dense(data.X, experiment.data.source), np.float64), np.asarray(data.y, np.float64)
     learner = fit_learner(experiment.learner, data, experiment.source)
-    columns, learners, seeds, train, held = _sweep_setup(experiment, learner, len(y))
+    columns, learners, seeds, train, held = _sweep_setup(experiment, learner, len(y), X)
     Xt, yt = X[train], y[train]
     run_opts = dict(passes=opts.passes, predict_after_update=opts.predict_after_update)
     X32, y32 = np.asarray(Xt, np.float32), np.asarray(yt, np.float32)
@@ -486,13 +538,20 @@ def _sweep_regression(experiment: Experiment, data: SparseData, chunk_size):
     solved = {}  # projection's numbers -> (comparator weights or None, its loss summed over rounds)
 
     def comparator(c):
-        """The configuration's learner and its feasible comparator, solved once per projection."""
-        one = _config_learner(learners, c)
-        key = tuple(np.asarray(leaf).item() for leaf in jax.tree.leaves(getattr(one, "projection", None)))
+        """The configuration's learner, its feasible comparator (solved once per projection and
+        preprocessing) and that comparator's loss over the rounds. Behind parts with running
+        statistics the rows a learner sees depend on the order, so no one comparator serves
+        every seed: none (a NaN regret)."""
+        piped = _config_learner(learners, c)
+        steps, one = steps_of(piped)
+        if jax.tree.leaves(piped.init(1).steps if steps else ()):
+            return one, None, np.nan, Xt
+        rows = piped.fed_rows(np.asarray(Xt, np.float32), np.arange(len(yt))) if steps else Xt
+        key = tuple(np.asarray(leaf).item() for leaf in jax.tree.leaves((getattr(one, "projection", None), steps)))
         if key not in solved:
-            u = best_fixed_weights(one.loss, one.projection, Xt, yt) if hasattr(one, "projection") else None
-            total = np.nan if u is None else opts.passes * round_losses(one.loss, u, Xt, yt, np.arange(len(yt))).sum()
-            solved[key] = (u, total)
+            u = best_fixed_weights(one.loss, one.projection, rows, yt) if hasattr(one, "projection") else None
+            total = np.nan if u is None else opts.passes * round_losses(one.loss, u, rows, yt, np.arange(len(yt))).sum()
+            solved[key] = (u, total, rows)
         return one, *solved[key]
 
     regret = [np.asarray(result.trace.loss[c], np.float64) - comparator(c)[2] for c in range(num)]
@@ -500,8 +559,13 @@ def _sweep_regression(experiment: Experiment, data: SparseData, chunk_size):
     if set(np.unique(y)) <= {-1.0, 1.0}:
         table["mistakes"] = np.asarray(result.trace.mistakes).ravel()
     if len(held):
-        w = np.asarray(jax.vmap(jax.vmap(learner.weights))(result.state), np.float64)  # (C, S, d)
-        table["validation_loss"] = np.mean((w @ X[held].T - y[held]) ** 2, axis=-1).ravel()
+        X_held, y_held = jnp.asarray(X[held], jnp.float32), jnp.asarray(y[held], jnp.float32)
+
+        def held_loss(one, state):
+            return jnp.mean((jax.vmap(one.predict, (None, 0))(state, X_held) - y_held) ** 2)
+
+        losses = jax.vmap(jax.vmap(held_loss, (None, 0)))(learners, result.state)
+        table["validation_loss"] = np.asarray(losses, np.float64).ravel()
     score = experiment.sweep.score or ("validation_loss" if len(held) else "average_loss")
     if score not in table:
         raise datasets.DataError(f"{experiment.source}: sweep.score {score!r} is not a regression score")
@@ -511,18 +575,18 @@ def _sweep_regression(experiment: Experiment, data: SparseData, chunk_size):
         traced = sweep(jax.tree.map(lambda a: a[top], learners), X32, y32, seeds, trace=True, **run_opts)
         out = []
         for j, c in enumerate(top):
-            one, u, _ = comparator(c)
+            one, u, _, rows = comparator(c)
             if u is None:
                 continue
             curves = [
-                regret_curve(traced.trace.loss[j, s], round_losses(one.loss, u, Xt, yt, traced.trace.index[j, s]))
+                regret_curve(traced.trace.loss[j, s], round_losses(one.loss, u, rows, yt, traced.trace.index[j, s]))
                 for s in range(num_seeds)
             ]
             label = ", ".join(f"{k.split('.')[-1]}={columns[k][c]:.3g}" for k in columns)
             out.append((label, np.array(curves)))
         return out
 
-    return table, columns, score, bands
+    return table, columns, score, bands, _models(experiment, data, learners, result)
 
 
 def apply_values(experiment: Experiment, values: dict) -> Experiment:

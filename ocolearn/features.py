@@ -123,6 +123,13 @@ def local(v, x):
     return jnp.take(v, x.idx, axis=-1) if isinstance(x, Sparse) else v
 
 
+def largest_seen(s, x):
+    """``max(s_i, |x_i|)`` at the features of x (laid out as ``local(s, x)``): the per-feature
+    scale of Vowpal Wabbit's normalized updates, which ``NAG`` folds into its step and the
+    ``normalize`` preprocessing part divides by."""
+    return jnp.maximum(local(s, x), jnp.abs(values(x)))
+
+
 def is_last(x):
     """Which of ``values(x)``'s positions hold the last feature (index d - 1): where an
     ``Intercept`` step puts its constant."""

@@ -6,3 +6,4 @@ Kept free of imports, so that the command line builds its parser (``ocolearn --h
 
 FORMATS = ("svmlight", "mira", "csv", "text")  # the file formats of ``ocolearn.data.stream``
 TASKS = ("regression", "binary", "multiclass")  # see ``ocolearn.data.task``
+SCALES = ("auto", "standardize", "normalize", "none")  # online scaling, see ``ocolearn.preprocess``

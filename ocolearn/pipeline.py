@@ -17,17 +17,26 @@ model of the raw features: ``raw_linear`` folds them into ``(w, offset)`` with
 
 from __future__ import annotations
 
+import os
 from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ocolearn.config import ConfigError, _build_part, apply_overrides
+from ocolearn.data import DataError
+from ocolearn.data.sparse_text import DEFAULT_BITS, SparseData
+from ocolearn.data.stream import Source, chunks, prefetched, reader_of, scan
+from ocolearn.data.task import infer
 from ocolearn.features import Sparse
-from ocolearn.learners.base import Learner
+from ocolearn.learners import Learner
+from ocolearn.learners.mira import normalized as unit_rows
 from ocolearn.learners.perceptron import Perceptron
-from ocolearn.parts import Part
-from ocolearn.preprocess import Intercept, Preprocess
+from ocolearn.modelfile import Model, classes_of, scores
+from ocolearn.parts import fields_of
+from ocolearn.preprocess import Intercept, Preprocess, default_steps
+from ocolearn.run import run_passes
 
 
 class PipelineState(NamedTuple):
@@ -56,9 +65,14 @@ class Pipeline(Learner, name="pipeline"):
         for j, step in enumerate(self.steps):
             step.check(f"{where}.steps.{j}" if where else f"steps.{j}")
 
+    from_files = False  # built by the doors from [pipeline] and [learner], not named in a file
+
     @property
     def loss(self):
         return self.learner.loss
+
+    def to_config(self):
+        return {"kind": self.name, "steps": [s.to_config() for s in self.steps], "learner": self.learner.to_config()}
 
     @property
     def classes(self):
@@ -109,6 +123,20 @@ class Pipeline(Learner, name="pipeline"):
     def weights(self, state):
         return self.learner.weights(state.inner)
 
+    def fed_rows(self, X, order):
+        """The rows ``X[order]`` as the learner predicted on them, round by round: each
+        transformed with the statistics of the rows before it (dense rows, ``(T, d')``)."""
+
+        X = jnp.asarray(X)
+
+        def one(states, i):
+            x = X[i]
+            fed = self.transform(states, x)
+            return tuple(step.step(s, x)[0] for step, s in zip(self.steps, states, strict=True)), fed
+
+        states = self.init(X.shape[1]).steps
+        return np.asarray(jax.lax.scan(one, states, jnp.asarray(order))[1])
+
     def tidy(self, state):
         return state._replace(inner=self.learner.tidy(state.inner))
 
@@ -119,9 +147,12 @@ class Pipeline(Learner, name="pipeline"):
         return state._replace(inner=self.learner.mix(state.inner))
 
     def __getattr__(self, name):
-        # ``averaged`` exists exactly where the learner keeps averaged weights (``hasattr``).
+        # What a door asks of a learner exists exactly where the learner has it (``hasattr``):
+        # its averaged weights and its number of classes.
         if name == "averaged" and hasattr(self.learner, "averaged"):
             return lambda state: self.learner.averaged(state.inner)
+        if name == "classes" and hasattr(self.learner, "classes"):
+            return self.learner.classes
         raise AttributeError(name)
 
 
@@ -175,4 +206,407 @@ def raw_linear(learner: Learner, state, weights=None, dim: int | None = None):
     return np.asarray(w, np.float64), -constant
 
 
-__all__ = ["Part", "Pipeline", "PipelineState", "raw_linear", "steps_of", "with_intercept_field", "with_pipeline"]
+# ---------------------------------------------------------------------------------------------
+# The one orchestration layer: every door (train/predict/test, run/sweep, the estimators,
+# studies) reads data, maps labels, builds the pipeline and scores through these functions.
+# ---------------------------------------------------------------------------------------------
+
+REGRESSION_LOSSES = ("squared", "absolute", "epsilon_insensitive")
+REGRESSION_LEARNERS = "ogd, adagrad, nag, ons, coin_betting, optax, passive_aggressive --set loss=epsilon_insensitive"
+
+
+def source_of(path, fmt="svmlight", *, bits=None, dim=None, labels=None, zero_based=False, target="", **options):
+    """The ``Source`` of a data file: hashing ``bits`` (default 18 for MIRA features and words;
+    svmlight indices only if given) fix ``dim`` to ``2**bits``."""
+    if fmt in ("mira", "text"):
+        bits = bits or DEFAULT_BITS
+    source = Source(str(path), fmt, dim or 0, tuple(labels or ()), bool(zero_based), bits, target=target, **options)
+    return source._replace(dim=1 << bits) if bits is not None else source
+
+
+def prepare(source: Source, task: str = "") -> tuple[Source, str, object]:
+    """The source with its labels, dimension and task filled in, and the ``Scan`` of the first
+    pass that found them (None when nothing was to be found: a known dimension with given
+    labels, a classification task, or with a declared regression task)."""
+    if source.dim and not reader_of(source).dense and (source.labels or task == "regression"):
+        task = task or ("binary" if len(source.labels) == 2 else "multiclass")
+        labels = () if task == "regression" else source.labels
+        return source._replace(labels=labels, task=task), task, None
+    found = scan(source)
+    task = infer(found.labels, task, source.path)
+    labels = () if task == "regression" else tuple(source.labels or found.labels.names)
+    source = source._replace(labels=labels, dim=source.dim or found.dim, width=found.width, task=task)
+    return source, task, found
+
+
+def build_learner(name: str, overrides=(), num_labels: int = 2, task: str = "") -> Learner:
+    """A learner from its registered name and ``key=value`` overrides of its fields; a learner
+    with ``classes`` gets the data's number of labels for a multiclass task."""
+    table = apply_overrides({"kind": name}, overrides)
+    cls = Learner.registry.get(name)
+    multiclass = task == "multiclass" or (not task and num_labels > 2)
+    if cls is not None and "classes" in fields_of(cls) and "classes" not in table and multiclass:
+        table["classes"] = num_labels
+    return _build_part(Learner, table, "learner", "--learner/--set")
+
+
+def loss_name(learner) -> str:
+    return getattr(getattr(learner, "loss", None), "name", "")
+
+
+def check_learner(learner: Learner, task: str, labels=(), where="the data") -> None:
+    """The learner can learn the task: regression needs a regression loss, more than two
+    classes a multiclass learner; otherwise an error saying what to do."""
+    name = learner.name
+    if task == "regression":
+        if getattr(learner, "classes", 0) or loss_name(learner) not in REGRESSION_LOSSES:
+            fix = " (--set loss=epsilon_insensitive)" if name == "passive_aggressive" else ""
+            raise DataError(
+                f"{where}: the target is real-valued (a regression task), but {name!r} with loss "
+                f"{loss_name(learner) or 'of its own'} is a classifier{fix}; train a regression learner "
+                f"({REGRESSION_LEARNERS}), or declare the classes with --task binary|multiclass"
+            )
+    elif task == "multiclass" and not getattr(learner, "classes", 0):
+        numbers = all(_is_integer(label) for label in labels)
+        quantity = "; if the labels are quantities to predict, declare --task regression" if numbers else ""
+        raise DataError(
+            f"{where}: {len(labels)} labels (a multiclass task), but {name!r} is a binary learner; "
+            f"use --learner one_vs_rest --set base.kind={name}, or a multiclass learner "
+            f"(perceptron, passive_aggressive, mira, cw, arow, scw){quantity}"
+        )
+    elif task == "binary" and getattr(learner, "classes", 0) not in (0, 2):
+        raise DataError(f"{where}: 2 labels, but the learner has classes={learner.classes}")
+
+
+def _is_integer(label: str) -> bool:
+    try:
+        return float(label).is_integer()
+    except ValueError:
+        return False
+
+
+def has_average(learner) -> bool:
+    """Whether the learner keeps averaged weights (``averaged(state)``), also inside one-vs-rest."""
+    learner = steps_of(learner)[1]
+    base = getattr(learner, "base", None)
+    return hasattr(learner, "averaged") and (base is None or has_average(base))
+
+
+def check_step(learner: Learner, dim: int, dense=False, where="--learner/--set") -> None:
+    """Trace one step of the learner on an abstract example of the data's shape, before any
+    data is read: a hyperparameter outside its set (a variant, an optax name) fails here with
+    one message, and a state too large for this machine's memory (``--bits``, ``--dim``) is
+    refused before it is allocated. The learner's own ``check()``, where it has one, runs first."""
+    base = getattr(steps_of(learner)[1], "base", None)
+    if base is not None and getattr(base, "classes", 0):
+        raise ConfigError(
+            f"{where}: {learner.name}'s base must be a binary learner; {base.name!r} is multiclass "
+            f"(use --learner {base.name} itself)"
+        )
+    check = getattr(learner, "check", None)
+    try:
+        if check is not None:
+            check()
+        y = jax.ShapeDtypeStruct((), np.int32 if getattr(learner, "classes", 0) else np.float32)
+        state = jax.eval_shape(lambda: learner.init(dim))
+    except (ValueError, TypeError, KeyError, AttributeError) as e:
+        raise ConfigError(f"{where}: {learner.name}: {_first_line(e)}") from None
+    size = sum(leaf.size * leaf.dtype.itemsize for leaf in jax.tree.leaves(state))
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    if 4 * size > memory:
+        raise ConfigError(
+            f"--bits/--dim: {learner.name} over {dim:,} features needs {size / 2**30:.1f} GiB of state, "
+            f"more than this machine's memory allows ({memory / 2**30:.0f} GiB); use fewer --bits"
+        )
+
+    def step(state, idx, val, y):
+        return learner.update(state, (val if dense else Sparse(idx, val, dim), y))
+
+    width = dim if dense else 8
+    try:
+        jax.eval_shape(
+            step, state, jax.ShapeDtypeStruct((width,), np.int32), jax.ShapeDtypeStruct((width,), np.float32), y
+        )
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError) as e:
+        raise ConfigError(f"{where}: {learner.name}: {_first_line(e)}") from None
+
+
+def _first_line(e: Exception) -> str:
+    return (str(e).strip().splitlines() or [type(e).__name__])[0]
+
+
+def target_map(learner_or_task, labels):
+    """Class indices (or numbers) -> the learner's targets: numbers for regression, class
+    indices for a multiclass learner, -1/+1 for a binary one (which needs exactly two labels)."""
+    if learner_or_task == "regression":
+        return lambda y: np.asarray(y, np.float32)
+    if getattr(steps_of(learner_or_task)[1], "classes", 0) or learner_or_task == "multiclass":
+        return lambda y: y
+    if len(labels) != 2:
+        raise DataError(f"a binary learner needs exactly two labels, the data has {len(labels)}: {list(labels)}")
+    return lambda y: np.where(y == 1, 1.0, -1.0).astype(np.float32)
+
+
+def targets(learner: Learner, data: SparseData):
+    """Targets of in-memory data for the learner: class indices or -1/+1, numbers when the
+    data has no label names (regression)."""
+    return target_map("regression" if data.labels is None else learner, data.labels)(data.y)
+
+
+def train(
+    learner: Learner,
+    data: SparseData,
+    *,
+    passes=1,
+    seed=None,
+    averaged=False,
+    stop_early=False,
+    settings=None,
+    steps=None,
+):
+    """Run ``learner`` behind the preprocessing ``steps`` (default: ``default_steps`` for the
+    data, an intercept and online scaling of dense rows) over in-memory data for up to
+    ``passes`` passes (``stop_early``: until a pass without mistakes); see ``model_of``. The
+    model reads files as svmlight unless ``settings`` name another format."""
+    dense = not isinstance(data.X, Sparse)
+    learner = with_pipeline(learner, default_steps(dense) if steps is None else steps)
+    result = run_passes(learner, data.X, targets(learner, data), seed, passes=passes, stop_early=stop_early)
+    task = "regression" if data.labels is None else ("multiclass" if getattr(learner, "classes", 0) > 2 else "binary")
+    base = {"format": "csv" if dense else "svmlight", "task": task, "zero_based": False}
+    settings = {**base, **(settings or {}), "mistakes_per_pass": result.mistakes}
+    dim = data.X.shape[1] if dense else data.X.dim
+    return model_of(learner, result.state, list(data.labels or []), dim, averaged, settings)
+
+
+def model_of(learner: Learner, state, labels, dim: int, averaged=False, settings=None, normalize=False) -> Model:
+    """The model file of a trained state: the pipeline folded into one linear model of the raw
+    features (``raw_linear``: final or averaged weights, the steps' final statistics, the
+    learner's own constant in ``offset``), the learner and the steps as config tables, the
+    steps' statistics. ``normalize`` scales each class's weights (and offset) to unit L2
+    norm, as the MIRA write-up does before predicting."""
+    steps, inner = steps_of(learner)
+    inner_state = state.inner if steps else state
+    w, offset = raw_linear(learner, state, inner.averaged(inner_state) if averaged else None)
+    if normalize:
+        norms = np.sqrt(np.sum(np.square(w), axis=-1))
+        w, offset = unit_rows(w), offset / np.where(norms > 0, norms, 1.0)
+    statistics = [jax.tree.map(lambda a: np.asarray(a).tolist(), s) for s in (state.steps if steps else ())]
+    settings = {**(settings or {}), "learner": inner.to_config(), "averaged": averaged, "dim": dim}
+    settings |= {"pipeline": [s.to_config() for s in steps], "pipeline_state": statistics, "normalized": normalize}
+    return Model(np.asarray(w, np.float32), list(labels), settings, np.asarray(offset, np.float32))
+
+
+def train_file(
+    name: str,
+    overrides,
+    path,
+    fmt: str = "svmlight",
+    *,
+    bits=None,
+    dim=None,
+    labels=None,
+    zero_based=False,
+    skip_bad=False,
+    chunk_rows=65536,
+    passes=1,
+    seed=None,
+    averaged=False,
+    stop_early=False,
+    checkpoint=None,
+    checkpoint_every=0,
+    resume=False,
+    progress=None,
+    target="",
+    task="",
+    normalize=False,
+    order_seed=0,
+    warn=None,
+    holdout=0,
+    intercept=True,
+    scale="auto",
+) -> Model:
+    """Train the named learner on a data file streamed in chunks (``ocolearn.streaming``:
+    constant memory, checkpoints, resume). Without ``labels``, ``dim`` or ``task`` one first
+    pass finds them. The learner and its step are checked before that pass. A folder of
+    text documents is read in an order shuffled by ``order_seed`` (recorded in the model);
+    a file whose labels come sorted gets a warning through ``warn``. ``holdout`` K learns
+    nothing from rows K, 2K, ... and records their loss after each pass in the settings.
+    The learner runs behind ``default_steps(dense, intercept, scale)``."""
+    from ocolearn.streaming import run_stream
+
+    learner = build_learner(name, overrides, len(labels or ()) or 2, task)
+    if averaged and not has_average(learner):
+        raise ConfigError(f"--average: {name!r} keeps no averaged weights (perceptron, mira, ocp_svm do)")
+    options = dict(skip_bad=skip_bad, order_seed=order_seed if fmt == "text" else None)
+    source = source_of(path, fmt, bits=bits, dim=dim, labels=labels, zero_based=zero_based, target=target, **options)
+    dense = reader_of(source).dense
+    steps = default_steps(dense, intercept, scale)
+    check_step(with_pipeline(learner, steps), source.dim or 8, dense=dense)  # before the data is read
+    source, task, found = prepare(source, task)
+    learner = build_learner(name, overrides, len(source.labels), task)
+    check_learner(learner, task, source.labels, source.path)
+    learner = with_pipeline(learner, steps)
+    check_step(learner, source.dim, dense=dense)
+    if found is not None and found.sorted_labels and task != "regression" and seed is None and warn:
+        warn(
+            f"{source.path}: the labels come sorted (each in one run of rows); an online learner sees one class "
+            "after the other. Shuffle the file, or pass --seed with --chunk-rows of at least the number of rows"
+        )
+    result = run_stream(
+        learner,
+        source,
+        targets=target_map(task if task == "regression" else learner, source.labels),
+        passes=passes,
+        chunk_rows=chunk_rows,
+        seed=seed,
+        checkpoint=checkpoint,
+        checkpoint_every=checkpoint_every,
+        resume=resume,
+        stop_early=stop_early,
+        progress=progress,
+        holdout=holdout,
+    )
+    settings = {
+        "format": fmt,
+        "task": task,
+        "bits": source.bits,
+        "zero_based": zero_based,
+        "target": target,
+        "columns": feature_columns(source),
+        "order_seed": source.order_seed,
+        "mistakes_per_pass": result.mistakes_per_pass,
+        "skipped_lines": result.skipped,
+        "rounds": result.rounds,
+        "average_loss": float(result.summary.loss) / max(result.rounds, 1),
+        **_pass_means(result, holdout),
+    }
+    return model_of(learner, result.state, source.labels, source.dim, averaged, settings, normalize)
+
+
+def _pass_means(result, holdout) -> dict:
+    """The mean progressive loss of each pass, and with ``holdout`` the held-out rows of a
+    pass and their mean loss and error rate after each pass (``ocolearn.progress.report``)."""
+    rows = result.rounds // max(len(result.loss_per_pass), 1)
+    means = {"loss_per_pass": [loss / max(rows, 1) for loss in result.loss_per_pass], "holdout": holdout}
+    if holdout:
+        (_, _, held), *_ = result.holdout_per_pass
+        means |= {
+            "holdout_rows": held,
+            "holdout_loss_per_pass": [loss / max(n, 1) for loss, _, n in result.holdout_per_pass],
+            "holdout_error_per_pass": [wrong / max(n, 1) for _, wrong, n in result.holdout_per_pass],
+        }
+    return means
+
+
+def feature_columns(source: Source) -> list[str]:
+    if source.format != "csv":
+        return []
+    from ocolearn.data.csvfile import csv_columns
+
+    _, features, header = csv_columns(source.path, source.target)
+    return [header[j] for j in features]
+
+
+def model_source(model: Model, path, *, labelled=True, fmt=None) -> Source:
+    """The ``Source`` of ``path`` read as the model was trained (format, features, labels):
+    ``labelled=False`` for prediction input, whose labels are optional. A feature beyond the
+    model's space is an error for ``predict`` as for ``test`` (a model of another data set)."""
+    s = model.settings
+    return source_of(
+        path,
+        fmt or s.get("format", "svmlight"),
+        bits=s.get("bits"),
+        dim=s["dim"],
+        labels=model.labels,
+        zero_based=s.get("zero_based", False),
+        target=s.get("target", ""),
+        task=model.task,
+        labelled=labelled,
+        columns=tuple(s.get("columns") or ()),
+    )
+
+
+def batches(model: Model, path, *, labelled=True, chunk_rows=65536, fmt=None):
+    """``(scores, targets)`` of each chunk of ``path`` (see ``model_source``), the next chunk
+    read while this one is scored."""
+    for chunk in prefetched(chunks(model_source(model, path, labelled=labelled, fmt=fmt), chunk_rows=chunk_rows)):
+        yield scores(model, chunk.X), chunk.y
+
+
+def predictions(model: Model, path, *, raw=False, chunk_rows=65536, fmt=None):
+    """The output, one string per chunk of rows, a line per row: the label (or value, for
+    regression), or with ``raw`` the score(s); labels in the file are optional and ignored."""
+    names = np.asarray(model.labels, str)
+    for s, _ in batches(model, path, labelled=False, chunk_rows=chunk_rows, fmt=fmt):
+        if raw or model.task == "regression":
+            yield "".join(" ".join(f"{v:.9g}" for v in np.atleast_1d(r)) + "\n" for r in s)
+        elif len(s):
+            yield "\n".join(names[classes_of(s)].tolist()) + "\n"
+
+
+def evaluate(model: Model, path, *, chunk_rows=65536, fmt=None) -> dict:
+    """Metrics of the model on a labelled file, streamed: ``mse`` and ``mae`` for regression;
+    ``error_rate`` for classifiers (a non-finite score is a mistake), and for more than two
+    classes ``confusion`` (rows: the true class, columns: the predicted one)."""
+    K = max(len(model.labels), 2)
+    rows, squared, absolute, wrong = 0, 0.0, 0.0, 0
+    confusion = np.zeros((K, K), np.int64)
+    for s, y in batches(model, path, chunk_rows=chunk_rows, fmt=fmt):
+        rows += len(y)
+        if model.task == "regression":
+            error = s - np.asarray(y, np.float64)
+            squared, absolute = squared + float(np.sum(error**2)), absolute + float(np.sum(np.abs(error)))
+            continue
+        guess = classes_of(s)
+        finite = np.all(np.isfinite(s.reshape(len(y), -1)), axis=1)
+        wrong += int(np.sum((guess != y) | ~finite))
+        np.add.at(confusion, (y, guess), 1)
+    if rows == 0:
+        raise DataError(f"{path}: no examples to test on (every line is blank, a comment or a header)")
+    if model.task == "regression":
+        return {"mse": squared / rows, "mae": absolute / rows, "rows": rows}
+    metrics = {"error_rate": wrong / rows, "rows": rows}
+    if len(model.labels) > 2:
+        metrics["confusion"] = confusion.tolist()
+    return metrics
+
+
+def read_data(
+    path, fmt="svmlight", *, dim=None, bits=None, labels=None, zero_based="auto", target="", task="", order_seed=None
+):
+    """A data file in memory, as ``SparseData`` (one chunk of the one reading path): class
+    indices and label names, or numbers (labels None) for regression."""
+    if zero_based == "auto":
+        zero_based = fmt == "svmlight" and _has_index_zero(path)
+    options = dict(bits=bits, dim=dim, labels=labels, zero_based=zero_based, target=target, order_seed=order_seed)
+    source, task, _ = prepare(source_of(path, fmt, **options), task)
+    return in_memory(source)
+
+
+def _has_index_zero(path) -> bool:
+    from ocolearn.data.sparse_text import read_bytes
+    from ocolearn.data.svmlight import parse_svmlight
+
+    block = parse_svmlight(read_bytes(path), 1, path)
+    return bool(block.indices.size and block.indices.min() == 0)
+
+
+def in_memory(source: Source) -> SparseData:
+    (chunk,) = list(chunks(source, chunk_rows=1 << 62)) or [None]
+    if chunk is None:
+        raise DataError(f"{source.path}: no examples")
+    labels = None if source.task == "regression" else list(source.labels)
+    return SparseData(chunk.X, chunk.y, labels)
+
+
+def data_for(model: Model, path) -> SparseData:
+    """Read ``path`` in memory with the model's feature settings and label names."""
+    return in_memory(model_source(model, path))
+
+
+def error_rate(model: Model, data: SparseData) -> float:
+    """The fraction of rows of in-memory data whose predicted label is not theirs (a non-finite
+    score is a mistake)."""
+    s = scores(model, data.X)
+    wrong = (classes_of(s) != np.asarray(data.y)) | ~np.all(np.isfinite(s.reshape(len(s), -1)), axis=1)
+    return float(np.mean(wrong))

@@ -30,8 +30,9 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from ocolearn.features import Sparse, local, put, values
+from ocolearn.features import Sparse, largest_seen, local, put, values
 from ocolearn.learners.base import ratio
+from ocolearn.names import SCALES
 from ocolearn.parts import ConfigError, Part, hyper
 
 
@@ -136,7 +137,7 @@ class Normalize(Preprocess, name="normalize"):
         return jnp.zeros((dim,), jnp.float32)
 
     def observe(self, state, x):
-        return put(state, x, jnp.maximum(local(state, x), jnp.abs(values(x))))
+        return put(state, x, largest_seen(state, x))
 
     def transform(self, state, x):
         scaled = values(x) * ratio(1.0, local(state, x))
@@ -149,9 +150,6 @@ class Normalize(Preprocess, name="normalize"):
 def _dense_only(x):
     if isinstance(x, Sparse):
         raise ConfigError("standardize needs dense rows (centring fills a sparse row); use scale = 'normalize'")
-
-
-SCALES = ("auto", "standardize", "normalize", "none")
 
 
 def default_steps(dense: bool, intercept: bool = True, scale: str = "auto") -> tuple[Preprocess, ...]:

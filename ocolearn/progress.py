@@ -83,7 +83,7 @@ def _numbers(values, form=".6g") -> str:
 
 def report(name: str, settings: dict, progress: Progress) -> list[str]:
     """The closing lines of a training run, from the model's ``settings`` (see
-    ``ocolearn.model.train_file``): passes, rows, time and speed, the progressive loss of each
+    ``ocolearn.pipeline.train_file``): passes, rows, time and speed, the progressive loss of each
     pass, the held-out loss (and error rate) of each pass, mistakes, skipped lines. Time and
     speed are those of ``progress``: of this process, should the run have been resumed."""
     losses, rounds = settings["loss_per_pass"], settings["rounds"]

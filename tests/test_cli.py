@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from ocolearn.cli import main
-from ocolearn.model import load
+from ocolearn.modelfile import load
 
 
 def call(capsys, *args):
@@ -78,6 +78,7 @@ def test_pa_regression_from_csv_and_svmlight_equals_scikit_learn(tmp_path, capsy
     ).fit(X, y)
     np.testing.assert_allclose(reference.coef_, pa_regression(X, y, 0.5, 0.1), rtol=1e-10)
     learner = ["--learner", "passive_aggressive", "--set", "loss.kind=epsilon_insensitive", "--set", "C=0.5"]
+    learner += ["--no-intercept", "--scale", "none"]  # scikit-learn's rule without its intercept
     for name, path, extra in (
         ("csv", write_csv(tmp_path / "r.csv", X, y), ["--format", "csv", "--target", "target"]),
         ("svm", write_svmlight(tmp_path / "r.svm", X, y), []),
@@ -142,12 +143,16 @@ def test_predict_without_labels_and_with_unseen_features(tmp_path, capsys):
     assert call(capsys, "predict", tmp_path / "m.npz", no_labels)[1].split() == expected
     placeholder = write_svmlight(tmp_path / "zero.svm", X, np.zeros(len(X)))
     assert call(capsys, "predict", tmp_path / "m.npz", placeholder)[1].split() == expected
-    unseen = tmp_path / "unseen.svm"  # feature 9 was never seen in training: ignored
+    unseen = tmp_path / "unseen.svm"  # feature 9 is beyond the model's 5: another data set, refused as by test
     unseen.write_text("".join(line.rstrip() + " 9:4.5\n" for line in no_labels.read_text().splitlines()))
-    assert call(capsys, "predict", tmp_path / "m.npz", unseen)[1].split() == expected
+    for command in ("predict", "test"):
+        status, _, err = call(capsys, command, tmp_path / "m.npz", unseen)
+        assert status == 2 and "unseen.svm, line 1" in err and "9" in err, err
     model = load(tmp_path / "m.npz")
     status, out, _ = call(capsys, "predict", tmp_path / "m.npz", train, "--scores")
-    np.testing.assert_allclose(np.array(out.split(), float), X @ model.w.astype(np.float64), rtol=1e-5, atol=1e-5)
+    expected_scores = X @ model.w.astype(np.float64) - model.offset  # the offset: minus the intercept
+    np.testing.assert_allclose(np.array(out.split(), float), expected_scores, rtol=1e-5, atol=1e-5)
+    assert model.offset != 0 and model.settings["pipeline"] == [{"kind": "intercept", "value": 1.0}]
     # Testing needs labels: a line without one names its line.
     one_line_error(*call(capsys, "test", tmp_path / "m.npz", no_labels)[::2], "none.svm, line 1", "no label")
     # A CSV file without the target column.
@@ -222,7 +227,7 @@ def test_model_made_in_python_reads_files(tmp_path):
     from ocolearn import Perceptron
     from ocolearn.data.sparse_text import SparseData
     from ocolearn.features import Sparse
-    from ocolearn.model import evaluate, predictions, train
+    from ocolearn.pipeline import evaluate, predictions, train
 
     X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.5], [0.2, 1.0]])
     y = np.array([1, 0, 1, 0], np.int32)
@@ -260,13 +265,13 @@ def test_failures_are_one_line_errors(tmp_path, capsys):
 
 
 def test_learner_errors_come_before_any_data_is_read(tmp_path, capsys, monkeypatch):
-    import ocolearn.model
+    import ocolearn.pipeline
 
     def no_reading(*args, **kw):
         raise AssertionError("the data was read")
 
-    monkeypatch.setattr(ocolearn.model, "scan", no_reading)
-    monkeypatch.setattr(ocolearn.model, "prepare", no_reading)
+    monkeypatch.setattr(ocolearn.pipeline, "scan", no_reading)
+    monkeypatch.setattr(ocolearn.pipeline, "prepare", no_reading)
     data = tmp_path / "d.svm"
     for learner, sets, word in (
         ("passive_aggressive", ["variant=7"], "variant"),
@@ -368,7 +373,7 @@ def test_the_readme_text_command_gives_a_real_model(tmp_path, capsys):
     rate = float(call(capsys, "test", tmp_path / "m.npz", corpus)[1].split()[1])
     assert rate < 0.1
     # Read in folder order (sorted labels) the same learner is no better than a constant.
-    from ocolearn.model import evaluate, train_file
+    from ocolearn.pipeline import evaluate, train_file
 
     sorted_model = train_file("one_vs_rest", ["base.kind=pegasos"], corpus, "text", order_seed=None)
     assert evaluate(sorted_model, corpus)["error_rate"] >= 0.4
@@ -404,11 +409,12 @@ def test_run_on_svmlight_regression_holds_out_test_rows_and_saves_the_model(tmp_
     from ocolearn.experiment import split_validation
 
     _, test = split_validation(None, y, 0.25, 0)
-    w = np.asarray(metrics["final_w"])
+    *w, b = metrics["final_w"]  # the learner's weights: the features', then the intercept's (sparse: not scaled)
     np.testing.assert_allclose(model.w, w, rtol=1e-6)
-    assert metrics["test_mse"] == pytest.approx(np.mean((X[test] @ w - y[test]) ** 2), rel=1e-4)
+    np.testing.assert_allclose(model.offset, -b, rtol=1e-6)
+    assert metrics["test_mse"] == pytest.approx(np.mean((X[test] @ w + b - y[test]) ** 2), rel=1e-4)
     mse = float(call(capsys, "test", tmp_path / "out" / "model.npz", data)[1].split()[1])
-    assert mse == pytest.approx(np.mean((X @ w - y) ** 2), rel=1e-4)
+    assert mse == pytest.approx(np.mean((X @ w + b - y) ** 2), rel=1e-4)
 
 
 def test_run_model_of_a_scaled_table_reads_the_raw_columns(tmp_path, capsys):
@@ -437,7 +443,7 @@ def test_run_infers_the_classes(tmp_path, capsys):
     config = write_config(
         tmp_path / "w.toml",
         'name = "w"\n[data]\nsource = "wine"\nfeatures = ["alcohol", "flavanoids", "color_intensity", "proline"]\n'
-        'target = "Cultivar"\nscale = true\nintercept = true\ntest = 0.3\n[learner]\nkind = "perceptron"\n'
+        'target = "Cultivar"\ntest = 0.3\n[learner]\nkind = "perceptron"\n'
         "[run]\npasses = 5\nshuffle_seed = 0\n",
     )
     status, _, err = call(capsys, "run", config, "--out", tmp_path / "out")
@@ -456,6 +462,8 @@ def pegasos_svmlight(tmp_path, n=300, seed=0):
 def test_sweep_scores_classifiers_by_held_out_error(tmp_path, capsys):
     from ocolearn import Pegasos
     from ocolearn.experiment import split_validation
+    from ocolearn.pipeline import raw_linear, with_pipeline
+    from ocolearn.preprocess import Intercept
     from ocolearn.run import run_passes
 
     X, y, data = pegasos_svmlight(tmp_path)
@@ -473,10 +481,10 @@ def test_sweep_scores_classifiers_by_held_out_error(tmp_path, capsys):
     table = np.genfromtxt(tmp_path / "out" / "sweep.csv", delimiter=",", names=True)
     train, held = split_validation(None, y, 0.3, 0)
     for lam, error in zip(table["learnerlam"], table["validation_error"], strict=True):
-        learner = Pegasos(lam=float(lam))
+        learner = with_pipeline(Pegasos(lam=float(lam)), (Intercept(),))  # the default for sparse rows
         state = run_passes(learner, X[train].astype(np.float32), y[train].astype(np.float32), 0, passes=2).state
-        w = np.asarray(learner.weights(state), np.float64)
-        assert error == pytest.approx(np.mean((X[held] @ w) * y[held] <= 0), abs=1e-6)
+        w, offset = raw_linear(learner, state)
+        assert error == pytest.approx(np.mean((X[held] @ w - offset) * y[held] <= 0), abs=1e-6)
     assert best["score"] == "validation_error" and best["mean_score"] == pytest.approx(min(table["validation_error"]))
     # The hinge as the score, and a regression sweep on the same kind of file.
     status, _, err = call(capsys, "sweep", config, "--set", 'sweep.score="hinge"', "--out", tmp_path / "h")
@@ -500,7 +508,7 @@ def test_arrays_and_sparse_matrices_read_as_the_file(tmp_path):
 
     from ocolearn.data.arrays import arrays_source
     from ocolearn.data.stream import Source, chunks
-    from ocolearn.model import in_memory, prepare
+    from ocolearn.pipeline import in_memory, prepare
 
     rng = np.random.default_rng(5)
     X = np.round(rng.normal(size=(90, 6)), 3) * (rng.random((90, 6)) < 0.5)
@@ -524,13 +532,13 @@ def test_arrays_and_sparse_matrices_read_as_the_file(tmp_path):
 
 
 def test_given_labels_and_dimension_read_the_file_once(tmp_path, capsys, monkeypatch):
-    import ocolearn.model
+    import ocolearn.pipeline
 
     def no_first_pass(*args, **kw):
         raise AssertionError("a first pass over the file")
 
     X, y, data = pegasos_svmlight(tmp_path, n=60)
-    monkeypatch.setattr(ocolearn.model, "scan", no_first_pass)
+    monkeypatch.setattr(ocolearn.pipeline, "scan", no_first_pass)
     args = ["train", "--learner", "pegasos", data, "--bits", 8, "--labels=-1,1", "--model", tmp_path / "m.npz"]
     status, _, err = call(capsys, *args)
     assert status == 0 and load(tmp_path / "m.npz").task == "binary", err

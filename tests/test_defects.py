@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 from ocolearn import InvSqrt, OneVsRest, Pegasos, SketchedONS, Winnow, ridge, run
-from ocolearn.model import model_of, scores
+from ocolearn.modelfile import scores
 from ocolearn.parallel import parallel_sgd
+from ocolearn.pipeline import model_of
 
 
 def gaussian_regression(n, d, seed=0, scale=3.0):
@@ -102,7 +103,7 @@ def test_winnow_predicts_plus_one_only_above_the_threshold_and_updates_only_on_m
     assert changed == (label > 0)
     model = model_of(learner, state, ["neg", "pos"], 4)
     assert scores(model, x[None]).item() == 0.0  # the model file sees the tie ...
-    from ocolearn.model import predict
+    from ocolearn.modelfile import predict
 
     assert predict(model, x[None]) == ["neg"]  # ... and predicts the same -1
     trace = run(learner, x[None], jnp.array([label])).trace  # the runner counts a mistake only for +1

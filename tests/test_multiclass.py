@@ -158,18 +158,25 @@ def test_classification_experiment_reports_what_the_weights_do(tmp_path):
     from pathlib import Path
 
     from ocolearn.config import load
-    from ocolearn.experiment import load_examples, run_experiment, split_validation
+    from ocolearn.experiment import learner_of, load_examples, run_experiment, split_validation
+    from ocolearn.pipeline import raw_linear
+    from ocolearn.preprocess import Intercept, Standardize
     from ocolearn.run import run_passes
 
     experiment = load(Path(__file__).parent.parent / "configs/iris_species.toml", ["run.passes=4"])
     metrics, _ = run_experiment(experiment, tmp_path)
     data = load_examples(experiment)
-    assert data.labels == ["setosa", "versicolor", "virginica"] and data.X.shape == (150, 5)
+    assert data.labels == ["setosa", "versicolor", "virginica"] and data.X.shape == (150, 4)
+    learner = learner_of(experiment, data)  # the [pipeline]: online standardization, then the intercept
+    assert learner.steps == (Standardize(), Intercept())
     train, test = split_validation(None, data.y, 0.3, 0)
-    passes = run_passes(experiment.learner, data.X[train], data.y[train], 0, passes=4)
+    passes = run_passes(learner, data.X[train], data.y[train], 0, passes=4)
     assert metrics["mistakes_per_pass"] == passes.mistakes and metrics["test_rows"] == 45
-    w, a = np.asarray(passes.state.w, np.float64), np.asarray(experiment.learner.averaged(passes.state), np.float64)
+    (w, w0), (a, a0) = (
+        raw_linear(learner, passes.state),
+        raw_linear(learner, passes.state, learner.averaged(passes.state)),
+    )
     X = data.X[test].astype(np.float64)
-    assert metrics["test_error"] == np.mean(np.argmax(X @ w.T, axis=1) != data.y[test])
-    assert metrics["test_error_averaged"] == np.mean(np.argmax(X @ a.T, axis=1) != data.y[test])
+    assert metrics["test_error"] == np.mean(np.argmax(X @ w.astype(np.float32).T - w0, axis=1) != data.y[test])
+    assert metrics["test_error_averaged"] == np.mean(np.argmax(X @ a.astype(np.float32).T - a0, axis=1) != data.y[test])
     assert (tmp_path / "mistakes.png").exists() and (tmp_path / "metrics.json").exists()

@@ -360,7 +360,8 @@ def test_learners_come_from_configs_by_kind():
 def test_cli_trains_ftrl_proximal_on_svmlight(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("OCOLEARN_CACHE", "0")  # in-process: leave JAX's cache settings alone
     from ocolearn.cli import main
-    from ocolearn.model import data_for, error_rate, load
+    from ocolearn.modelfile import load
+    from ocolearn.pipeline import data_for, error_rate
 
     X, y = stream(200, seed=4, binary=True)
     path = tmp_path / "train.svm"

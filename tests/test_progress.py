@@ -13,7 +13,8 @@ from ocolearn import PassiveAggressive, run
 from ocolearn.cli import main
 from ocolearn.data.stream import Source
 from ocolearn.features import row
-from ocolearn.model import load, target_map
+from ocolearn.modelfile import load
+from ocolearn.pipeline import target_map
 from ocolearn.progress import CLEAR, Progress
 from ocolearn.streaming import run_stream
 

@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 
 import ocolearn
-from ocolearn import cli, provenance
-from ocolearn import model as model_file
+from ocolearn import cli, modelfile, provenance
 
 CONFIGS = Path(__file__).parent.parent / "configs"
 
@@ -21,7 +20,10 @@ name = "tiny_sweep"
 source = "iris"
 features = ["Sepal.Width", "Sepal.Length", "Petal.Length"]
 target = "Petal.Width"
-scale = true
+batch_scale = true
+[pipeline]
+intercept = false
+scale = "none"
 [learner]
 kind = "ogd"
 schedule = { kind = "inv_sqrt", eta = 0.045 }
@@ -82,7 +84,7 @@ def test_run_sweep_and_train_outputs_say_what_produced_them(tmp_path, monkeypatc
     data = tmp_path / "d.svm"
     data.write_text("1 1:1 2:0.5\n-1 1:-1 3:2\n1 2:1\n")
     assert cli.main(["train", "--learner", "perceptron", str(data), "--model", "m.npz", "--quiet"]) == 0
-    assert model_file.load(tmp_path / "m.npz").settings["provenance"]["numpy"] == np.__version__
+    assert modelfile.load(tmp_path / "m.npz").settings["provenance"]["numpy"] == np.__version__
 
 
 def _read_csv(path):
@@ -145,7 +147,7 @@ def test_tracked_training_logs_the_learner_mistakes_per_pass_and_the_model(tmp_p
     assert cli.main([*argv, "--track", "mlflow"]) == 0
     client = MlflowClient((tmp_path / "mlruns").as_uri())
     (run,) = client.search_runs([client.get_experiment_by_name("train").experiment_id])
-    settings = model_file.load(tmp_path / "m.npz").settings
+    settings = modelfile.load(tmp_path / "m.npz").settings
     assert run.data.params["learner.kind"] == "perceptron" and run.data.params["passes"] == "3"
     history = sorted(client.get_metric_history(run.info.run_id, "mistakes_per_pass"), key=lambda m: m.step)
     assert [(m.step, m.value) for m in history] == list(enumerate(map(float, settings["mistakes_per_pass"]), 1))

@@ -23,7 +23,8 @@ from ocolearn.data import DataError
 from ocolearn.data.sparse_text import sparse_rows
 from ocolearn.data.stream import Source, chunks, scan
 from ocolearn.data.svmlight import parse_svmlight, read_svmlight, svmlight_lines
-from ocolearn.model import load, target_map, train_file
+from ocolearn.modelfile import load
+from ocolearn.pipeline import target_map, train_file
 from ocolearn.streaming import Progress, run_stream
 
 
@@ -167,7 +168,8 @@ def test_sigkill_midway_then_resume_gives_the_uninterrupted_model(tmp_path):
                                 ("winnow", [], ("-1", "1"))]
 )  # fmt: skip
 def test_train_file_streams_and_predicts_like_the_in_memory_model(tmp_path, name, overrides, labels):
-    from ocolearn.model import build_learner, predict, read_data, scores, train
+    from ocolearn.modelfile import predict, scores
+    from ocolearn.pipeline import build_learner, read_data, train
 
     text = svmlight_text(n=400, labels=labels)
     if name == "winnow":  # {0, 1} features, so that w . x can tie with the threshold
@@ -260,7 +262,8 @@ def test_empty_truncated_and_out_of_range_input(tmp_path):
 
 def test_a_label_set_that_does_not_match_the_model(tmp_path):
     model_path = tmp_path / "m.npz"
-    from ocolearn.model import data_for, save
+    from ocolearn.modelfile import save
+    from ocolearn.pipeline import data_for
 
     path = write(tmp_path, svmlight_text(n=100))
     save(train_file("perceptron", [], path), model_path)
@@ -337,7 +340,7 @@ def test_everything_written_is_written_atomically(tmp_path, monkeypatch):
         raise KeyboardInterrupt  # dies between writing the temporary file and renaming it
 
     monkeypatch.setattr(ocolearn_io.os, "replace", crash)
-    from ocolearn.model import save
+    from ocolearn.modelfile import save
 
     with pytest.raises(KeyboardInterrupt):
         save(train_file("perceptron", [], path), target)
@@ -452,7 +455,7 @@ def test_scores_a_few_rows_at_a_time_equal_those_of_all_rows_at_once():
     """``scores`` works through sparse rows in blocks (for the cache): the same float64 numbers
     as the one einsum over every row, bit for bit."""
     from ocolearn.features import Sparse
-    from ocolearn.model import Model, scores
+    from ocolearn.modelfile import Model, scores
 
     rng = np.random.default_rng(0)
     X = Sparse(rng.integers(0, 50, (37, 9)).astype(np.int32), rng.normal(size=(37, 9)).astype(np.float32), 50)

@@ -83,7 +83,7 @@ class Learner(Part, family=True):
 def positive(score):
     """The decision of a binary classifier from its score: +1 iff ``score > 0``, so a tie is -1
     (Littlestone 1988's Winnow: 1 iff ``w . x > theta``). One rule for a learner's updates and
-    for the model file's predictions (``ocolearn.model.predict``)."""
+    for the model file's predictions (``ocolearn.modelfile.predict``)."""
     return score > 0
 
 

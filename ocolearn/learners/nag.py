@@ -7,7 +7,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from ocolearn.features import local, put, values
+from ocolearn.features import largest_seen, local, put, values
 from ocolearn.learners.base import Learner, ratio
 from ocolearn.losses import Loss, Squared
 from ocolearn.parts import hyper
@@ -44,10 +44,8 @@ class NAG(Learner, name="nag"):
 
     def _rescaled(self, state, x):
         """``(w, s)`` at x's features after the rescaling of the first line."""
-        ax = jnp.abs(values(x))
-        w, s = local(state.w, x), local(state.s, x)
-        grow = ax > s
-        return jnp.where(grow, w * ratio(s * s, ax * ax), w), jnp.where(grow, ax, s)
+        w, s, new = local(state.w, x), local(state.s, x), largest_seen(state.s, x)
+        return jnp.where(new > s, w * ratio(s * s, new * new), w), new
 
     def predict(self, state, x):
         return self._rescaled(state, x)[0] @ values(x)
