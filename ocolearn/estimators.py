@@ -10,7 +10,8 @@ names: ``max_iter`` passes over the data, ``random_state`` (None: the rows' own 
 pass p shuffled by ``fold_in(random_state, p)``, as ``ocolearn.run``; unlike scikit-learn's
 ``shuffle=True``, None does not shuffle), ``average`` (predict with the learner's averaged
 weights), ``warm_start`` (``fit`` continues the state, and the numbering of the shuffles, the
-last call left, so ``fit`` twice with ``max_iter=k`` equals one ``fit`` with ``2k``) and
+last call left, so ``fit`` twice with ``max_iter=k`` equals one ``fit`` with ``2k``; it goes on
+with the learner it started with, whose state it holds, whatever ``set_params`` did since) and
 ``verbose`` (a line per pass: rounds, average loss, mistakes). ``fit`` runs the learner from its
 initial state; ``partial_fit`` runs one pass over the given rows in their order, continuing from
 the state it left, so that ``partial_fit(A); partial_fit(B)`` equals ``fit`` on the rows of A
