@@ -267,18 +267,18 @@ class _Online(BaseEstimator):
     def _train(self, learner: Learner, rows, targets, weights, *, fresh: bool, passes: int, seed) -> None:
         """Run the learner over the rows ``passes`` times, from its initial state or the one
         carried (pass p shuffled by ``fold_in(seed, p)``, numbered across calls, so a warm-started
-        ``fit`` continues the shuffles; with ``verbose``, one compiled pass at a time, which gives
-        the same numbers), and keep the model: the pipeline folded into one linear model of the
-        raw features, as every door's model file holds it (``pipeline.model_of``)."""
+        ``fit`` continues the shuffles), and keep the model: the pipeline folded into one linear
+        model of the raw features, as every door's model file holds it (``pipeline.model_of``)."""
         core = steps_of(learner)[1]
         if self.average and not hasattr(learner, "averaged"):
             raise ValueError(f"average=True, but {type(core).__name__} keeps no averaged weights")
         seed = None if seed is None else int(seed)
         state, first = (None, 0) if fresh else (self.state_, self.passes_run_)
         n = len(targets)
-        step = 1 if self.verbose else passes  # verbose: one compiled pass at a time, to report each
-        for done in range(0, passes, step):
-            options = dict(state=state, passes=step, first_pass=first + done, trace=False, weights=weights)
+        # One compiled pass at a time: the same numbers as one run of all passes, whose program
+        # would unroll a shuffle per pass (max_iter=1000 compiles for minutes), and a line per pass.
+        for done in range(passes):
+            options = dict(state=state, first_pass=first + done, trace=False, weights=weights)
             result = run(learner, rows, targets, seed, **options)
             state = result.state
             if self.verbose:
