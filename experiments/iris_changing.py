@@ -19,7 +19,7 @@ import numpy as np
 
 import ocolearn  # noqa: F401  (first: XLA's CPU flags)
 from ocolearn import Identity, plots, run
-from ocolearn.changing import interval_regrets, k_switch, segment_costs
+from ocolearn.changing import interval_regrets, k_switches, segment_costs
 from ocolearn.config import load
 from ocolearn.experiment import load_data
 from ocolearn.io import write_json
@@ -43,7 +43,7 @@ def main():
     learners = {experiment.learner.name: experiment.learner, **experiment.compare}
     loss = experiment.learner.loss
     costs = segment_costs(loss, Identity(), X, y)
-    best = {k: k_switch(loss, Identity(), X, y, k, costs=costs) for k in SWITCHES}
+    best = k_switches(loss, Identity(), X, y, SWITCHES, costs=costs)
     comparators = {
         k: {
             "total_loss": b.total,
@@ -57,14 +57,14 @@ def main():
     for name, learner in learners.items():
         trace = run(learner, np.float32(X), np.float32(y)).trace
         played = np.asarray(trace.loss, np.float64)
-        windows = interval_regrets(played, costs[0], LENGTH)
+        windows = interval_regrets(played, costs, LENGTH)
         rows[name] = {
             "average_loss": float(np.mean((np.asarray(trace.prediction, np.float64) - y) ** 2)),
             "regret_k_switch": {k: float(played.sum() - b.total) for k, b in best.items()},
             f"adaptive_regret_{LENGTH}": float(windows.max()),
             "worst_interval_starts_at_round": int(np.argmax(windows)) + 1,
             f"adaptive_regret_{LENGTH}_after_round_50": float(windows[50:].max()),
-            "regret_on_each_species": [float(played[s : s + 50].sum() - costs[0][s, s + 50]) for s in SPECIES],
+            "regret_on_each_species": [float(played[s : s + 50].sum() - costs[s, s + 50]) for s in SPECIES],
         }
         curves[name] = (np.cumsum(played - best[2].losses), windows)
     # every learner starts from 0, so the first interval holds their warm-up: which one tracks the

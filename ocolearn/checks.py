@@ -5,6 +5,9 @@
   a finite float32, sparse indices inside the feature space, and targets of the kind the
   learner's loss declares (``Loss.targets``: real numbers, labels -1/+1, or classes 0..K-1).
 - ``check_float32``: parsed numbers fit float32; readers call it with each value's line.
+- ``check_rounds``: a learner whose state holds a fixed number of slots (FLH's experts) has
+  room for the rounds it is about to run, else a ``ConfigError`` naming the setting; and no
+  run counts more rounds than its int32 round counter holds (``MAX_ROUNDS``).
 - ``check_finite``: after a run (each chunk or pass of a stream), the state holds no NaN or
   infinity and no prediction or loss was one; else a ``NonFiniteError`` naming the round.
 
@@ -36,6 +39,9 @@ def check_count(value, key: str, least: int = 1) -> None:
     """``value`` is an integer ``>= least``, else a ``ConfigError`` naming ``key``."""
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < least:
         raise ConfigError(f"{key} must be an integer >= {least}, got {value!r}", key)
+
+
+MAX_ROUNDS = 2**31 - 1  # rounds and rows are counted in int32 inside the compiled run
 
 
 def _first(ok):
@@ -79,6 +85,42 @@ def check_float32(values, source: str, lines=None, indptr=None) -> None:
     row = bad[0] if indptr is None else int(np.searchsorted(indptr, bad[0], side="right")) - 1
     where = source if lines is None else f"{source}, line {int(np.asarray(lines)[row])}"
     raise DataError(f"{where}: {_describe(values[bad])}")
+
+
+def check_rounds(learner, state, rows: int, passes: int = 1, where: str = "learner") -> None:
+    """Raise ``ConfigError`` if ``learner``, or a part inside it, cannot run ``passes`` over
+        ``rows`` examples from ``state`` (None: a fresh one): a part with a ``max_rounds`` (FLH:
+        its slots of experts hold ``2^levels - 2`` rounds) names the setting ``rounds_key`` that
+        bounds it; and more than ``MAX_ROUNDS`` rounds in all, which the compiled run's int32 round
+    counter cannot count, names ``passes``. A traced round counter counts as a fresh state."""
+    if passes * rows > MAX_ROUNDS:  # (before any learner's own limit: every run counts rounds in int32)
+        raise ConfigError(
+            f"passes: {passes} passes over {rows} rows are {passes * rows} rounds, more than {MAX_ROUNDS}", "passes"
+        )
+    first = 1 if state is None or _is_traced(state.t) else int(np.max(np.asarray(state.t)))
+    last = first + rows * passes - 1
+    for key, part in _parts(learner, where):
+        limit = getattr(part, "max_rounds", 0)
+        if limit and last > limit:
+            setting = f"{key}.{part.rounds_key}" if key else part.rounds_key
+            raise ConfigError(
+                f"{setting} = {getattr(part, part.rounds_key)} lets {part.name} run {limit} rounds, "
+                f"and this run goes to round {last}; raise {setting}",
+                setting,
+            )
+
+
+def _parts(part, key):
+    """``(key, part)`` for ``part`` and every part among its fields, depth first. A pipeline's
+    learner keeps the pipeline's key: configs and ``--set`` name its settings ``learner.X``."""
+    if getattr(part, "name", None) == "pipeline":
+        yield from _parts(part.learner, key)
+        return
+    yield key, part
+    for name in getattr(part, "__dataclass_fields__", {}):
+        value = getattr(part, name)
+        if hasattr(value, "__dataclass_fields__"):
+            yield from _parts(value, f"{key}.{name}" if key else name)
 
 
 def _is_traced(tree) -> bool:

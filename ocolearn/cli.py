@@ -6,7 +6,7 @@
     ocolearn train --learner NAME [--set key=value ...] DATA --model MODEL [--format F] [--target COLUMN]
                    [--task T] [--passes N] [--stop-early] [--average] [--normalized] [--chunk-rows R]
                    [--checkpoint PATH --checkpoint-every N] [--resume] [--holdout K] [--quiet] [--skip-bad]
-    ocolearn predict MODEL DATA [--scores] [--out FILE]   (one label or value per line)
+    ocolearn predict MODEL DATA... [--scores] [--out FILE]   (one label or value per line; text: NAME<TAB>...)
     ocolearn test MODEL DATA           (error rate, and confusion counts; or MSE and MAE)
     ocolearn export iris|wine --target COLUMN [--format csv|svmlight] --out FILE
 
@@ -18,7 +18,9 @@ multiclass) is ``--task`` or inferred from the labels (``ocolearn.data.task``).
 ``runs/NAME``) and prints the metrics; ``sweep`` runs the config's ``[sweep]`` as one compiled
 program and writes its table, best configuration and figures. Every error a user can cause is
 one line ``ocolearn: error: ...`` naming the file, line, key or option, with exit status 2;
-Ctrl-C prints one line (with the last checkpoint) and exits with status 130. ``train`` shows
+Ctrl-C prints one line (with the last checkpoint) and exits with status 130, SIGTERM the same
+with 143; outputs are written atomically and checked writable before the work
+(``ocolearn.io``). ``train`` shows
 a progress line and closes with a short report (``ocolearn.progress``). ``--help``,
 ``--version`` and usage errors answer before NumPy or JAX is imported.
 """
@@ -29,10 +31,11 @@ import argparse
 import json
 import os
 import sys
+import warnings
 from pathlib import Path
 
 import ocolearn  # first: sets XLA's CPU flags before JAX starts (and imports no JAX itself)
-from ocolearn.names import FORMATS, SCALES, TASKS
+from ocolearn.names import FORMATS, MAX_SEED, SCALES, TASKS
 
 # Nothing here imports NumPy or JAX before the arguments are parsed: ``--help``, ``--version``
 # and usage errors answer at once; each command imports what it needs.
@@ -76,6 +79,8 @@ def _sweep(args) -> int:
         params=experiment.to_config(), metrics=best, table=per_seed, table_params=list(best["values"]), folder=out
     )
     print(json.dumps(best, indent=2))
+    if "diverged" in best:
+        print(f"ocolearn: warning: {best['diverged']}", file=sys.stderr)
     print(f"wrote {out}/", file=sys.stderr)
     return 0
 
@@ -84,12 +89,18 @@ def _train(args) -> int:
     from ocolearn import modelfile, provenance, tracking
     from ocolearn import pipeline as models
     from ocolearn.data import DataError
+    from ocolearn.io import writable
     from ocolearn.progress import Progress, report
 
     tracker = tracking.start(args.track, "train", args.learner)
     progress = Progress(quiet=args.quiet)
     if args.checkpoint_every and not args.checkpoint:
         raise DataError("--checkpoint-every needs --checkpoint PATH")
+    if args.resume and not args.checkpoint:
+        raise DataError("--resume needs --checkpoint PATH, the checkpoint to continue from")
+    writable(args.model)  # (before training: not a folder, room in a writable folder)
+    if args.checkpoint and args.checkpoint_every:
+        writable(args.checkpoint)
     trained = models.train_file(
         args.learner,
         args.set,
@@ -97,7 +108,7 @@ def _train(args) -> int:
         args.format,
         bits=args.bits,
         dim=args.dim,
-        labels=args.labels.split(",") if args.labels else None,
+        labels=args.labels,
         zero_based=args.zero_based,
         skip_bad=args.skip_bad,
         chunk_rows=args.chunk_rows,
@@ -130,10 +141,16 @@ def _train(args) -> int:
 def _predict(args) -> int:
     from ocolearn import modelfile
     from ocolearn import pipeline as models
-    from ocolearn.io import atomic_lines
+    from ocolearn.data import DataError
+    from ocolearn.io import atomic_lines, writable
 
+    if args.out:
+        writable(args.out)
     trained = modelfile.load(args.model)
-    lines = models.predictions(trained, args.data, raw=args.scores, chunk_rows=args.chunk_rows, fmt=args.format)
+    data = args.data[0] if len(args.data) == 1 else tuple(args.data)
+    if isinstance(data, tuple) and (args.format or trained.settings.get("format")) != "text":
+        raise DataError(f"{args.data[1]}: several DATA files are read only by a text model (documents); give one file")
+    lines = models.predictions(trained, data, raw=args.scores, chunk_rows=args.chunk_rows, fmt=args.format)
     if args.out:
         atomic_lines(args.out, lines)
     else:
@@ -200,6 +217,17 @@ def _at_least(low: int, high: int | None = None):
     return number
 
 
+def _labels(text: str) -> list[str]:
+    """``--labels a,b,c``: distinct, non-empty names (a repeated one would be two classes of one name)."""
+    names = [name.strip() for name in text.split(",")]
+    for k, name in enumerate(names):
+        if not name:
+            raise argparse.ArgumentTypeError(f"label {k + 1} of {text[:60]!r} is empty")
+        if name in names[:k]:
+            raise argparse.ArgumentTypeError(f"the label {name[:60]!r} is repeated")
+    return names
+
+
 def _data_options(p, train=True) -> None:
     """The options that say how to read a data file: the same for every command."""
     p.add_argument("--format", choices=FORMATS, default="svmlight" if train else None, help=FORMAT_HELP)
@@ -214,7 +242,9 @@ def _data_options(p, train=True) -> None:
         help="hash MIRA features and words (default 18), or svmlight indices, into 2^bits buckets",
     )
     p.add_argument("--dim", type=_at_least(1), help="svmlight: the number of features (default: found by a first pass)")
-    p.add_argument("--labels", help="the labels, comma-separated, in class order (default: found by a first pass)")
+    p.add_argument(
+        "--labels", type=_labels, help="the labels, comma-separated, in class order (default: found by a first pass)"
+    )
     p.add_argument("--zero-based", action="store_true", help="svmlight indices start at 0 (default 1)")
     p.add_argument("--skip-bad", action="store_true", help="skip and count malformed lines instead of stopping")
 
@@ -222,7 +252,8 @@ def _data_options(p, train=True) -> None:
 FORMAT_HELP = (
     "svmlight (default for train; predict and test read as the model was trained); mira; "
     "csv: a header line, the --target column and feature columns; "
-    "text: DATA is a folder with one folder of text files per label (bag of words)"
+    "text: DATA is a folder with one folder of text files per label (bag of words; predict also reads a flat "
+    "folder of documents, or document files)"
 )
 
 
@@ -260,8 +291,15 @@ def parser() -> argparse.ArgumentParser:
         "standardize (running mean and variance), normalize (running max |x_i|, VW-style), none",
     )
     t.add_argument("--passes", type=_at_least(1), default=1)
-    t.add_argument("--seed", type=int, help="shuffle the rows of each chunk, each pass, with this seed")
-    t.add_argument("--order-seed", type=int, default=0, help="text: the seed of the one shuffle of the documents")
+    t.add_argument(
+        "--seed", type=_at_least(0, MAX_SEED), help="shuffle the rows of each chunk, each pass, with this seed"
+    )
+    t.add_argument(
+        "--order-seed",
+        type=_at_least(0, MAX_SEED),
+        default=0,
+        help="text: the seed of the one shuffle of the documents",
+    )
     t.add_argument("--stop-early", action="store_true", help="stop after a pass without mistakes")
     t.add_argument("--average", action="store_true", help="save the averaged weights (perceptron, mira, ocp_svm)")
     t.add_argument("--normalized", action="store_true", help="scale each class's weights to unit norm (MIRA write-up)")
@@ -281,7 +319,12 @@ def parser() -> argparse.ArgumentParser:
         command.add_argument("--track", choices=["mlflow"], help="log to MLflow (MLFLOW_TRACKING_URI, else ./mlruns)")
     q = sub.add_parser("predict", help="print one predicted label (or value) per line; labels in DATA are optional")
     q.add_argument("model")
-    q.add_argument("data")
+    q.add_argument(
+        "data",
+        nargs="+",
+        help="a data file; for a text model a folder of documents (flat, or one folder per label) or "
+        "document files, written as NAME<TAB>LABEL lines in sorted order (files: as given)",
+    )
     q.add_argument("--scores", action="store_true", help="print the raw score(s) of each row")
     q.add_argument("--out", help="write the predictions to this file (atomically) instead of printing them")
     _data_options(q, train=False)
@@ -298,7 +341,12 @@ def parser() -> argparse.ArgumentParser:
     x.add_argument("--target", required=True, help="the column of labels or values (iris: Species or Petal.Width)")
     x.add_argument("--format", choices=["csv", "svmlight"], default="csv")
     x.add_argument("--out", required=True, help="the file to write")
-    x.add_argument("--order-seed", type=int, default=0, help="rows in an order shuffled by this seed (default 0)")
+    x.add_argument(
+        "--order-seed",
+        type=_at_least(0, MAX_SEED),
+        default=0,
+        help="rows in an order shuffled by this seed (default 0)",
+    )
     x.set_defaults(func=_export)
     return p
 
@@ -330,8 +378,32 @@ def _few_malloc_arenas() -> None:
         pass
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill``, a scheduler's time limit), raised in the main thread like Ctrl-C's
+    KeyboardInterrupt, so that the same clean-up runs (temporary files and folders removed,
+    the last checkpoint named) and the process exits with 143 (128 + 15)."""
+
+
+def _on_sigterm(signum, frame):
+    raise Terminated
+
+
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
+    import signal
+    import threading
+
+    handler = (
+        signal.signal(signal.SIGTERM, _on_sigterm) if threading.current_thread() is threading.main_thread() else None
+    )
+    try:
+        return _main(args)
+    finally:
+        if handler is not None:  # (as it was: main may run inside another program)
+            signal.signal(signal.SIGTERM, handler)
+
+
+def _main(args) -> int:
     _few_malloc_arenas()
     from ocolearn.checks import NonFiniteError
     from ocolearn.config import ConfigError
@@ -339,7 +411,14 @@ def main(argv=None) -> int:
 
     _compilation_cache()
     try:
-        return args.func(args)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("default", RuntimeWarning)  # (numeric warnings: each once, as lines below)
+            status = args.func(args)
+        # Warnings (NumPy's RuntimeWarning on overflow, ...) show after a result, one line each;
+        # before an error they would only bury its one line.
+        for text in dict.fromkeys(f"{w.category.__name__}: {str(w.message).strip()}" for w in caught):
+            print(f"ocolearn: warning: {text.splitlines()[0][:300]}", file=sys.stderr)
+        return status
     except (ConfigError, DataError, NonFiniteError) as e:
         return _fail(str(e))
     except BrokenPipeError:  # the reader stopped early (| head): not an error of ours
@@ -347,15 +426,16 @@ def main(argv=None) -> int:
         return 0
     except OSError as e:  # a folder given as a file, a full disk, no permission
         return _fail(f"{e.filename or ''}{': ' if e.filename else ''}{e.strerror or e}")
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:
         checkpoint = getattr(args, "checkpoint", None)
         where = (
             f"; the last checkpoint is {checkpoint} (continue with --resume)"
             if checkpoint and Path(checkpoint).exists()
             else "; outputs were left as they were"
         )
-        print(f"ocolearn: interrupted{where}", file=sys.stderr)
-        return 130
+        terminated = isinstance(e, Terminated)
+        print(f"ocolearn: {'terminated' if terminated else 'interrupted'}{where}", file=sys.stderr)
+        return 143 if terminated else 130
 
 
 def _fail(message: str) -> int:
@@ -363,5 +443,20 @@ def _fail(message: str) -> int:
     return 2
 
 
+def entry() -> None:
+    """The ``ocolearn`` command: ``main``'s status is the exit status. After Ctrl-C or SIGTERM
+    (its outputs cleaned up, its line printed) the process ends at once (``os._exit``): a normal
+    exit would first wait for a compiled computation still running, a sweep's chunk, to end."""
+    status = main()
+    if status in (130, 143):
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except OSError:
+                pass
+        os._exit(status)
+    sys.exit(status)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

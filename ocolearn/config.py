@@ -22,8 +22,9 @@ from typing import Any
 
 import numpy as np
 
+from ocolearn.checks import MAX_ROUNDS
 from ocolearn.learners import Learner
-from ocolearn.names import SCALES
+from ocolearn.names import MAX_SEED, SCALES
 from ocolearn.parts import ConfigError, Part, fields_of
 
 FORMATS = ("table", "svmlight", "mira", "csv", "text")
@@ -82,6 +83,7 @@ class RunSpec:
     stop_early: bool = False  # classifiers: stop after a pass without mistakes
 
 
+MAX_RUNS = 2**20  # configurations times seeds in one sweep
 RANGES = {"linspace": np.linspace, "logspace": np.logspace, "geomspace": np.geomspace}
 
 
@@ -279,11 +281,30 @@ def _build_sweep(table, learner, source: str) -> SweepSpec:
             raise ConfigError(f"{source}: '{where}' must be a non-empty list of numbers, got {value!r}")
     if not 0.0 <= spec.validation < 1.0 or spec.seeds < 0:
         raise ConfigError(f"{source}: 'sweep.validation' must be in [0, 1) and 'sweep.seeds' >= 0")
+    sizes = {key: next(iter(v.values()))[2] if isinstance(v, dict) else len(v) for key, v in values.items()}
+    runs = math.prod(sizes.values()) * max(spec.seeds, 1)
+    if runs > MAX_RUNS:  # (each run holds a state: a sweep beyond this would only run out of memory)
+        shape = " x ".join(f"{n} ({key})" for key, n in sizes.items()) + (
+            f" x {spec.seeds} seeds" if spec.seeds else ""
+        )
+        raise ConfigError(f"{source}: '[sweep]' asks for {shape} = {runs} runs, more than {MAX_RUNS}")
     if spec.score not in SCORES:
         raise ConfigError(f"{source}: 'sweep.score' must be one of {', '.join(SCORES[1:])}, got {spec.score!r}")
     if spec.score.startswith("validation") and not spec.validation:
         raise ConfigError(f"{source}: 'sweep.score' = {spec.score!r} needs 'sweep.validation' > 0")
     return dataclasses.replace(spec, values=values)
+
+
+SEEDS = ("data.test_seed", "data.order_seed", "run.shuffle_seed", "sweep.validation_seed")
+
+
+def _check_seeds(raw: dict, source: str) -> None:
+    """Each seed is a whole number in 0..``MAX_SEED`` (see ``ocolearn.names``)."""
+    for key in SEEDS:
+        table, name = key.split(".")
+        value = raw.get(table, {}).get(name) if isinstance(raw.get(table), dict) else None
+        if isinstance(value, int) and not isinstance(value, bool) and not 0 <= value <= MAX_SEED:
+            raise ConfigError(f"{source}: '{key}' must be a seed in 0..{MAX_SEED}, got {value}")
 
 
 def from_dict(raw: dict, source: str = "<config>") -> Experiment:
@@ -295,6 +316,10 @@ def from_dict(raw: dict, source: str = "<config>") -> Experiment:
     for key in ("name", "description"):
         if key in raw and not isinstance(raw[key], str):
             raise ConfigError(f"{source}: '{key}' must be a string, got {raw[key]!r}")
+    name = raw["name"]
+    if not name or name in (".", "..") or any(c in name for c in "/\\\0") or not name.isprintable():
+        # (the default output folder is runs/NAME: a name with a path would write outside runs/)
+        raise ConfigError(f"{source}: 'name' must be a plain name (no '/', '\\' or '..'), got {name!r}")
     for key, hint in MOVED.items():
         table, name = key.split(".")
         if isinstance(raw.get(table), dict) and name in raw[table]:
@@ -307,6 +332,7 @@ def from_dict(raw: dict, source: str = "<config>") -> Experiment:
         raise ConfigError(f"{source}: 'data.format' must be one of {', '.join(FORMATS)}, got {data.format!r}")
     if data.format == "table" and (not data.features or not data.target):
         raise ConfigError(f"{source}: '[data]' needs 'features' (a list of column names) and 'target'")
+    _check_seeds(raw, source)
     if not 0.0 <= data.test < 1.0:
         raise ConfigError(f"{source}: 'data.test' must be a fraction in [0, 1), got {data.test}")
     if data.task not in TASKS:
@@ -321,8 +347,8 @@ def from_dict(raw: dict, source: str = "<config>") -> Experiment:
         raise ConfigError(f"{source}: 'compare' must be a table of learner tables, [compare.NAME]")
     compare = {name: _build_part(Learner, table, f"compare.{name}", source) for name, table in compare.items()}
     run = _build_spec(RunSpec, raw.get("run", {}), "run", source)
-    if run.passes < 1 or run.snapshot_every < 0:
-        raise ConfigError(f"{source}: 'run.passes' must be >= 1 and 'run.snapshot_every' >= 0")
+    if not 1 <= run.passes <= MAX_ROUNDS or run.snapshot_every < 0:
+        raise ConfigError(f"{source}: 'run.passes' must be in 1..{MAX_ROUNDS} and 'run.snapshot_every' >= 0")
     return Experiment(
         compare=compare,
         name=raw["name"],
@@ -365,10 +391,13 @@ def parse_override(text: str, source: str = "--set") -> tuple[list[str], Any]:
 
 
 def apply_overrides(raw: dict, overrides) -> dict:
-    """A copy of ``raw`` with each ``key=value`` override set (tables are created as needed)."""
+    """A copy of ``raw`` with each ``key=value`` override set (tables are created as needed).
+    A part's ``kind`` set to another kind drops the old kind's fields that came from the file
+    (``projection.kind=identity`` on an L2 ball leaves no ``radius`` behind); fields set by
+    ``--set`` are kept."""
     import copy
 
-    raw = copy.deepcopy(raw)
+    raw, given = copy.deepcopy(raw), set()
     for text in overrides:
         path, value = parse_override(text)
         table = raw
@@ -379,15 +408,22 @@ def apply_overrides(raw: dict, overrides) -> dict:
             if not isinstance(nxt, dict):
                 raise ConfigError(f"--set {text}: '{'.'.join(path[: i + 1])}' is not a table")
             table = nxt
+        if path[-1] == "kind" and "kind" in table and table["kind"] != value:
+            for key in [k for k in table if (*path[:-1], k) not in given]:
+                del table[key]
         table[path[-1]] = value
+        given.add(tuple(path))
     return raw
 
 
 def _read_toml(path: Path) -> dict:
     try:
-        return tomllib.loads(path.read_text())
+        return tomllib.loads(path.read_text(encoding="utf-8"))  # (TOML is UTF-8, whatever the locale)
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such config file") from None
+    except UnicodeDecodeError as e:
+        line = path.read_bytes()[: e.start].count(b"\n") + 1
+        raise ConfigError(f"{path}, line {line}: not UTF-8 text (a TOML file is UTF-8)") from None
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: not valid TOML: {e}") from None
 

@@ -35,10 +35,11 @@ from ocolearn.data.sparse_text import SparseData, class_indices
 from ocolearn.data.task import Labels, infer
 from ocolearn.data.textdirs import read_text_folders
 from ocolearn.features import Sparse, num_features, row
-from ocolearn.io import atomic_write, write_json
+from ocolearn.io import atomic_write, write_json, writes_folder
 from ocolearn.modelfile import save, scores
 from ocolearn.pipeline import (
     check_learner,
+    check_step,
     error_rate,
     feature_columns,
     loss_name,
@@ -137,6 +138,8 @@ def fit_learner(learner, data: SparseData, where: str):
     if task == "multiclass" and hasattr(learner, "classes") and learner.classes != len(data.labels):
         learner = learner.replace(classes=len(data.labels))
     check_learner(learner, task, data.labels or (), where)
+    dense = not isinstance(data.X, Sparse)  # (a state larger than memory: refused before it is allocated)
+    check_step(learner, num_features(data.X), dense, where, option=f"{where}: 'data.dim' or 'data.bits'")
     return learner
 
 
@@ -146,7 +149,7 @@ def steps_for(experiment: Experiment, X) -> tuple:
     try:
         return default_steps(not isinstance(X, Sparse), spec.intercept, spec.scale)
     except ConfigError as e:
-        raise ConfigError(f"{experiment.source}: pipeline.{e}") from None
+        raise ConfigError(f"{experiment.source}: 'pipeline.scale': {e}") from None
 
 
 def learner_of(experiment: Experiment, data: SparseData, learner=None):
@@ -165,7 +168,7 @@ def classify(experiment: Experiment, data: SparseData | None = None):
     opts, spec = experiment.run, experiment.data
     learner = learner_of(experiment, data)
     y = targets(learner, data)
-    train, test = split_validation(None, y, spec.test, spec.test_seed)
+    train, test = split_validation(None, y, spec.test, spec.test_seed, f"{experiment.source}: 'data.test'")
     passes = run_passes(
         learner, row(data.X, train), y[train], opts.shuffle_seed, passes=opts.passes, stop_early=opts.stop_early
     )
@@ -208,7 +211,7 @@ def regress(experiment: Experiment, data: SparseData):
     spec = experiment.data
     learner = learner_of(experiment, data)
     X, y = np.asarray(_dense(data.X, spec.source), np.float64), np.asarray(data.y, np.float64)
-    train, test = split_validation(None, y, spec.test, spec.test_seed)
+    train, test = split_validation(None, y, spec.test, spec.test_seed, f"{experiment.source}: 'data.test'")
     metrics, curves, snapshots, state = run_regression(experiment, X[train], y[train], learner)
     if len(test):
         error = scores(model_of(learner, state, [], X.shape[1]), X[test]) - y[test]
@@ -337,6 +340,7 @@ def trace_csv(curves: dict) -> str:
     return buffer.getvalue()
 
 
+@writes_folder  # (the folder is written as a unit: the old one or the new one, never a mix)
 def run_experiment(experiment: Experiment, out_dir):
     """Evaluate the experiment and write its outputs (and ``model.npz``, the model file
     ``ocolearn predict``/``test`` read) into ``out_dir``; returns ``(metrics, curves)``."""
@@ -369,16 +373,18 @@ def run_experiment(experiment: Experiment, out_dir):
         buffer = io.BytesIO()
         np.save(buffer, np.asarray(snapshots))
         atomic_write(out / "snapshots.npy", buffer.getvalue())
-    plots.run_figures(curves, experiment.name, out)
+    plots.run_figures(curves, experiment.name, out, experiment.learner.name)
     write_json(out / "metrics.json", metrics)
     return metrics, curves
 
 
-def split_validation(X, y, fraction: float, seed: int):
+def split_validation(X, y, fraction: float, seed: int, where: str = "'data.test'"):
     """``(train rows, held-out rows)`` index arrays: a ``fraction`` of the rows of ``y``
-    chosen by ``seed``; both keep the stored order."""
+    chosen by ``seed``; both keep the stored order. Holding out every row is an error naming ``where``."""
     n = len(y)
     held = np.sort(np.random.default_rng(seed).permutation(n)[: int(round(fraction * n))])
+    if len(held) == n:
+        raise ConfigError(f"{where} = {fraction} holds out all {n} rows: none is left to learn from")
     return np.setdiff1d(np.arange(n), held), held
 
 
@@ -386,6 +392,7 @@ def _config_learner(learners, c):
     return jax.tree.map(lambda a: a[c], learners)
 
 
+@writes_folder
 def run_sweep(experiment: Experiment, out_dir, *, chunk_size=None):
     """Run the experiment's ``[sweep]`` as one compiled program and write into ``out_dir``:
 
@@ -415,7 +422,10 @@ def run_sweep(experiment: Experiment, out_dir, *, chunk_size=None):
     num = len(next(iter(columns.values())))
     num_seeds = len(table[score]) // num
     mean = table[score].reshape(num, num_seeds).mean(axis=1)
-    best_c = int(np.nanargmin(mean))
+    diverged = int(np.count_nonzero(~np.isfinite(mean)))  # (NaN or infinite weights: their rows read nan)
+    if diverged == num:
+        raise datasets.DataError(f"{experiment.source}: every one of the {num} configurations diverged (NaN scores)")
+    best_c = int(np.nanargmin(np.where(np.isfinite(mean), mean, np.nan)))
     best_values = {k: float(v[best_c]) for k, v in columns.items()}
     best = {
         "score": score,
@@ -425,6 +435,8 @@ def run_sweep(experiment: Experiment, out_dir, *, chunk_size=None):
         "configurations": num,
         "seeds": num_seeds,
     }
+    if diverged:
+        best["diverged"] = f"{diverged} of {num} configurations diverged: their scores in sweep.csv are nan or inf"
     out = Path(out_dir)
     provenance.write(out)  # what produced the folder (ocolearn.provenance)
     buffer = io.StringIO()
@@ -460,7 +472,9 @@ def _sweep_setup(experiment: Experiment, learner, n: int, X):
     spec, opts = experiment.sweep, experiment.run
     train, held = (np.arange(n), np.arange(0))
     if spec.validation > 0:
-        train, held = split_validation(None, np.arange(n), spec.validation, spec.validation_seed)
+        train, held = split_validation(
+            None, np.arange(n), spec.validation, spec.validation_seed, f"{experiment.source}: 'sweep.validation'"
+        )
     columns = product(spec.axes())
     learners = stack_values(learner, {k.removeprefix("learner."): v for k, v in columns.items()})
     learners = with_pipeline(learners, steps_for(experiment, X), stacked=len(next(iter(columns.values()))))

@@ -1,11 +1,27 @@
-"""Atomic file output: a reader sees the old file or the new one, never half of one."""
+"""Atomic file output: a reader sees the old file or the new one, never half of one; and a
+folder of outputs (``atomic_folder``) is likewise the old one or the new one, never a mix.
+
+Temporary files and folders are siblings of their target named ``.NAME.PID.XXXXXXXX.tmp``
+(PID the writing process). A process killed by SIGKILL leaves its temporary behind; the next
+write into that folder removes the ones whose process is gone (``clean_stale``). Errors name
+the user's path, never the hidden temporary one.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
 import os
+import re
+import shutil
 import tempfile
+import time
 from pathlib import Path
+
+# .NAME.PID.XXXXXXXX.tmp (ours), and .NAME.XXXXXXXX.tmp (written before the PID was in the name)
+_TEMPORARY = re.compile(r"^\..+?\.(?:(\d+)\.)?[a-z0-9_]{8}\.tmp$")
+LEGACY_AGE = 3600  # seconds: an unmodified temporary file without a PID is this old before it is stale
 
 
 def atomic_write(path, data: bytes | str) -> Path:
@@ -16,22 +32,162 @@ def atomic_write(path, data: bytes | str) -> Path:
 def atomic_lines(path, pieces) -> Path:
     """Write the pieces (str or bytes, produced one by one: constant memory) to ``path``
     through a temporary file in the same folder (created if missing), fsync, rename. The file
-    gets the permissions a new file of the user gets (the umask), not the temporary file's 0600."""
+    gets the permissions a new file of the user gets (the umask), not the temporary file's 0600.
+    An ``OSError`` (a full disk, a read-only folder, ``path`` a folder) names ``path``."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            for piece in pieces:
-                f.write(piece.encode() if isinstance(piece, str) else piece)
-            f.flush()
-            os.fchmod(f.fileno(), 0o666 & ~_umask())
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with _naming(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        clean_stale(path.parent)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=_prefix(path), suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                for piece in pieces:
+                    f.write(piece.encode() if isinstance(piece, str) else piece)
+                f.flush()
+                os.fchmod(f.fileno(), 0o666 & ~_umask())
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
     return path
+
+
+def _prefix(path: Path) -> str:
+    return f".{path.name}.{os.getpid()}."
+
+
+@contextlib.contextmanager
+def _naming(path: Path):
+    """An ``OSError`` raised inside names ``path`` (the user's), not a temporary file or nothing."""
+    try:
+        yield
+    except OSError as e:
+        if e.filename is not None and Path(e.filename) == path:
+            raise
+        raise OSError(e.errno, e.strerror or str(e), str(path)) from None
+
+
+def writable(path, folder: bool = False) -> None:
+    """Check, before any work, that ``path`` can be written (as a file, or as a folder of
+    outputs): it is not a folder (not a file), and a temporary file can be made next to it
+    (the folder exists or can be made, is writable, has room for a file). Else an ``OSError``
+    naming ``path``."""
+    import errno
+
+    path = Path(path)
+    with _naming(path):
+        if path.is_dir() and not folder:
+            raise IsADirectoryError(errno.EISDIR, "is a folder; give a file name")
+        if path.exists() and folder and not path.is_dir():
+            raise NotADirectoryError(errno.ENOTDIR, "is a file; give a folder name")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=_prefix(path), suffix=".tmp")
+        os.close(fd)
+        os.unlink(tmp)
+
+
+@contextlib.contextmanager
+def atomic_folder(path):
+    """Yield a temporary sibling folder to write into; on success it becomes ``path`` (an old
+    folder there is moved aside first and removed after), on failure or interruption it is
+    removed and an old ``path`` is left as it was. A reader sees the old folder or the new one,
+    never a mix (between the two renames, briefly, no folder)."""
+    path = Path(path)
+    writable(path, folder=True)
+    _replaceable(path)
+    with _naming(path):
+        clean_stale(path.parent)
+        tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=_prefix(path), suffix=".tmp"))
+        os.chmod(tmp, 0o777 & ~_umask())
+    try:
+        yield tmp
+        with _naming(path):
+            old = None
+            if path.exists():
+                old = Path(tempfile.mkdtemp(dir=path.parent, prefix=_prefix(path), suffix=".tmp"))
+                os.replace(path, old)  # (onto the empty folder just made: a rename, no copy)
+            os.replace(tmp, path)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+MARKER = "provenance.json"  # every output folder holds one (``ocolearn.provenance.FILE``)
+
+
+def _replaceable(path: Path) -> None:
+    """An existing folder is replaced only if it is empty or an output folder (it holds
+    ``MARKER``), and not the current folder or one that holds it: a mistyped ``--out`` must
+    not remove a folder of the user's."""
+    import errno
+
+    if not path.is_dir():
+        return
+    here = Path.cwd().resolve()
+    if path.resolve() in (here, *here.parents):
+        raise OSError(errno.EBUSY, "is the current folder or holds it; give a folder for the outputs", str(path))
+    if any(path.iterdir()) and not (path / MARKER).is_file():
+        raise OSError(
+            errno.EEXIST, f"is not an output folder (no {MARKER}); give a new folder, or empty this one", str(path)
+        )
+
+
+def writes_folder(function):
+    """``function(first, out_dir, ...)`` writing its outputs into ``out_dir`` as a unit
+    (``atomic_folder``)."""
+
+    @functools.wraps(function)
+    def wrapper(first, out_dir, *args, **kwargs):
+        with atomic_folder(out_dir) as tmp:
+            return function(first, tmp, *args, **kwargs)
+
+    return wrapper
+
+
+def clean_stale(folder) -> list[Path]:
+    """Remove the temporary files and folders of ours in ``folder`` (``.NAME.PID.XXXXXXXX.tmp``)
+    whose process is gone (a writer killed by SIGKILL leaves them), and those without a PID
+    unmodified for ``LEGACY_AGE`` seconds; returns what was removed. A temporary of a live
+    process, this one's included, is left alone."""
+    removed = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return removed
+    for entry in entries:
+        match = _TEMPORARY.match(entry.name)
+        if match is None:
+            continue
+        try:
+            pid = match.group(1)
+            stale = (
+                not _alive(int(pid)) if pid else time.time() - entry.stat(follow_symlinks=False).st_mtime > LEGACY_AGE
+            )
+            if not stale:
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path)
+            else:
+                os.unlink(entry.path)
+            removed.append(Path(entry.path))
+        except OSError:  # (another process removed it first, or it is not ours to remove)
+            continue
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):  # another user's process (alive), or not a PID
+        return True
+    return True
 
 
 def _umask() -> int:

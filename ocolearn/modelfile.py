@@ -68,7 +68,7 @@ def load(path) -> Model:
     except IsADirectoryError:
         raise DataError(f"{path}: a folder, not a model file") from None
     except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as e:
-        reason = "" if "pickled" in str(e) else f": {getattr(e, 'strerror', None) or str(e) or type(e).__name__}"
+        reason = "" if "pickle" in str(e) else f": {getattr(e, 'strerror', None) or str(e) or type(e).__name__}"
         what = "an .npz with w, labels, settings, offset"
         raise DataError(f"{path}: not an ocolearn model file ({what}){reason}") from None
     model = Model(arrays["w"], [str(v) for v in np.atleast_1d(arrays["labels"])], settings, arrays["offset"])

@@ -29,6 +29,7 @@ import numpy as np
 from jax.sharding import Mesh
 from jax.sharding import PartitionSpec as P
 
+from ocolearn.checks import check_rounds
 from ocolearn.features import num_features
 from ocolearn.run import as_key, round_order, round_step
 
@@ -55,6 +56,7 @@ def parallel_sgd(learner, X, y, shards: int, *, average_every: int = 0, passes: 
     m = len(y) // shards
     if m == 0:
         raise ValueError(f"{shards} shards need at least {shards} rows, got {len(y)}")
+    check_rounds(learner, None, m, passes)  # each shard's learner runs m rounds a pass
     blocks = jax.tree.map(lambda a: a[: shards * m].reshape(shards, m, *a.shape[1:]), (X, y))
     devices = math.gcd(shards, len(jax.devices()))
     mesh = Mesh(np.array(jax.devices()[:devices]), ("shards",))

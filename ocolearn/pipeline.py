@@ -29,6 +29,7 @@ from ocolearn.data import DataError
 from ocolearn.data.sparse_text import DEFAULT_BITS, SparseData
 from ocolearn.data.stream import Source, chunks, prefetched, reader_of, scan
 from ocolearn.data.task import infer
+from ocolearn.data.textdirs import document_names
 from ocolearn.features import Sparse
 from ocolearn.learners import Learner
 from ocolearn.learners.mira import normalized as unit_rows
@@ -190,7 +191,7 @@ def steps_of(learner) -> tuple[tuple[Preprocess, ...], Any]:
     return (learner.steps, learner.learner) if isinstance(learner, Pipeline) else ((), learner)
 
 
-def raw_linear(learner: Learner, state, weights=None, dim: int | None = None):
+def raw_linear(learner: Learner, state, weights=None):
     """``(w, offset)`` in float64 such that ``score(x) = w . x - offset`` for every raw row x:
     the steps folded from the last to the first (``Preprocess.fold``), and the learner's own
     score of an all-zero row (Winnow's threshold) in the offset. ``weights`` replaces the
@@ -220,7 +221,8 @@ def source_of(path, fmt="svmlight", *, bits=None, dim=None, labels=None, zero_ba
     svmlight indices only if given) fix ``dim`` to ``2**bits``."""
     if fmt in ("mira", "text"):
         bits = bits or DEFAULT_BITS
-    source = Source(str(path), fmt, dim or 0, tuple(labels or ()), bool(zero_based), bits, target=target, **options)
+    path = path if isinstance(path, tuple) else str(path)  # (a tuple: text documents, for predict)
+    source = Source(path, fmt, dim or 0, tuple(labels or ()), bool(zero_based), bits, target=target, **options)
     return source._replace(dim=1 << bits) if bits is not None else source
 
 
@@ -292,15 +294,16 @@ def has_average(learner) -> bool:
     return hasattr(learner, "averaged") and (base is None or has_average(base))
 
 
-def check_step(learner: Learner, dim: int, dense=False, where="--learner/--set") -> None:
+def check_step(learner: Learner, dim: int, dense=False, where="--learner/--set", option="--bits/--dim") -> None:
     """Trace one step of the learner on an abstract example of the data's shape, before any
     data is read: a hyperparameter outside its set (a variant, an optax name) fails here with
     one message, and a state too large for this machine's memory (``--bits``, ``--dim``) is
     refused before it is allocated. The learner's own ``check()``, where it has one, runs first."""
+    name = steps_of(learner)[1].name
     base = getattr(steps_of(learner)[1], "base", None)
     if base is not None and getattr(base, "classes", 0):
         raise ConfigError(
-            f"{where}: {learner.name}'s base must be a binary learner; {base.name!r} is multiclass "
+            f"{where}: {name}'s base must be a binary learner; {base.name!r} is multiclass "
             f"(use --learner {base.name} itself)"
         )
     check = getattr(learner, "check", None)
@@ -310,13 +313,14 @@ def check_step(learner: Learner, dim: int, dense=False, where="--learner/--set")
         y = jax.ShapeDtypeStruct((), np.int32 if getattr(learner, "classes", 0) else np.float32)
         state = jax.eval_shape(lambda: learner.init(dim))
     except (ValueError, TypeError, KeyError, AttributeError) as e:
-        raise ConfigError(f"{where}: {learner.name}: {_first_line(e)}") from None
+        raise ConfigError(f"{where}: {name}: {_first_line(e)}") from None
     size = sum(leaf.size * leaf.dtype.itemsize for leaf in jax.tree.leaves(state))
     memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     if 4 * size > memory:
         raise ConfigError(
-            f"--bits/--dim: {learner.name} over {dim:,} features needs {size / 2**30:.1f} GiB of state, "
-            f"more than this machine's memory allows ({memory / 2**30:.0f} GiB); use fewer --bits"
+            f"{option}: {name} over {dim:,} features keeps {size / 2**30:.1f} GiB of state and needs about "
+            f"4 times that while it learns ({4 * size / 2**30:.1f} GiB), more than this machine's "
+            f"{memory / 2**30:.1f} GiB of memory; use fewer features"
         )
 
     def step(state, idx, val, y):
@@ -328,7 +332,7 @@ def check_step(learner: Learner, dim: int, dense=False, where="--learner/--set")
             step, state, jax.ShapeDtypeStruct((width,), np.int32), jax.ShapeDtypeStruct((width,), np.float32), y
         )
     except (ValueError, TypeError, KeyError, AttributeError, IndexError) as e:
-        raise ConfigError(f"{where}: {learner.name}: {_first_line(e)}") from None
+        raise ConfigError(f"{where}: {name}: {_first_line(e)}") from None
 
 
 def _first_line(e: Exception) -> str:
@@ -440,7 +444,10 @@ def train_file(
     options = dict(skip_bad=skip_bad, order_seed=order_seed if fmt == "text" else None)
     source = source_of(path, fmt, bits=bits, dim=dim, labels=labels, zero_based=zero_based, target=target, **options)
     dense = reader_of(source).dense
-    steps = default_steps(dense, intercept, scale)
+    try:
+        steps = default_steps(dense, intercept, scale)
+    except ConfigError as e:
+        raise ConfigError(f"--scale: {e}") from None
     check_step(with_pipeline(learner, steps), source.dim or 8, dense=dense)  # before the data is read
     source, task, found = prepare(source, task)
     learner = build_learner(name, overrides, len(source.labels), task)
@@ -535,13 +542,22 @@ def batches(model: Model, path, *, labelled=True, chunk_rows=65536, fmt=None):
 
 def predictions(model: Model, path, *, raw=False, chunk_rows=65536, fmt=None):
     """The output, one string per chunk of rows, a line per row: the label (or value, for
-    regression), or with ``raw`` the score(s); labels in the file are optional and ignored."""
+    regression), or with ``raw`` the score(s); labels in the file are optional and ignored.
+    Text documents are read in sorted order (``textdirs.text_documents``), and each line
+    starts with the document's name and a tab (``textdirs.document_names``)."""
     names = np.asarray(model.labels, str)
+    documents = document_names(path) if (fmt or model.settings.get("format")) == "text" else None
+    row = 0
     for s, _ in batches(model, path, labelled=False, chunk_rows=chunk_rows, fmt=fmt):
         if raw or model.task == "regression":
-            yield "".join(" ".join(f"{v:.9g}" for v in np.atleast_1d(r)) + "\n" for r in s)
-        elif len(s):
-            yield "\n".join(names[classes_of(s)].tolist()) + "\n"
+            lines = [" ".join(f"{v:.9g}" for v in np.atleast_1d(r)) for r in s]
+        else:
+            lines = names[classes_of(s)].tolist()
+        if documents is not None:
+            lines = [f"{name}\t{line}" for name, line in zip(documents[row : row + len(lines)], lines, strict=True)]
+            row += len(lines)
+        if lines:
+            yield "\n".join(lines) + "\n"
 
 
 def evaluate(model: Model, path, *, chunk_rows=65536, fmt=None) -> dict:

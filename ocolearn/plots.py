@@ -13,13 +13,14 @@ import numpy as np  # noqa: E402
 from ocolearn.io import atomic_write  # noqa: E402
 
 
-def normalized_loss(ax, curves: dict, title: str = ""):
-    """``(1/t) sum_{s<=t} (yhat_s - y_s)^2`` against t; comparators as dashed lines.
+def normalized_loss(ax, curves: dict, title: str = "", learner: str = "learner"):
+    """``(1/t) sum_{s<=t} (yhat_s - y_s)^2`` against t, labelled with the ``learner``'s name;
+    comparators as dashed lines.
 
     ``curves`` holds ``cumulative_average_loss`` and the comparators' mean squared errors.
     """
     t = np.arange(1, len(curves["cumulative_average_loss"]) + 1)
-    ax.plot(t, curves["cumulative_average_loss"], color="black", lw=1.2, label="OGD")
+    ax.plot(t, curves["cumulative_average_loss"], color="black", lw=1.2, label=learner)
     styles = {
         "comparator_unconstrained_loss": ("grey", "least squares"),
         "comparator_feasible_loss": ("red", "best in the feasible set"),
@@ -55,14 +56,15 @@ def save(fig, path) -> None:
     atomic_write(path, buffer.getvalue())
 
 
-def run_figures(curves: dict, title: str, out_dir) -> list[str]:
-    """The two figures of one run, written into ``out_dir``; returns their file names."""
+def run_figures(curves: dict, title: str, out_dir, learner: str = "learner") -> list[str]:
+    """The two figures of one run (of the named ``learner``), written into ``out_dir``; returns
+    their file names."""
     names = []
     for name, draw in (("normalized_loss.png", normalized_loss), ("regret.png", regret)):
         if name == "regret.png" and curves.get("regret") is None:
             continue
         fig, ax = plt.subplots(figsize=(6, 4))
-        draw(ax, curves, title)
+        draw(ax, curves, title, learner) if draw is normalized_loss else draw(ax, curves, title)
         save(fig, f"{out_dir}/{name}")
         names.append(name)
     return names

@@ -158,12 +158,10 @@ def default_steps(dense: bool, intercept: bool = True, scale: str = "auto") -> t
     counts and indicators need no centring and whose O(nnz) steps a per-feature table would
     slow), then the intercept as the last feature."""
     if scale not in SCALES:
-        raise ConfigError(f"scale must be one of {', '.join(SCALES)}, got {scale!r}", "scale")
+        raise ConfigError(f"{scale!r} is not one of {', '.join(SCALES)}", "scale")
     if scale == "auto":
         scale = "standardize" if dense else "none"
     if scale == "standardize" and not dense:
-        raise ConfigError(
-            "scale 'standardize' needs dense rows (csv, tables); use 'normalize' for sparse ones", "scale"
-        )
+        raise ConfigError("'standardize' needs dense rows (csv, tables); use 'normalize' for sparse ones", "scale")
     steps = {"standardize": (Standardize(),), "normalize": (Normalize(),), "none": ()}[scale]
     return steps + ((Intercept(),) if intercept else ())

@@ -91,9 +91,11 @@ def report(name: str, settings: dict, progress: Progress) -> list[str]:
     rows = rounds // max(passes, 1)
     held = settings.get("holdout", 0)
     kept = f" ({settings['holdout_rows']:,} more held out)" if held else ""
+    # (a resumed run: the progress line counts every row since the start, as the checkpoint does)
+    resumed = f" after resuming at {progress.first:,} ({progress.latest:,} in all)" if progress.first else ""
     lines = [
         f"trained {name} ({settings['task']}): {passes} pass{'es' * (passes != 1)} over {rows:,} rows{kept}, "
-        f"{progress.learned:,} rows learned in {progress.seconds:.2f} s, "
+        f"{progress.learned:,} rows learned{resumed} in {progress.seconds:.2f} s, "
         f"{progress.learned / max(progress.seconds, 1e-9):,.0f} rows/s",
         f"progressive loss per pass: {_numbers(losses)}; over the run {settings['average_loss']:.6g}",
     ]

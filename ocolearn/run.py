@@ -20,7 +20,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ocolearn.checks import check_count, check_data
+from ocolearn.checks import check_count, check_data, check_rounds
 from ocolearn.data import DataError
 from ocolearn.features import num_features, row
 
@@ -152,6 +152,7 @@ def run(
     learner.check("learner")
     check_count(passes, "passes")
     check_data(learner, X, y)
+    check_rounds(learner, state, len(y), passes)
     weights = check_weights(weights, len(y))
     if state is None:
         state = learner.init(num_features(X))
@@ -284,6 +285,7 @@ def run_passes(learner, X, y, seed=None, *, passes=1, stop_early=False, state=No
     ``checks.check_finite`` turns it into an error). Otherwise the state equals
     ``run(..., passes=passes)``'s bit for bit: pass p has the same shuffle."""
     check_count(passes, "passes")
+    check_rounds(learner, state, len(y), passes)  # before the first pass, not at the one that would overflow
     if state is None:
         state = learner.init(num_features(X))
     mistakes, losses = [], []

@@ -22,6 +22,7 @@ and the held-out sums of each pass. The progress line is ``ocolearn.progress.Pro
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 from pathlib import Path
@@ -55,10 +56,60 @@ def _fingerprint(learner, source: Source, chunk_rows, passes, seed, holdout=0) -
             "learner": learner.to_config(),
             "source": [str(Path(source.path).resolve()), source.format, source.dim, list(source.labels)],
             "options": [source.zero_based, source.bits, source.skip_bad, chunk_rows, passes, seed, holdout],
+            "file": file_identity(source.path),
         },
         sort_keys=True,
         default=str,
     )
+
+
+IDENTITY_BLOCK = 1 << 16  # bytes hashed at each end of a data file
+
+
+def file_identity(path) -> dict:
+    """What says a data file is the one a checkpoint was made from: its size, its modification
+    time and a SHA-256 of its first and last ``IDENTITY_BLOCK`` bytes (as stored: a compressed
+    file's own bytes); for a folder of text, the same of each file in it, hashed together. A
+    resumed run reads on from a byte offset: another file there would be read from the middle."""
+    path = Path(path)
+    if path.is_dir():
+        digest = hashlib.sha256()
+        files = sorted(f for f in path.rglob("*") if f.is_file())
+        for f in files:
+            digest.update(json.dumps([str(f.relative_to(path)), file_identity(f)], sort_keys=True).encode())
+        return {"files": len(files), "contents": digest.hexdigest()}
+    try:
+        stat = path.stat()
+        with path.open("rb") as f:
+            digest = hashlib.sha256(f.read(IDENTITY_BLOCK))
+            f.seek(max(stat.st_size - IDENTITY_BLOCK, 0))
+            digest.update(f.read(IDENTITY_BLOCK))
+    except OSError:
+        return {}
+    return {"size": stat.st_size, "modified": stat.st_mtime_ns, "contents": digest.hexdigest()}
+
+
+def _what_differs(path, ours: str, theirs: str) -> str:
+    """The error for a checkpoint of another run, naming what differs from this one."""
+    try:
+        ours, theirs = json.loads(ours), json.loads(theirs)
+    except ValueError:
+        return f"{path}: not a checkpoint of this run"
+    now, then = ours.get("file", {}), theirs.get("file", {})
+    same_run = all(ours[k] == theirs.get(k) for k in ("learner", "source", "options"))
+    if same_run and now != then:
+        if then.get("size") != now.get("size"):
+            change = f"{then.get('size')} bytes then, {now.get('size')} now"
+        elif then.get("files") != now.get("files"):
+            change = f"{then.get('files')} files then, {now.get('files')} now"
+        else:
+            change = "its contents" if then.get("contents") != now.get("contents") else "its modification time"
+        return (
+            f"{path}: the data {ours['source'][0]} changed since this checkpoint was written ({change}); "
+            "start again without --resume"
+        )
+    differ = [name for name in ("learner", "source", "options") if ours.get(name) != theirs.get(name)]
+    return f"{path}: a checkpoint of another run (its {' and '.join(differ) or 'data'} differ from this run's)"
 
 
 def save_checkpoint(path, fingerprint, state, summary, where: dict):
@@ -76,12 +127,14 @@ def load_checkpoint(path, fingerprint, template):
     try:
         with np.load(path) as f:
             if str(f["fingerprint"]) != fingerprint:
-                raise DataError(f"{path}: a checkpoint of another run (learner, data or options differ)")
+                raise DataError(_what_differs(path, fingerprint, str(f["fingerprint"])))
             leaves = [f[f"state_{i}"] for i in range(len(jax.tree.leaves(template)))]
             summary = Summary(*(jax.numpy.asarray(f[f"sum_{k}"]) for k in Summary._fields))
             where = json.loads(str(f["where"]))
-    except (OSError, KeyError, ValueError) as e:
-        raise DataError(f"{path}: not a readable ocolearn checkpoint: {e}") from None
+    except DataError:
+        raise
+    except (OSError, KeyError, ValueError, EOFError):  # (NumPy's own words speak of pickles: not ours)
+        raise DataError(f"{path}: not an ocolearn checkpoint (unreadable, cut short, or another file)") from None
     state = jax.tree.unflatten(jax.tree.structure(template), [jax.numpy.asarray(a) for a in leaves])
     return state, summary, where
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import itertools
 import math
 import os
+import time
 from functools import partial
 
 import jax
@@ -30,7 +31,7 @@ import numpy as np
 from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from ocolearn.checks import check_count, check_data
+from ocolearn.checks import check_count, check_data, check_rounds
 from ocolearn.features import num_features
 from ocolearn.run import Result, run
 
@@ -115,6 +116,14 @@ def bytes_per_config(learner_one, X, y, num_seeds: int, passes: int, trace: bool
     return max(1, num_seeds) * per_run
 
 
+def _wait(tree) -> None:
+    """Wait for a dispatched computation in short sleeps: Ctrl-C (or SIGTERM) is raised in
+    Python between two of them, at once, instead of when the whole chunk has run."""
+    for leaf in jax.tree.leaves(tree):
+        while not getattr(leaf, "is_ready", lambda: True)():
+            time.sleep(0.01)
+
+
 def _to_host(a):
     """A result as a NumPy array; gathered from all processes in a multi-process run."""
     if getattr(a, "is_fully_addressable", True):
@@ -176,6 +185,7 @@ def sweep(
     learners.check("learner")  # every stacked value
     check_count(passes, "passes")
     check_data(_one(learners), X, y)
+    check_rounds(_one(learners), None, y.shape[0], passes)
     num = jax.tree.leaves(learners)[0].shape[0]
     seeds = seed_values(seeds)
     num_seeds = 1 if seeds is None else len(seeds)
@@ -192,6 +202,7 @@ def sweep(
         chunk = jax.tree.map(lambda a, index=index: a[index], learners)
         chunk = _place(chunk, sharding)
         out = _sweep_chunk(chunk, seeds, X, y, passes=passes, predict_after_update=predict_after_update, trace=trace)
+        _wait(out)
         kept = min(chunk_size, num - start)
         outputs.append(jax.tree.map(lambda a, kept=kept: _to_host(a)[:kept], out))
     return jax.tree.map(lambda *parts: np.concatenate(parts), *outputs)

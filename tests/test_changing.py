@@ -7,8 +7,13 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from ocolearn import FLH, ONS, Absolute, Identity, L2Ball, Squared, run
-from ocolearn.changing import adaptive_regret, interval_regrets, k_switch, segment_costs
+from ocolearn import FLH, OMD, ONS, Absolute, Identity, InvSqrt, L2Ball, NegEntropy, Squared, run
+from ocolearn.changing import adaptive_regret, best_switching, interval_regrets, k_switch, segment_costs
+from ocolearn.cli import main
+from ocolearn.parallel import parallel_sgd
+from ocolearn.parts import ConfigError
+from ocolearn.regret import least_squares_in_ball_gram
+from ocolearn.run import run_passes
 
 
 def shifting(T=9, d=2, seed=0):
@@ -81,10 +86,45 @@ def test_k_switch_with_a_solver_for_another_loss():
         return fit.x
 
     best = k_switch(Absolute(), Identity(), X, y, 1, solver=solver)
-    C, _ = segment_costs(Absolute(), Identity(), X, y, solver)
+    C = segment_costs(Absolute(), Identity(), X, y, solver)
     assert best.total == pytest.approx(min(C[0, 8], *(C[0, s] + C[s, 8] for s in range(1, 8))))
     with pytest.raises(ValueError, match="squared loss"):
         segment_costs(Absolute(), Identity(), X, y)
+
+
+def segment_table(X, y, radius):
+    """Every segment's best point and cost as full (T + 1, T + 1) tables, each solved from its
+    own rows (X_s' X_s and X_s' y_s, not prefix sums): what segment_costs returned before."""
+    T, d = X.shape
+    C, U = np.full((T + 1, T + 1), np.inf), np.zeros((T + 1, T + 1, d))
+    for i in range(T):
+        for j in range(i + 1, T + 1):
+            Xs, ys = X[i:j], y[i:j]
+            U[i, j] = least_squares_in_ball_gram(Xs.T @ Xs, Xs.T @ ys, radius)
+            C[i, j] = 0.5 * np.sum((Xs @ U[i, j] - ys) ** 2)
+    return C, U
+
+
+@pytest.mark.parametrize("projection, radius", [(Identity(), np.inf), (L2Ball(0.7), 0.7)], ids=["identity", "ball"])
+def test_segment_costs_on_demand_equal_the_full_table(projection, radius):
+    """The costs computed when asked for are the table's, the k-switch recursion over them
+    finds the table's sequences, and no T x T array is kept (O(T d^2) memory)."""
+    X, y = shifting(T=12, d=3, seed=8)
+    costs = segment_costs(Squared(), projection, X, y)
+    C, U = segment_table(X, y, radius)
+    for j in range(1, 13):
+        np.testing.assert_allclose(costs.column(j), C[:j, j], rtol=1e-9, atol=1e-10)
+        for i in range(j - 3 + 1):  # a segment of fewer than d = 3 rows has no one best point
+            np.testing.assert_allclose(costs.point(i, j), U[i, j], rtol=1e-7, atol=1e-9)
+    starts = np.arange(12 - 4 + 1)
+    np.testing.assert_allclose(costs[starts, starts + 4], C[starts, starts + 4], rtol=1e-9, atol=1e-10)
+    assert costs[3, 3] == np.inf and costs[0, 13] == np.inf
+    for k in range(4):
+        total, best = best_switching(C, k)
+        assert best_switching(costs, k)[1] == best and best_switching(costs, k)[0] == pytest.approx(total, rel=1e-9)
+        assert k_switch(Squared(), projection, X, y, k).starts == best
+    arrays = [a for a in vars(costs).values() if isinstance(a, np.ndarray)]
+    assert max(a.size for a in arrays) <= 13 * 3 * 3
 
 
 @pytest.mark.parametrize("projection, radius", [(Identity(), np.inf), (L2Ball(0.7), 0.7)], ids=["identity", "ball"])
@@ -92,7 +132,7 @@ def test_adaptive_regret_is_the_maximum_over_intervals_solved_directly(projectio
     X, y = shifting(T=12, seed=1)
     rng = np.random.default_rng(2)
     learner_losses = 0.5 * (np.einsum("td,td->t", X, rng.normal(size=X.shape)) - y) ** 2
-    C, _ = segment_costs(Squared(), projection, X, y)
+    C = segment_costs(Squared(), projection, X, y)
     for length in (1, 4, 12):
         direct = [
             learner_losses[s : s + length].sum() - best_point(X[s : s + length], y[s : s + length], radius)
@@ -147,7 +187,7 @@ def test_flh_tracks_the_shifts_where_one_ons_does_not():
     one segment is far below a single ONS's (which must unlearn each segment); a broken FLH
     whose weights ignore the experts' losses (alpha ~ 0) does not."""
     X, y = shifting(T=300, d=3, seed=5)
-    C, _ = segment_costs(Squared(), Identity(), X, y)
+    C = segment_costs(Squared(), Identity(), X, y)
 
     def worst(learner):
         return adaptive_regret(run(learner, np.float32(X), np.float32(y)).trace.loss, C, 100)
@@ -155,3 +195,45 @@ def test_flh_tracks_the_shifts_where_one_ons_does_not():
     ons = worst(ONS(0.5, 1.0))
     assert worst(FLH(ONS(0.5, 1.0), alpha=0.3, levels=10)) < 0.5 * ons
     assert worst(FLH(ONS(0.5, 1.0), alpha=1e-9, levels=10)) > 0.5 * ons  # weights ignore the losses: no tracking
+
+
+def test_flh_refuses_a_run_longer_than_its_levels_hold():
+    """levels = 3 gives 9 slots: rounds 1..6 start the experts of rounds 2..7 (k <= 2); the
+    update of round 7 would start the expert of round 8 = 2^3, whose slot holds a live one.
+    Six rounds are Algorithm 1; a seventh, at once or after a checkpoint, is refused."""
+    X, y = shifting(T=7, d=2, seed=6)
+    learner = FLH(ONS(0.5, 1.0), alpha=0.3, levels=3)
+    assert learner.max_rounds == 6
+    six = run(learner, np.float32(X[:6]), np.float32(y[:6]))
+    played = flh_by_hand(X[:6], y[:6], 0.3, 0.5, 1.0)
+    np.testing.assert_allclose(six.trace.prediction, np.einsum("td,td->t", played, X[:6]), rtol=1e-3, atol=1e-4)
+    message = r"learner\.levels = 3 lets flh run 6 rounds, and this run goes to round 7; raise learner\.levels"
+    with pytest.raises(ConfigError, match=message):
+        run(learner, np.float32(X), np.float32(y))
+    with pytest.raises(ConfigError, match=message):
+        run(learner, np.float32(X[6:]), np.float32(y[6:]), state=six.state)
+    with pytest.raises(ConfigError, match=r"learner\.levels = 3 lets flh run 6 rounds, and this run goes to round 12"):
+        run(learner, np.float32(X[:6]), np.float32(y[:6]), passes=2)
+    with pytest.raises(ConfigError, match=r"lets flh run 6 rounds, and this run goes to round 12"):
+        run_passes(learner, np.float32(X[:6]), np.float32(y[:6]), passes=2)  # refused before the first pass
+    with pytest.raises(ConfigError, match=r"lets flh run 6 rounds, and this run goes to round 7"):
+        parallel_sgd(learner, np.float32(np.tile(X, (2, 1))), np.float32(np.tile(y, 2)), shards=2)  # 7 rows a shard
+
+
+def test_flh_refuses_from_the_command_line(tmp_path, capsys):
+    data = tmp_path / "d.svm"
+    data.write_text("".join(f"{(-1) ** i} 1:{i / 7:.3f}\n" for i in range(7)))
+    code = main(["train", "--learner", "flh", "--set", "levels=3", str(data), "--model", str(tmp_path / "m")])
+    assert code == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line == (
+        "ocolearn: error: learner.levels = 3 lets flh run 6 rounds, and this run goes to round 7; raise learner.levels"
+    )
+
+
+def test_flh_first_plays_its_base_learners_first_point():
+    """w_1 = w_1^1: over exponentiated-gradient experts (the simplex of radius 2), the centre
+    2 / d of the simplex, not 0 (outside the set)."""
+    X, y = shifting(T=3, d=4, seed=7)
+    result = run(FLH(OMD(Squared(), InvSqrt(0.1), NegEntropy(2.0)), alpha=0.3, levels=4), np.float32(X), np.float32(y))
+    assert float(result.trace.prediction[0]) == pytest.approx(X[0].sum() * 2 / 4, rel=1e-6)

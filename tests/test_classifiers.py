@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ocolearn import OCPSVM, EpsilonInsensitive, PassiveAggressive, Perceptron, run
+from ocolearn.cli import main
 
 
 def binary(n=300, d=6, seed=0):
@@ -78,6 +79,83 @@ def test_pa_variants_follow_figure_1():
     learner = PassiveAggressive(variant=0)
     state = learner.update(learner.init(2), (x, y))
     assert float(learner.predict(state, x)) == pytest.approx(1.0)
+
+
+def pa_by_hand(X, y, C, variant, kind, epsilon=0.1, classes=3):
+    """Crammer et al. 2006, Figure 1 (binary hinge, "binary"; epsilon-insensitive regression,
+    "regression") and section 7 (the max-loss multiclass update, "multiclass"), in float64."""
+    d = X.shape[1]
+    w = np.zeros((classes, d)) if kind == "multiclass" else np.zeros(d)
+    for x, target in zip(X.astype(np.float64), y.astype(np.float64), strict=True):
+        if kind == "multiclass":
+            target = int(target)
+            scores = w @ x
+            rival = int(np.argmax(np.where(np.arange(classes) == target, -np.inf, scores)))
+            loss, q = max(0.0, 1 - (scores[target] - scores[rival])), 2 * (x @ x)
+        elif kind == "binary":
+            loss, q = max(0.0, 1 - target * (w @ x)), x @ x
+        else:
+            loss, q = max(0.0, abs(w @ x - target) - epsilon), x @ x
+        tau = {0: loss / q, 1: min(C, loss / q), 2: loss / (q + 1 / (2 * C))}[variant] if q > 0 else 0.0
+        if kind == "multiclass":
+            w[target] += tau * x
+            w[rival] -= tau * x
+        else:
+            w = w + tau * (target if kind == "binary" else np.sign(target - w @ x)) * x
+    return w
+
+
+@pytest.mark.parametrize("scale", [1e20, 1e-30], ids=["1e20", "1e-30"])
+@pytest.mark.parametrize("variant", [0, 1, 2])
+def test_pa_takes_the_exact_step_on_features_float32_cannot_square(scale, variant):
+    """||x||^2 of features of 1e20 overflows float32 and of 1e-30 flushes to 0 (the step was
+    then 0: all-zero weights, every round a mistake); the weights are Figure 1's in float64.
+    PA (variant 0) is scale-free: its predictions are those on the unscaled rows."""
+    X, y = binary(n=60)
+    Xs = np.float32(X * scale)
+    result = run(PassiveAggressive(0.5, variant), Xs, y)
+    expected = pa_by_hand(X * np.float64(scale), y, 0.5, variant, "binary")
+    np.testing.assert_allclose(result.state.w, expected, rtol=1e-4, atol=1e-5 * np.max(np.abs(expected)))
+    if variant == 0:
+        plain = run(PassiveAggressive(0.5, 0), X, y)
+        np.testing.assert_allclose(result.trace.prediction, plain.trace.prediction, rtol=1e-4, atol=1e-4)
+        labels = np.arange(60) % 3
+        multiclass = run(PassiveAggressive(0.5, 0, classes=3), Xs, labels)
+        expected = pa_by_hand(X * np.float64(scale), labels, 0.5, 0, "multiclass")
+        np.testing.assert_allclose(multiclass.state.w, expected, rtol=1e-4, atol=1e-5 * np.max(np.abs(expected)))
+
+
+def test_pa_from_the_command_line_learns_rows_of_1e20(tmp_path, capsys):
+    """The issue's run: train on svmlight rows of 1e20 (sparse rows are not rescaled) wrote
+    all-zero weights and exited 0; now the model is Figure 1's and tests as it should."""
+    X, y = binary(n=120)
+    data = tmp_path / "big.svm"
+    rows = (
+        " ".join([f"{int(t)}", *(f"{i + 1}:{v * 1e20:g}" for i, v in enumerate(x))]) for x, t in zip(X, y, strict=True)
+    )
+    data.write_text("\n".join(rows) + "\n")
+    model = tmp_path / "big.npz"
+    assert main(["train", "--learner", "passive_aggressive", "--no-intercept", str(data), "--model", str(model)]) == 0
+    w = np.load(model, allow_pickle=False)["w"]
+    expected = pa_by_hand(X * 1e20, y, 1.0, 1, "binary")
+    np.testing.assert_allclose(w.ravel(), expected, rtol=1e-4, atol=1e-5 * np.max(np.abs(expected)))
+    capsys.readouterr()
+    assert main(["test", str(model), str(data)]) == 0
+    error = float(next(line.split()[1] for line in capsys.readouterr().out.splitlines() if line.startswith("error")))
+    assert error < 0.2
+
+
+@pytest.mark.parametrize("variant", [0, 1, 2])
+def test_pa_regression_on_targets_of_1e30_is_figure_1(variant):
+    """Targets of 1e30: the steps are Figure 1's in float64. PA (variant 0) fits them; PA-I's
+    step moves a prediction by at most C ||x||^2 a round, so with C = 0.5 its predictions stay
+    ~1e30 below the targets, as the rule says (the docstring tells to scale the targets)."""
+    rng = np.random.default_rng(2)
+    X = (rng.integers(-16, 17, size=(60, 4)) / 8).astype(np.float32)
+    y = np.float32((X @ rng.normal(size=4)) * 1e30)
+    result = run(PassiveAggressive(0.5, variant, EpsilonInsensitive(0.1)), X, y)
+    expected = pa_by_hand(X, y, 0.5, variant, "regression")
+    np.testing.assert_allclose(result.state.w, expected, rtol=1e-4, atol=1e-5 * np.max(np.abs(expected)))
 
 
 @given(seed=st.integers(0, 2**16), gamma=st.floats(0.05, 0.5), d=st.integers(2, 6))

@@ -141,3 +141,112 @@ def test_random_configs_never_give_a_traceback(tmp_path_factory, capsys, data):
     )
     command = "sweep" if sweep and data.draw(st.booleans()) else "run"
     outcome(capsys, [command, config, "--out", folder / "out"])
+
+
+COMPRESS = {".gz": "gzip", ".bz2": "bz2", ".xz": "lzma"}
+
+
+def damaged_compressed(lines, data):
+    """The lines compressed by a drawn format, then cut at a random offset, a byte flipped,
+    junk appended, or left whole; the file's suffix."""
+    import importlib
+
+    suffix = data.draw(st.sampled_from(sorted(COMPRESS)))
+    blob = importlib.import_module(COMPRESS[suffix]).compress(mutated(lines, data).encode("utf-8", "surrogateescape"))
+    how = data.draw(st.sampled_from(["cut", "flip", "append", "whole"]))
+    if how == "cut":
+        blob = blob[: data.draw(st.integers(0, len(blob) - 1))]
+    elif how == "flip":
+        at = data.draw(st.integers(0, len(blob) - 1))
+        blob = blob[:at] + bytes([blob[at] ^ data.draw(st.integers(1, 255))]) + blob[at + 1 :]
+    elif how == "append":
+        blob += data.draw(st.binary(min_size=1, max_size=20))
+    return blob, suffix
+
+
+@pytest.mark.slow
+@settings(max_examples=40, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_compressed_files_cut_or_corrupted_never_give_a_traceback(tmp_path_factory, capsys, data):
+    folder = tmp_path_factory.mktemp("compressed")
+    blob, suffix = damaged_compressed(LINES, data)
+    path = folder / f"d.svm{suffix}"
+    path.write_bytes(blob)
+    learner = data.draw(st.sampled_from(["perceptron", "passive_aggressive", "ogd"]))
+    args = ["train", "--learner", learner, path, "--model", folder / "m.npz", "--quiet"]
+    args += data.draw(st.sampled_from([[], ["--skip-bad"], ["--chunk-rows", "2"], ["--passes", "2"]]))
+    if outcome(capsys, args) == 0:
+        blob, suffix = damaged_compressed(LINES, data)
+        other = folder / f"o.svm{suffix}"
+        other.write_bytes(blob)
+        outcome(capsys, ["predict", folder / "m.npz", other])
+        outcome(capsys, ["test", folder / "m.npz", other])
+
+
+HUGE = [-(2**63), -1, 0, 2**31, 2**32, 2**63 - 1, 9999999999]
+INTEGER_KEYS = [
+    ("run", "passes"),
+    ("run", "snapshot_every"),
+    ("run", "shuffle_seed"),
+    ("data", "test_seed"),
+    ("data", "order_seed"),
+    ("data", "dim"),
+    ("data", "bits"),
+    ("sweep", "seeds"),
+    ("sweep", "validation_seed"),
+    ("sweep", "num"),
+]
+
+
+@pytest.mark.slow
+@settings(max_examples=30, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_non_utf8_and_huge_integer_configs_never_give_a_traceback(tmp_path_factory, capsys, data):
+    folder = tmp_path_factory.mktemp("huge")
+    path = folder / "d.svm"
+    path.write_text("\n".join(LINES) + "\n")
+    tables = {
+        "data": data.draw(
+            st.sampled_from(
+                [
+                    {"source": str(path), "format": "svmlight"},
+                    {"source": "iris", "features": ["Sepal.Width", "Petal.Length"], "target": "Petal.Width"},
+                    {"source": "iris", "features": ["Sepal.Width"], "target": "Species", "test": 0.3},
+                ]
+            )
+        ),
+        "learner": {"kind": data.draw(st.sampled_from(["perceptron", "pegasos", "ogd"]))},
+        "run": {},
+    }
+    if tables["learner"]["kind"] == "ogd":
+        tables["learner"]["schedule"] = {"kind": "inv_sqrt", "eta": 0.01}
+    sweep = data.draw(st.booleans())
+    if sweep:
+        key = "learner.lam" if tables["learner"]["kind"] == "pegasos" else "learner.schedule.eta"
+        if tables["learner"]["kind"] == "perceptron":
+            tables["learner"]["kind"] = "pegasos"
+            key = "learner.lam"
+        tables["sweep"] = {"values": {key: [0.01, 0.1]}}
+    for table, name in data.draw(st.lists(st.sampled_from(INTEGER_KEYS), min_size=1, max_size=3)):
+        value = data.draw(st.sampled_from(HUGE))
+        if table == "sweep" and not sweep:
+            continue
+        if name == "num":
+            key = next(iter(tables["sweep"]["values"]))
+            tables["sweep"]["values"][key] = {"linspace": [0.01, 0.1, value]}
+        else:
+            tables[table][name] = value
+    import tomli_w
+
+    text = tomli_w.dumps({"name": "h", **tables}).encode()
+    encoding = data.draw(st.sampled_from(["utf-8", "latin-1 byte", "utf-16", "junk"]))
+    if encoding == "latin-1 byte":  # a name with a byte that is not UTF-8
+        text = text.replace(b'name = "h"', b'name = "h\xe9"')
+    elif encoding == "utf-16":
+        text = text.decode().encode("utf-16")
+    elif encoding == "junk":
+        at = data.draw(st.integers(0, len(text)))
+        text = text[:at] + data.draw(st.binary(min_size=1, max_size=4)) + text[at:]
+    config = folder / "c.toml"
+    config.write_bytes(text)
+    outcome(capsys, ["sweep" if sweep else "run", config, "--out", folder / "out"])

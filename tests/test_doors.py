@@ -7,21 +7,12 @@ import json
 
 import numpy as np
 import pytest
+from test_cli import call
 
-from ocolearn.cli import main
 from ocolearn.modelfile import load, predict, scores
 from ocolearn.pipeline import data_for, evaluate, predictions
 
 FEATURES = ["small", "large", "offset", "tiny"]
-
-
-def call(capsys, *args):
-    try:
-        status = main([str(a) for a in args])
-    except SystemExit as e:
-        status = e.code
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 @pytest.fixture(scope="module")
@@ -203,34 +194,8 @@ def test_many_integer_labels_for_a_binary_learner_suggest_regression(tmp_path, c
     path = tmp_path / "counts.csv"
     rows = "".join(f"{a!r},{b!r},{c!r},{t}\n" for (a, b, c), t in zip(X.tolist(), y, strict=True))
     path.write_text("a,b,c,count\n" + rows)
-    status, _, err = call(
-        capsys,
-        "train",
-        "--learner",
-        "pegasos",
-        path,
-        "--format",
-        "csv",
-        "--target",
-        "count",
-        "--model",
-        tmp_path / "m.npz",
-    )
+    read = [path, "--format", "csv", "--target", "count", "--model", tmp_path / "m.npz"]
+    status, _, err = call(capsys, "train", "--learner", "pegasos", *read)
     assert status == 2 and "--task regression" in err and err.count("\n") == 1, err
-    status, _, err = call(
-        capsys,
-        "train",
-        "--learner",
-        "ogd",
-        path,
-        "--format",
-        "csv",
-        "--target",
-        "count",
-        "--model",
-        tmp_path / "m.npz",
-        "--task",
-        "regression",
-        "--quiet",
-    )
+    status, _, err = call(capsys, "train", "--learner", "ogd", *read, "--task", "regression", "--quiet")
     assert status == 0, err

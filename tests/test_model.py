@@ -174,7 +174,8 @@ def test_cli_on_folders_of_text(tmp_path):
         "--stop-early",
     )
     assert done.returncode == 0, done.stderr
-    assert cli("predict", tmp_path / "p.npz", tmp_path / "train").stdout.split() == ["neg", "neg", "pos", "pos"]
+    predicted = cli("predict", tmp_path / "p.npz", tmp_path / "train").stdout.splitlines()
+    assert predicted == ["neg/0.txt\tneg", "neg/1.txt\tneg", "pos/0.txt\tpos", "pos/1.txt\tpos"]
     assert float(cli("test", tmp_path / "p.npz", tmp_path / "train").stdout.split()[1]) == 0.0
     (tmp_path / "train" / "meh").mkdir()
     (tmp_path / "train" / "meh" / "0.txt").write_text("so so")

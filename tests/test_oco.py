@@ -98,6 +98,46 @@ def test_omd_with_the_euclidean_map_is_ogd(schedule, projection):
         np.testing.assert_array_equal(omd.state.w, ogd.state.w)
 
 
+def simplex(v, radius):
+    """The Euclidean projection onto {w >= 0, sum w = radius} by sorting (Duchi, Shalev-Shwartz,
+    Singer and Chandra 2008, Figure 1)."""
+    mu = np.sort(v)[::-1]
+    cumulative = np.cumsum(mu) - radius
+    rho = np.nonzero(mu - cumulative / np.arange(1, len(v) + 1) > 0)[0][-1]
+    return np.maximum(v - cumulative[rho] / (rho + 1), 0.0)
+
+
+def projected_gradient_descent(X, y, eta, project, loss):
+    """Zinkevich 2003's projected OGD from OMD's own start, the point of the set nearest 0:
+    w_1 = P(0), w_{t+1} = P(w_t - eta_t g_t). Returns the weights played in each round."""
+    w = project(np.zeros(X.shape[1]))
+    played = []
+    for t, (x, target) in enumerate(zip(X.astype(np.float64), y.astype(np.float64), strict=True), 1):
+        played.append(w)
+        w = project(w - eta(t) * DERIVATIVE[loss](w @ x, target) * x)
+    return np.array(played)
+
+
+@pytest.mark.parametrize(
+    "projection, project",
+    [
+        (Simplex(1.0), lambda v: simplex(v, 1.0)),
+        (Simplex(3.0), lambda v: simplex(v, 3.0)),
+        (Box(0.1, 0.4), lambda v: np.clip(v, 0.1, 0.4)),
+        (L2Ball(0.5), lambda v: l2_ball(v, 0.5)),
+    ],
+    ids=["simplex", "simplex_3", "box_without_0", "l2_ball"],
+)
+def test_omd_with_the_euclidean_map_from_its_own_start(projection, project):
+    """OMD's own w_1 = argmin_K ||w||^2 / 2 = P_K(0): the simplex's centre, a box's corner
+    nearest 0; then every point played is projected OGD's from there."""
+    X, y = stream()
+    result = run(OMD(Squared(), InvSqrt(0.3), Euclidean(projection)), X, y)
+    played = projected_gradient_descent(X, y, inv_sqrt(0.3), project, "squared")
+    np.testing.assert_allclose(result.trace.prediction, np.einsum("td,td->t", played, X), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(OMD(mirror=Euclidean(projection)).init(D).w, project(np.zeros(D)), atol=1e-7)
+
+
 def eg(X, y, eta, radius, loss):
     """Kivinen and Warmuth (1997), EG: w_{t+1,i} = w_{t,i} exp(-eta_t g_{t,i}) / Z, w_1 = radius / d."""
     w = np.full(X.shape[1], radius / X.shape[1])

@@ -171,3 +171,50 @@ def test_moments_state_shapes_are_stable():
     assert isinstance(state.steps[0], Moments)
     after = jax.eval_shape(learner.update, state, (jnp.zeros(3), jnp.float32(1)))
     assert jax.tree.map(lambda a: (a.shape, a.dtype), after) == jax.tree.map(lambda a: (a.shape, a.dtype), state)
+
+
+def test_streamed_and_resumed_pipeline_equals_the_whole_run(tmp_path):
+    """A CSV file streamed in chunks of 7 rows behind online standardization and the intercept
+    gives the in-memory run's weights and statistics bit for bit, and so does a run stopped in
+    its second pass and resumed from its checkpoint (the parts' statistics are checkpointed
+    with the learner's state)."""
+    from ocolearn.data import DataError
+    from ocolearn.data.stream import Source
+    from ocolearn.pipeline import read_data, target_map
+    from ocolearn.progress import Progress
+    from ocolearn.streaming import run_stream
+
+    X, y = mixed_scales(n=60, seed=4)
+    path = tmp_path / "mixed.csv"
+    rows = (",".join([*(repr(float(v)) for v in x), "yes" if t > 0 else "no"]) for x, t in zip(X, y, strict=True))
+    path.write_text("a,b,c,d,label\n" + "\n".join(rows) + "\n")
+    data = read_data(path, "csv", target="label")
+    learner = with_pipeline(Perceptron(), default_steps(dense=True))
+    targets = target_map(learner, data.labels)
+    whole = run(learner, data.X, targets(data.y), passes=2, trace=False)
+    source = Source(str(path), "csv", dim=4, labels=tuple(data.labels), target="label", task="binary")
+    options = dict(targets=targets, passes=2, chunk_rows=7)
+    streamed = run_stream(learner, source, **options)
+    for a, b in zip(jax.tree.leaves(streamed.state), jax.tree.leaves(whole.state), strict=True):
+        np.testing.assert_array_equal(a, b)
+
+    class Stop(Exception):
+        pass
+
+    class StopAfter(Progress):
+        calls = 0
+
+        def show(self, *args, **kw):
+            StopAfter.calls += 1
+            if StopAfter.calls == 12:  # in the second pass
+                raise Stop
+
+    ckpt = tmp_path / "run.ckpt.npz"
+    with pytest.raises(Stop):
+        run_stream(learner, source, checkpoint=ckpt, checkpoint_every=7, progress=StopAfter(), **options)
+    resumed = run_stream(learner, source, checkpoint=ckpt, checkpoint_every=7, resume=True, **options)
+    for a, b in zip(jax.tree.leaves(resumed.state), jax.tree.leaves(whole.state), strict=True):
+        np.testing.assert_array_equal(a, b)
+    other = with_pipeline(Perceptron(), (Intercept(),))  # another pipeline: not this run's checkpoint
+    with pytest.raises(DataError, match="another run"):
+        run_stream(other, source, checkpoint=ckpt, resume=True, **options)

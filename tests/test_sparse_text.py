@@ -133,5 +133,5 @@ def test_bag_of_words_counts_each_word(tmp_path):
     hashed, none = read_text_folders(tmp_path, bits=8)
     assert none is None and hashed.X.dim == 256
     assert hashed.X.todense()[1, feature_hash("great", 8)] >= 2
-    with pytest.raises(DataError, match="no documents"):
+    with pytest.raises(DataError, match="documents without labels"):
         read_text_folders(tmp_path / "pos")

@@ -11,6 +11,7 @@ import gzip
 import io
 import lzma
 import math
+import zlib
 from importlib import resources
 from pathlib import Path
 
@@ -23,19 +24,95 @@ class DataError(ValueError):
     """Bad input data; the message names the file, line and column."""
 
 
+SHOWN = 60  # characters of a bad token an error message echoes
+
+
+def shown(text, limit: int = SHOWN) -> str:
+    """``repr(text)``, cut to about ``limit`` characters: an error echoes a bad token readably
+    (a 100 MB token must not make a 100 MB line)."""
+    text = str(text)
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}... ({len(text):,} characters)"
+
+
+def shown_names(names, count: int = 12) -> str:
+    """Column names for a message, each cut (``shown``), at most ``count`` of them."""
+    names = list(names)
+    listed = ", ".join(n if len(n) <= SHOWN and n.isprintable() else shown(n) for n in names[:count])
+    return listed + (f", ... ({len(names)} in all)" if len(names) > count else "")
+
+
+def header_names(fields, source) -> list[str]:
+    """A CSV header's column names (the fields as the CSV parser split them, stripped): the one
+    rule for every CSV reader. A repeated name is an error: a column chosen by name must be one."""
+    names = [f.strip() for f in fields]
+    seen = set()
+    for name in names:
+        if name in seen:
+            raise DataError(f"{source}, line 1: the column name {shown(name)} is repeated in the header")
+        seen.add(name)
+    return names
+
+
 OPENERS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
 
 
 def open_binary(path):
-    """The file opened for reading bytes, decompressed by its suffix (.gz, .bz2, .xz)."""
+    """The file opened for reading bytes, decompressed by its suffix (.gz, .bz2, .xz). A
+    compressed file that is cut short or corrupt is an error naming it (``_Decompressed``)."""
     path = Path(path)
     try:
-        return OPENERS.get(path.suffix, open)(path, "rb")
+        opened = OPENERS.get(path.suffix, open)(path, "rb")
     except FileNotFoundError:
         raise DataError(f"{path}: no such file") from None
+    return _Decompressed(opened, path) if path.suffix in OPENERS else opened
+
+
+class _Decompressed:
+    """A decompressing file whose read errors (``EOFError`` for a file cut short, ``zlib.error``,
+    ``lzma.LZMAError`` and the ``OSError`` of a bad header or stream, which name no file) are a
+    ``DataError`` naming the file."""
+
+    def __init__(self, f, path: Path):
+        self._f, self._path = f, path
+
+    def _checked(self, method, *args):
+        try:
+            return method(*args)
+        except EOFError:
+            raise DataError(f"{self._path}: the {self._path.suffix} file is cut short (incomplete)") from None
+        except (OSError, ValueError, zlib.error, lzma.LZMAError) as e:  # (gzip.BadGzipFile is an OSError)
+            reason = str(e).split(" (b'", 1)[0]  # (gzip echoes the first bytes it found)
+            raise DataError(f"{self._path}: not a valid {self._path.suffix} file ({reason})") from None
+
+    def read(self, *args):
+        return self._checked(self._f.read, *args)
+
+    def readinto(self, buffer):
+        return self._checked(self._f.readinto, buffer)
+
+    def readline(self, *args):
+        return self._checked(self._f.readline, *args)
+
+    def seek(self, *args):
+        return self._checked(self._f.seek, *args)
+
+    def close(self):
+        self._f.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self._f.close()
 
 
 def _number(text: str):
+    """``text`` as a float, or None: Python's ``float`` of ASCII text without ``_`` (``float``
+    alone reads ``6_1`` as 61 and full-width digits as digits; no data file means those)."""
+    if not text.isascii() or "_" in text:
+        return None
     try:
         return float(text)
     except ValueError:
@@ -54,9 +131,7 @@ def parse_csv(lines, source: str) -> dict[str, np.ndarray]:
     header = next(csv.reader([next(lines, "")]), None)
     if not header:
         raise DataError(f"{source}: empty file; expected a header line of column names")
-    header = [h.strip() for h in header]
-    if len(set(header)) != len(header):
-        raise DataError(f"{source}, line 1: repeated column names in {header}")
+    header = header_names(header, source)
     rows = csv_rows(lines, source, header, 2)
     if not rows:
         raise DataError(f"{source}: no data rows after the header")
@@ -68,7 +143,7 @@ def parse_csv(lines, source: str) -> dict[str, np.ndarray]:
             continue
         for (line, r), v in zip(rows, values, strict=True):
             if not math.isfinite(v):
-                raise DataError(f"{source}, line {line}, column {name!r}: {r[j]!r} is not a finite number")
+                raise DataError(f"{source}, line {line}, column {name!r}: {shown(r[j])} is not a finite number")
         table[name] = np.array(values, dtype=np.float64)
     return table
 
@@ -77,10 +152,12 @@ def read_csv(path) -> dict[str, np.ndarray]:
     """A table from a CSV file with a header line (see ``parse_csv``)."""
     path = Path(path)
     try:
-        with path.open(newline="") as f:
+        with path.open(newline="", encoding="utf-8-sig") as f:  # (a byte-order mark is not part of a name)
             return parse_csv(f, str(path))
     except FileNotFoundError:
         raise DataError(f"{path}: no such file; expected a CSV file with a header line") from None
+    except UnicodeDecodeError:
+        raise DataError(f"{path}: not UTF-8 text") from None
 
 
 def load_iris() -> dict[str, np.ndarray]:

@@ -11,7 +11,7 @@ import csv
 
 import numpy as np
 
-from ocolearn.data import DataError, open_binary
+from ocolearn.data import DataError, header_names, open_binary, shown, shown_names
 from ocolearn.data.sparse_text import Block, Reader, _decode, _value, byte_blocks
 
 
@@ -25,19 +25,26 @@ def csv_rows(lines, source, header, first_line: int):
             continue
         if len(fields) != len(header):
             raise DataError(
-                f"{source}, line {number}: {len(fields)} fields, expected {len(header)} ({', '.join(header)})"
+                f"{source}, line {number}: {len(fields)} fields, expected {len(header)} ({shown_names(header)})"
             )
         rows.append((number, [f.strip() for f in fields]))
     return rows
 
 
 def csv_header(path) -> list[str]:
-    """A CSV file's column names (its first line)."""
+    """A CSV file's column names: its first line, split by the CSV parser that splits the rows
+    (quoted names, as R's ``write.csv`` writes them, are names), a UTF-8 byte-order mark left
+    out; a repeated name is an error (``header_names``)."""
     with open_binary(path) as f:
-        line = f.readline().decode("utf-8", "replace").strip()
-    if not line:
+        line = f.readline()
+    try:
+        text = line.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise DataError(f"{path}, line 1: not UTF-8 text") from None
+    fields = next(csv.reader([text.rstrip("\r\n")]), [])
+    if not any(f.strip() for f in fields):
         raise DataError(f"{path}: empty file; expected a header line of column names")
-    return [name.strip() for name in line.split(",")]
+    return header_names(fields, path)
 
 
 def csv_columns(path, target: str, columns=(), labelled=True):
@@ -45,14 +52,18 @@ def csv_columns(path, target: str, columns=(), labelled=True):
     file: ``columns`` by name (a model's), else every column but the target. Without
     ``labelled`` the target column may be missing (prediction input)."""
     header = csv_header(path)
+    if len(header) == 1 and header[0] not in (target, *columns):  # (another format read as CSV: the line)
+        raise DataError(f"{path}, line 1: not a CSV header of column names (no comma): {shown(header[0])}")
     if labelled and target not in header:
-        hint = "--target, the column of labels" if not target else f"no column {target!r} for the target"
-        raise DataError(f"{path}: a CSV file needs {hint}; columns: {', '.join(header)}")
+        hint = "needs --target, the column of labels" if not target else f"has no column {shown(target)} (the target)"
+        raise DataError(f"{path}: the CSV file {hint}; columns: {shown_names(header)}")
     t = header.index(target) if target in header else None
     names = list(columns) or [h for j, h in enumerate(header) if j != t]
     missing = [n for n in names if n not in header]
     if missing:
-        raise DataError(f"{path}: no column {missing[0]!r} (a feature of the model); columns: {', '.join(header)}")
+        raise DataError(
+            f"{path}: no column {shown(missing[0])} (a feature of the model); columns: {shown_names(header)}"
+        )
     return t, [header.index(n) for n in names], header
 
 
@@ -63,6 +74,8 @@ def csv_lines(data: bytes, first_line: int, path, target, features, header) -> B
     number is an error naming the line and column."""
     labels, rows, numbers = [], [], []
     for number, fields in csv_rows(_decode(data, first_line, path).split("\n"), path, header, first_line):
+        if target is not None and not fields[target]:  # (not a class named '')
+            raise DataError(f"{path}, line {number}: the target column {header[target]!r} is empty")
         labels.append(fields[target] if target is not None else "")
         rows.append([_value(fields[j], f"{path}, line {number}, column {header[j]!r}") for j in features])
         numbers.append(number)
@@ -77,7 +90,8 @@ def csv_lines(data: bytes, first_line: int, path, target, features, header) -> B
 
 
 def _parsers(source):
-    columns = csv_columns(source.path, source.target, source.columns, source.labelled)  # the header, read once
+    target, features, header = csv_columns(source.path, source.target, source.columns, source.labelled)  # read once
+    columns = (target if source.labelled else None, features, header)  # (prediction input: labels unread)
     parse = lambda d, f: csv_lines(d, f, source.path, *columns)  # noqa: E731
     return parse, parse
 

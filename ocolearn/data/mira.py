@@ -8,7 +8,7 @@ malformed line is an error naming the file and line.
 
 from __future__ import annotations
 
-from ocolearn.data import DataError
+from ocolearn.data import DataError, shown
 from ocolearn.data.sparse_text import (
     DEFAULT_BITS,
     Block,
@@ -33,9 +33,9 @@ def mira_lines(data: bytes, first_line: int, path, bits: int) -> Block:
         for token in tokens:
             name, sep, value = token.rpartition(":") if ":" in token else (token, "", "")
             if sep and not name:
-                raise DataError(f"{where}: {token!r} is not of the form feature or feature:value")
+                raise DataError(f"{where}: {shown(token)} is not of the form feature or feature:value")
             index = feature_hash(name, bits)
-            row[index] = row.get(index, 0.0) + (_value(value, f"{where}, feature {name!r}") if sep else 1.0)
+            row[index] = row.get(index, 0.0) + (_value(value, f"{where}, feature {shown(name)}") if sep else 1.0)
         return row
 
     return _rows_by_line(data, first_line, path, row_of, str)

@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from ocolearn.data import DataError, open_binary
+from ocolearn.data import DataError, _number, open_binary, shown
 from ocolearn.features import Sparse
 
 FLOAT32_MAX = float(np.finfo(np.float32).max)  # a larger number would be infinite in float32
@@ -148,12 +148,11 @@ def feature_hash(name: str, bits: int) -> int:
 
 
 def _value(text: str, where: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise DataError(f"{where}: {text!r} is not a number") from None
+    v = _number(text)
+    if v is None:
+        raise DataError(f"{where}: {shown(text)} is not a number")
     if not abs(v) <= FLOAT32_MAX:
-        raise DataError(f"{where}: {text!r} is not a finite number in float32 (at most {FLOAT32_MAX:.4g})")
+        raise DataError(f"{where}: {shown(text)} is not a finite number in float32 (at most {FLOAT32_MAX:.4g})")
     return v
 
 
@@ -262,5 +261,5 @@ def class_indices(path, names, lines, labels=None, order=None):
     position = {c: i for i, c in enumerate(classes)}
     for line, name in zip(lines, names, strict=True):
         if name not in position:
-            raise DataError(f"{path}, line {line}: label {name!r} is not one of the model's labels {classes}")
+            raise DataError(f"{path}, line {line}: label {shown(name)} is not one of the model's labels {classes}")
     return np.asarray([position[n] for n in names], np.int32), classes

@@ -33,7 +33,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ocolearn.data import DataError, arrays, csvfile, mira, svmlight, textdirs
+from ocolearn.data import DataError, arrays, csvfile, mira, shown, svmlight, textdirs
 from ocolearn.data.sparse_text import FLOAT32_MAX, Block, entry_error, label_names, pad
 from ocolearn.data.task import MAX_LABELS, Labels, _is_number
 from ocolearn.features import Sparse
@@ -158,7 +158,7 @@ def class_of(source: Source, block: Block, start: int = 0, stop: int | None = No
     known = {name: k for k, name in enumerate(source.labels)}
     for name in sorted(set(names.tolist()) - set(known)):
         line = block.lines[start:stop][np.argmax(np.isin(inverse, np.flatnonzero(names == name)))]
-        what = "no label" if name in ("nan", "") else f"label {str(name)!r}"
+        what = "no label" if name in ("nan", "") else f"label {shown(name)}"
         place = reader_of(source).unit
         raise DataError(f"{source.path}, {place} {line}: {what} is not one of the model's labels {list(source.labels)}")
     return np.array([known[n] for n in names.tolist()], np.int32)[inverse.reshape(-1)]
@@ -172,13 +172,12 @@ def targets_of(source: Source, block: Block, start: int = 0, stop: int | None = 
         return np.zeros(len(labels), np.float32)
     if source.task != "regression":
         return class_of(source, block, start, stop)
-    try:
-        values = np.asarray(labels, np.float64) if labels.dtype.kind in "US" else labels.astype(np.float64)
-    except ValueError:
-        bad = next(i for i, v in enumerate(labels) if not _is_number(v))
-        raise DataError(
-            f"{source.path}, line {block.lines[start:stop][bad]}: target {labels[bad]!r} is not a number"
-        ) from None
+    if labels.dtype.kind in "US":  # (names read as numbers by the one rule, ``_is_number``: not NumPy's)
+        bad = next((i for i, v in enumerate(labels.tolist()) if not _is_number(v)), None)
+        if bad is not None:
+            line = block.lines[start:stop][bad]
+            raise DataError(f"{source.path}, line {line}: target {shown(labels[bad])} is not a number")
+    values = labels.astype(np.float64)
     bad = ~(np.abs(values) <= FLOAT32_MAX)
     if bad.any():
         line = block.lines[start:stop][np.argmax(bad)]

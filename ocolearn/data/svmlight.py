@@ -25,7 +25,7 @@ import threading
 import numba
 import numpy as np
 
-from ocolearn.data import DataError
+from ocolearn.data import DataError, shown
 from ocolearn.data.sparse_text import (
     FLOAT32_MAX,
     Block,
@@ -241,8 +241,12 @@ def svmlight_lines(data: bytes, first_line: int, path) -> Block:
             name, sep, value = token.partition(":")
             if name == "qid":
                 continue
-            if not sep or not name.isdigit():
-                raise DataError(f"{where}: {token!r} is not of the form index:value (index a non-negative integer)")
+            if not sep or not (name.isascii() and name.isdigit()):
+                raise DataError(
+                    f"{where}: {shown(token)} is not of the form index:value (index a non-negative integer)"
+                )
+            if len(name.lstrip("0")) > 15:  # (the compiled parser's bound; 2^63 would overflow int64)
+                raise DataError(f"{where}: feature index {shown(name)} has more than 15 digits")
             row[int(name)] = row.get(int(name), 0.0) + _value(value, f"{where}, feature {name}")
         return row
 

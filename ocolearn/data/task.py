@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ocolearn.data import DataError
+from ocolearn.data import DataError, _number, shown
 from ocolearn.names import TASKS
 
 MAX_CLASSES = 100  # a numeric target with more distinct values is read as regression
@@ -42,7 +42,7 @@ def infer(labels: Labels, declared: str = "", where: str = "the data") -> str:
     if declared == "regression":
         if not labels.numeric:
             first = next(n for n in labels.names if not _is_number(n))
-            raise DataError(f"{where}: --task regression needs numeric targets; label {first!r} is not a number")
+            raise DataError(f"{where}: --task regression needs numeric targets; label {shown(first)} is not a number")
         return declared
     if declared:
         if labels.more:
@@ -53,13 +53,9 @@ def infer(labels: Labels, declared: str = "", where: str = "the data") -> str:
     if real:
         return "regression"
     if len(labels.names) < 2:
-        raise DataError(f"{where}: only one label, {labels.names[0]!r}; classification needs two or more")
+        raise DataError(f"{where}: only one label, {shown(labels.names[0])}; classification needs two or more")
     return "binary" if len(labels.names) == 2 else "multiclass"
 
 
 def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
+    return _number(str(text)) is not None

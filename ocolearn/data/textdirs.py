@@ -3,6 +3,9 @@ document per file. ``tokens`` lowercases and splits a document into words; each 
 word's count in the document, the word indexed by a vocabulary or hashed like a MIRA feature.
 The streamed reader's blocks are batches of documents, in an order shuffled once by the
 source's ``order_seed`` (folders come sorted by label); a row's "line" is its document number.
+
+Unlabelled input (``predict``) may also be a flat folder of documents, or one file or a tuple
+of files; ``document_names`` gives the name ``predict`` writes before each document's output.
 """
 
 from __future__ import annotations
@@ -62,24 +65,63 @@ def read_text_folders(root, *, vocabulary: dict[str, int] | None = None, bits: i
     return SparseData(_pad(rows, dim), y, classes, np.arange(1, len(rows) + 1)), vocabulary
 
 
-def text_documents(root, seed=None) -> list[tuple[str, Path]]:
+def text_documents(root, seed=None, labelled=True) -> list[tuple[str, Path]]:
     """``(label, file)`` of every document under ``root/LABEL/``, sorted by (label, file name),
     then, with a ``seed``, in an order shuffled by it (folders give their labels sorted, which
-    an online learner must not see in that order)."""
-    root = Path(root)
-    folders = sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
-    files = [(folder.name, f) for folder in folders for f in sorted(folder.iterdir()) if f.is_file()]
+    an online learner must not see in that order).
+
+    Without ``labelled`` (prediction input), ``root`` may also be a flat folder of documents
+    (sorted by file name), or a file or a tuple of files (in the order given); their label is
+    "". A folder with label folders is read as labelled: files beside those folders (a README)
+    are not documents. Sorting is by code point (Python's ``sorted``, as ``LC_ALL=C ls``)."""
+    paths = [Path(p) for p in root] if isinstance(root, tuple) else [Path(root)]
+    where = paths[0] if len(paths) == 1 else "the list of files"
+    if len(paths) == 1 and paths[0].is_dir():
+        folders = sorted(p for p in paths[0].iterdir() if p.is_dir())
+        files = [(folder.name, f) for folder in folders for f in sorted(folder.iterdir()) if f.is_file()]
+        if not folders:  # a flat folder of documents
+            files = [("", f) for f in sorted(paths[0].iterdir()) if f.is_file()]
+    else:
+        for path in paths:
+            if not path.is_file():
+                raise DataError(f"{path}: no such file or folder")
+        files = [("", path) for path in paths]
     if not files:
-        raise DataError(f"{root}: no documents; expected one folder of text files per label")
+        raise DataError(
+            f"{where}: no documents; expected one folder of text files per label, or (predict) of documents"
+        )
+    if labelled and not files[0][0]:
+        raise DataError(
+            f"{where}: documents without labels (no label folders); train and test need one folder of text "
+            "files per label (predict also reads a flat folder or a list of files)"
+        )
     if seed is not None:
         files = [files[i] for i in np.random.default_rng(seed).permutation(len(files))]
     return files
 
 
-def text_blocks(root, seed=None, start=0):
+def document_names(root) -> list[str]:
+    """What ``predict`` writes before each document's output, in reading order (that of
+    ``text_documents(root, labelled=False)``): its path under the folder ``root`` (``FILE`` in
+    a flat folder, ``LABEL/FILE`` in a labelled one), or, for files given one by one, the path
+    as given. Bytes of a name that are not UTF-8 are written as ``\\xNN``; a name with a tab or
+    a line break would make the output ambiguous, and is an error naming it."""
+    folder = None if isinstance(root, tuple) or Path(root).is_file() else Path(root)
+    names = []
+    for _, f in text_documents(root, labelled=False):
+        name = str(f) if folder is None else f.relative_to(folder).as_posix()
+        if any(c in name for c in "\t\n\r"):
+            raise DataError(
+                f"{str(f)!r}: a file name with a tab or a line break cannot name a line of the output; rename it"
+            )
+        names.append(name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"))
+    return names
+
+
+def text_blocks(root, seed=None, start=0, labelled=True):
     """Blocks of documents for the streaming reader: ``(documents, first document number,
-    index of the first)``, from document ``start`` of ``text_documents(root, seed)``."""
-    files = text_documents(root, seed)
+    index of the first)``, from document ``start`` of ``text_documents(root, seed, labelled)``."""
+    files = text_documents(root, seed, labelled)
     for a in range(start, len(files), DOCUMENTS_PER_BLOCK):
         yield files[a : a + DOCUMENTS_PER_BLOCK], a + 1, a
 
@@ -108,7 +150,7 @@ def _hashed(counts: Counter, bits: int) -> dict[int, float]:
 
 READER = Reader(
     "text",
-    lambda source, start: text_blocks(source.path, source.order_seed, start.offset),
+    lambda source, start: text_blocks(source.path, source.order_seed, start.offset, source.labelled),
     lambda source: (lambda d, f: text_rows(d, f, source.bits or DEFAULT_BITS),) * 2,
     after=lambda data, first_line, offset, lines: lines,
     unit="document",

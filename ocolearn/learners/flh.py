@@ -36,17 +36,29 @@ class FLH(Learner, name="flh", static=("levels",)):
         vhat^j = v_t^j exp(-alpha f_t(w_t^j)) / sum_i v_t^i exp(-alpha f_t(w_t^i))
         v_{t+1}^{t+1} = 1 / (t + 1),   v_{t+1}^j = (1 - 1 / (t + 1)) vhat^j / sum_{i live} vhat^i
 
-    with alpha the exp-concavity of the loss (``alpha``). Pruning keeps the expert started at
-    round ``j = r 2^k`` (r odd) until round ``j + 2^(k+2)``, so at most 3 experts of each k are
-    live and ``3 * levels`` slots hold them all for ``T < 2^levels`` rounds: O(log T) experts
-    (the expert of ``r 2^k`` takes slot ``3k + ((r - 1) / 2 mod 3)``, whose last holder has
-    expired). With exp-concave losses and ONS experts (the default) the regret on every
-    interval ``[r, s]`` is O(d log^2 T), the paper's adaptive regret.
+    with alpha the exp-concavity of the loss (``alpha``), and ``w_1 = w_1^1``, the base
+    learner's own first point (in its set: the simplex's centre for a simplex base). Pruning
+    keeps the expert started at round ``j = r 2^k`` (r odd) until round ``j + 2^(k+2)``, so at
+    most 3 experts of each k are live and ``3 * levels`` slots hold them all while the experts
+    started have ``k < levels``: O(log T) experts (the expert of ``r 2^k`` takes slot
+    ``3k + ((r - 1) / 2 mod 3)``, whose last holder has expired). The update of round t starts
+    the expert of round t + 1, so a run of T rounds needs ``T + 1 < 2^levels``: ``max_rounds``
+    is ``2^levels - 2``, and the runner refuses a longer run naming ``levels``
+    (``checks.check_rounds``) rather than overwrite a live expert (the slots are a fixed shape
+    under ``jit``, so they cannot grow). With exp-concave losses and ONS experts (the default)
+    the regret on every interval ``[r, s]`` is O(d log^2 T), the paper's adaptive regret.
     """
 
     base: Learner = ONS(0.5, 1.0)
     alpha: float = hyper(0.5, gt=0)
     levels: int = hyper(16, ge=1, le=28, integer=True)  # 4 << k stays within int32
+
+    rounds_key = "levels"
+
+    @property
+    def max_rounds(self):
+        """The most rounds the ``3 * levels`` slots hold without overwriting a live expert."""
+        return 2**self.levels - 2
 
     @property
     def loss(self):
@@ -64,7 +76,7 @@ class FLH(Learner, name="flh", static=("levels",)):
         first = jnp.arange(slots) == 0
         return FLHState(
             jnp.ones((), jnp.int32),
-            jnp.zeros_like(self.base.weights(one)),
+            self.base.weights(one),
             experts,
             jnp.where(first, 0.0, -jnp.inf).astype(jnp.float32),
             first.astype(jnp.int32),

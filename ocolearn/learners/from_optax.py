@@ -53,13 +53,29 @@ class FromOptax(Learner, name="optax", static=("transformation",)):
                 raise ConfigError(
                     f"{key} must name an optax optimizer (sgd, adam, ...), got {self.transformation!r}", key
                 )
-            known = inspect.signature(maker).parameters
+            signature = inspect.signature(maker)
+            known = signature.parameters
+            required = [p for p in known.values() if p.default is p.empty and p.kind != p.VAR_KEYWORD]
+            returns = signature.return_annotation
+            if any(p.kind in (p.POSITIONAL_ONLY, p.VAR_POSITIONAL) for p in required) or (
+                returns is not signature.empty and "GradientTransformation" not in str(returns)
+            ):  # (tree_map_params, l2_loss, ...: optax functions that make no transformation)
+                key = prefix + "transformation"
+                raise ConfigError(
+                    f"{key}: optax.{self.transformation} is not an optimizer (a gradient transformation made "
+                    "from numbers); name one such as sgd or adam",
+                    key,
+                )
             for name in self.hyperparams or {}:
                 if name not in known:
                     key = f"{prefix}hyperparams.{name}"
                     raise ConfigError(
                         f"{key} is not an argument of optax.{self.transformation}: {', '.join(known)}", key
                     )
+            for p in required:
+                if p.name not in (self.hyperparams or {}):
+                    key = f"{prefix}hyperparams.{p.name}"
+                    raise ConfigError(f"{key} is missing: optax.{self.transformation} needs {p.name}", key)
         for name, value in (self.hyperparams or {}).items():
             Valid().check(value, f"{prefix}hyperparams.{name}")
 

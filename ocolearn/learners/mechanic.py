@@ -33,21 +33,27 @@ class MechanicState(NamedTuple):
     s: jax.Array  # (n,): one scale per beta
     v: jax.Array  # (n,): beta^2-discounted sum of h^2
     r: jax.Array  # (n,): beta-discounted reward, clipped at 0
-    m: jax.Array  # the largest |h| seen
+    m: jax.Array  # (n,): max(beta m, |h|), a beta-discounted largest |h|
 
 
 class Mechanic(Learner, name="mechanic", static=("betas",)):
     """Mechanic (Cutkosky, Defazio and Mehta 2023, Algorithm 1): the base learner's weights are
     taken as a direction ``Delta_t`` and a scale ``s`` is learned for it by n parameter-free
-    scalar bettors, one per discount ``beta_j = 1 - 10^-j``, j = 1..n::
+    scalar bettors, one per discount ``beta_j = 1 - 10^-j``, j = 1..n (each line below is
+    per beta, as vectors over j)::
 
         g_t = loss'(w_t . x_t, y_t) x_t                              (at the weights played)
         Delta_{t+1} = Delta_t + BASE(g_t)                              (the base's own step)
         h_t = <Delta_t, g_t + lambda ||g_t|| (sum_j s_{t,j}) w_t / ||w_t||>
-        m_t = max(m_{t-1}, |h_t|),   v_t = beta^2 v_{t-1} + h_t^2
+        m_t = max(beta m_{t-1}, |h_t|),   v_t = beta^2 v_{t-1} + h_t^2
         r_t = max(0, beta r_{t-1} - s_t h_t),   W_t = (s_init / n) m_t + r_t
         s_{t+1} = W_t / (sqrt(v_t) + epsilon)
-        w_{t+1} = w_ref + (sum_j s_{t+1,j}) Delta_{t+1},   w_ref = w_1 = 0
+        w_{t+1} = w_ref + (sum_j s_{t+1,j}) Delta_{t+1},   w_ref = w_1 = 0,   s_1 = m_0 = v_0 = r_0 = 0
+
+    ``m`` is each bettor's discounted largest ``|h|``, so its share of the initial wealth
+    ``(s_init / n) m_t`` forgets old large ``|h|`` at its own rate beta, as in the authors'
+    implementation (optax's ``contrib.mechanize``, which adds eps to ``|h|``; not here: while
+    every h has been 0, m = r = 0 and the scale is 0 either way).
 
     The paper's defaults: n = 6 (``betas``), ``lam`` (lambda) = 0.01, ``s_init`` = 1e-8,
     ``epsilon`` = 1e-8, and a base whose own rate is of order 1 (here OGD with 1/sqrt(t)). The
@@ -82,7 +88,7 @@ class Mechanic(Learner, name="mechanic", static=("betas",)):
         zeros = jnp.zeros((self.betas,), jnp.float32)
         w = jnp.zeros((num_features,), jnp.float32)
         base = self.base.replace(loss=_Slope()).init(num_features)
-        return MechanicState(jnp.ones((), jnp.int32), w, base, zeros, zeros, zeros, jnp.zeros((), jnp.float32))
+        return MechanicState(jnp.ones((), jnp.int32), w, base, zeros, zeros, zeros, zeros)
 
     def predict(self, state, x):
         return dot(state.w, x)
@@ -97,7 +103,7 @@ class Mechanic(Learner, name="mechanic", static=("betas",)):
         h = slope * dot(delta, x) + decay
         base = self.base.replace(loss=_Slope()).update(state.base, (x, slope))
         beta = self._beta()
-        m = jnp.maximum(state.m, jnp.abs(h))
+        m = jnp.maximum(beta * state.m, jnp.abs(h))
         v = beta * beta * state.v + h * h
         r = jnp.maximum(0.0, beta * state.r - state.s * h)
         s = ((self.s_init / self.betas) * m + r) / (jnp.sqrt(v) + self.epsilon)

@@ -73,7 +73,7 @@ class MetaGrad(Learner, name="metagrad", static=("rates",)):
         n = norm(g)
         unit = jnp.where(n > 0, g / jnp.where(n > 0, n, 1.0), 0.0)
         r = (state.w[None, :] - state.W) @ g  # (k,)
-        surrogate = jnp.nan_to_num(-eta * r + eta * eta * r * r, nan=jnp.inf)
+        surrogate = jnp.nan_to_num(self._surrogate(eta, r), nan=jnp.inf)
         log_pi = state.log_pi - jnp.minimum(surrogate, jnp.finfo(jnp.float32).max)
         log_pi = log_pi - jnp.max(log_pi)
         # Sherman-Morrison with c = 2 eta^2 and z = Sigma u, written so that n^2 may overflow:
@@ -86,11 +86,23 @@ class MetaGrad(Learner, name="metagrad", static=("rates",)):
         shrink = jnp.where(moved, 1.0 / (1.0 / (c * safe_n * safe_n) + uz), 0.0)
         Sigma = state.Sigma - jnp.einsum("k,kd,ke->kde", shrink, z, z)
         Sigma_g = z * jnp.where(moved, 1.0 / (1.0 / safe_n + c * safe_n * uz), 0.0)[:, None]
-        V = state.W - (eta * (1.0 - 2.0 * eta * r))[:, None] * Sigma_g
+        V = state.W - (eta * self._tilt(eta, r))[:, None] * Sigma_g
         W = jax.vmap(self._project)(V, Sigma)
         p = jnp.exp(log_pi) * eta
         w = p @ W / jnp.sum(p)
         return MetaGradState(state.t + 1, w.astype(state.w.dtype), W.astype(state.W.dtype), Sigma, log_pi)
+
+    @staticmethod
+    def _surrogate(eta, r):
+        """Each expert's surrogate loss at the master's point, ``-eta r + eta^2 r^2``."""
+        return -eta * r + eta * eta * r * r
+
+    @staticmethod
+    def _tilt(eta, r):
+        """The factor ``1 - 2 eta r`` of the surrogate's gradient at the expert's point: with
+        ``r(u) = (w - u) . g``, the gradient of ``-eta r(u) + eta^2 r(u)^2`` is
+        ``eta g (1 - 2 eta r(u))``."""
+        return 1.0 - 2.0 * eta * r
 
     def _project(self, v, Sigma):
         """``argmin_{||u|| <= radius} (u - v)' Sigma^-1 (u - v)``."""

@@ -7,7 +7,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from ocolearn.features import add_scaled, dot, sqnorm
+from ocolearn.features import Sparse, add_scaled, dot, sqnorm, values
 from ocolearn.learners.base import Learner
 from ocolearn.losses import Hinge, Loss, MulticlassHinge
 from ocolearn.parts import hyper
@@ -34,7 +34,15 @@ class PassiveAggressive(Learner, name="passive_aggressive", static=("variant", "
     Multiclass (section 7, the max-loss update with 0/1 label cost): with r the best-scoring
     wrong class, ``l_t = max(0, 1 - (w_y . x - w_r . x))``, ``g_t = e_r - e_y`` and
     ``q_t = 2 ||x_t||^2``: ``w_y += tau x``, ``w_r -= tau x``. An all-zero example leaves ``w``
-    unchanged (tau is taken as 0 where ``q_t = 0``). The binary rules are scikit-learn's
+    unchanged (tau is taken as 0 where ``q_t = 0``). The step ``tau_t x_t`` is computed as
+    ``(tau_t s) (x_t / s)`` with ``s = max_i |x_{t,i}|``, so that features of 1e20 or 1e-30,
+    whose ``||x||^2`` float32 cannot hold, take the same step as in exact arithmetic. (What
+    float32 cannot do is score such rows when the weights are on their scale: PA-I's weights
+    on rows of 1e-30 are ~C x, and their scores, ~C ||x||^2 ~ 1e-60, read as 0 while the
+    weights are Figure 1's; a model file's scores, in float64, are right.) PA-I's
+    step moves the prediction by at most ``C ||x_t||^2`` a round: with C = 1, targets of 1e30
+    are out of reach in any number of rounds one can run (scale the targets, or take PA,
+    variant 0, whose step is the whole way). The binary rules are scikit-learn's
     ``PassiveAggressiveClassifier``/``SGDClassifier``/``SGDRegressor`` with
     ``learning_rate="pa1"|"pa2"`` and ``eta0=C``.
     """
@@ -62,16 +70,32 @@ class PassiveAggressive(Learner, name="passive_aggressive", static=("variant", "
         x, y = example
         p = dot(state.w, x)
         loss, g = self.loss.value(p, y), self.loss.derivative(p, y)
-        q = sqnorm(x) * jnp.sum(g * g)
-        safe = jnp.where(q > 0, q, 1.0)
-        tau = {0: loss / safe, 1: jnp.minimum(self.C, loss / safe), 2: loss / (q + 0.5 / self.C)}[self.variant]
-        tau = jnp.where(q > 0, tau, 0.0)
+        # tau x = (tau s) u with u = x / s, s = max |x_i|: q = s^2 q_u, and tau s below never
+        # forms s^2, which float32 overflows for |x_i| ~ 1e20 and flushes to 0 for ~1e-30
+        s = jnp.max(jnp.abs(values(x)))
+        u = _divided(x, jnp.where(s > 0, s, 1.0))
+        q = sqnorm(u) * jnp.sum(g * g)
+        ok = q > 0
+        s, q = jnp.where(ok, s, 1.0), jnp.where(ok, q, 1.0)
+        if self.variant == 0:
+            step = loss / s / q
+        elif self.variant == 1:
+            step = jnp.minimum(self.C * s, loss / s / q)
+        else:  # tau s = loss s / (s^2 q + 1 / (2C)), in the form whose terms stay in range for this s
+            big = s >= 1
+            step = jnp.where(big, loss / s / (q + 0.5 / self.C / s / s), loss * s / (s * s * q + 0.5 / self.C))
+        step = jnp.where(ok, step, 0.0)
         if weight is not None:
-            tau = tau * weight
-        return PAState(state.t + 1, add_scaled(state.w, -tau * g, x))
+            step = step * weight
+        return PAState(state.t + 1, add_scaled(state.w, -step * g, u))
 
     def weighted_update(self, state, example, weight):
         """The round with ``tau_t`` scaled by ``weight`` (after PA-I's clipping at C):
         scikit-learn's ``PassiveAggressiveClassifier``/``Regressor`` with ``sample_weight``
         (``update = min(C, l / q); update *= sample_weight``)."""
         return self.update(state, example, weight)
+
+
+def _divided(x, s):
+    """``x / s`` for dense or sparse ``x``."""
+    return Sparse(x.idx, x.val / s, x.dim) if isinstance(x, Sparse) else x / s

@@ -1,0 +1,579 @@
+"""Issue 19's input, command-line and output defects, each pinned by the input that exposed it:
+every test here failed on the code before its fix. A failure a user can provoke is one line
+``ocolearn: error: ...`` naming the file, line, key or option, with exit status 2."""
+
+import os
+
+import numpy as np
+import pytest
+from test_cli import call, one_line_error
+
+from ocolearn.data import DataError, parse_csv, read_csv
+from ocolearn.modelfile import load
+
+
+def train(capsys, data, model, *options):
+    return call(capsys, "train", "--learner", "perceptron", data, "--model", model, "--quiet", *options)
+
+
+# Silently wrong ---------------------------------------------------------------------------------
+
+
+def test_a_csv_header_with_a_repeated_name_is_refused_by_the_one_rule_of_every_csv_reader(tmp_path, capsys):
+    # Before: train exited 0 and read the first ``a`` column twice (``header.index``).
+    data = tmp_path / "d.csv"
+    data.write_text("a,a,y\n1,2,p\n3,4,q\n1,5,p\n")
+    one_line_error(*train(capsys, data, tmp_path / "m.npz", "--format", "csv", "--target", "y")[::2], "d.csv, line 1")
+    with pytest.raises(DataError, match="line 1: the column name 'a' is repeated"):
+        read_csv(data)
+    assert not (tmp_path / "m.npz").exists()
+
+
+def test_an_empty_target_cell_is_an_error_naming_its_line_not_a_class(tmp_path, capsys):
+    # Before: the empty cell was a third class ''.
+    data = tmp_path / "d.csv"
+    data.write_text("a,b,y\n1,2,p\n3,4,\n1,5,q\n")
+    err = train(capsys, data, tmp_path / "m.npz", "--format", "csv", "--target", "y")[2]
+    one_line_error(2, err, "d.csv, line 3", "'y'", "empty")
+    # With --skip-bad the line is skipped and counted; prediction input needs no label at all.
+    assert train(capsys, data, tmp_path / "m.npz", "--format", "csv", "--target", "y", "--skip-bad")[0] == 0
+    assert load(tmp_path / "m.npz").labels == ["p", "q"]
+    status, out, _ = call(capsys, "predict", tmp_path / "m.npz", data)
+    assert status == 0 and len(out.split()) == 3
+
+
+# Messages ----------------------------------------------------------------------------------------
+
+
+def test_a_quoted_header_and_a_byte_order_mark_are_read_by_the_csv_parser_of_the_rows(tmp_path, capsys):
+    # R's write.csv quotes the names; Excel's "CSV UTF-8" starts with a byte-order mark. Before:
+    # "a CSV file needs no column 'y'; columns: \ufeff"a", "b", "y"".
+    plain, quoted = tmp_path / "plain.csv", tmp_path / "quoted.csv"
+    plain.write_text("a,b,y\n1,2,p\n3,4,q\n1,5,p\n0,1,q\n")
+    quoted.write_bytes(b'\xef\xbb\xbf"a","b","y"\n1,2,p\n3,4,q\n1,5,p\n0,1,q\n')
+    for data in (plain, quoted):
+        assert train(capsys, data, tmp_path / f"{data.stem}.npz", "--format", "csv", "--target", "y")[0] == 0
+    a, b = load(tmp_path / "plain.npz"), load(tmp_path / "quoted.npz")
+    assert a.settings["columns"] == b.settings["columns"] == ["a", "b"]
+    np.testing.assert_array_equal(a.w, b.w)
+    assert list(read_csv(quoted)) == ["a", "b", "y"]
+    err = train(capsys, plain, tmp_path / "m.npz", "--format", "csv", "--target", "z")[2]
+    one_line_error(2, err, "plain.csv", "has no column 'z'", "columns: a, b, y")
+
+
+def test_a_csv_model_tested_on_another_format_says_so_without_echoing_the_line(tmp_path, capsys):
+    data = tmp_path / "d.csv"
+    data.write_text("a,b,y\n1,2,p\n3,4,q\n1,5,p\n0,1,q\n")
+    assert train(capsys, data, tmp_path / "m.npz", "--format", "csv", "--target", "y")[0] == 0
+    other = tmp_path / "o.svm"
+    other.write_text("1 1:0.5 2:" + "7" * 5000 + "\n")
+    line = one_line_error(*call(capsys, "test", tmp_path / "m.npz", other)[::2], "o.svm, line 1", "not a CSV header")
+    assert len(line) < 300
+
+
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("1 1:" + "x" * 1_000_000 + "\n-1 2:1\n", ["d.svm, line 1, feature 1", "1,000,000 characters"]),
+        ("1 " + "y" * 1_000_000 + "\n-1 2:1\n", ["d.svm, line 1", "not of the form index:value"]),
+        ("z" * 1_000_000 + " 1:1\n-1 2:1\n", ["d.svm, line 1, label", "is not a number"]),
+    ],
+)
+def test_an_error_cuts_the_token_it_echoes(tmp_path, capsys, text, words):
+    # Before: the whole token, a megabyte here, was the error line.
+    data = tmp_path / "d.svm"
+    data.write_text(text)
+    line = one_line_error(*train(capsys, data, tmp_path / "m.npz")[::2], *words)
+    assert len(line) < 300
+
+
+@pytest.mark.parametrize(
+    "entry, words",
+    [
+        ("1:6_1", ["line 1, feature 1", "'6_1' is not a number"]),  # float() reads 61
+        ("1:\uff11", ["line 1, feature 1", "is not a number"]),  # a full-width one: float() reads 1
+        ("\uff11:1", ["line 1", "not of the form index:value"]),  # str.isdigit() says yes
+        ("1234567890123456789012345:1", ["line 1", "more than 15 digits"]),  # OverflowError before
+    ],
+)
+def test_numbers_and_indices_are_ascii_digits_only(tmp_path, capsys, entry, words):
+    data = tmp_path / "d.svm"
+    data.write_text(f"1 {entry}\n-1 2:1\n1 2:0.5\n")
+    one_line_error(*train(capsys, data, tmp_path / "m.npz")[::2], "d.svm", *words)
+    # With --skip-bad the line is skipped (the 25-digit index raised OverflowError here too).
+    status, _, err = train(capsys, data, tmp_path / "m.npz", "--skip-bad")
+    assert status == 0 and "skipped 1 malformed lines" in err
+
+
+def test_a_csv_target_read_as_a_number_follows_the_same_rule(tmp_path, capsys):
+    data = tmp_path / "r.csv"
+    data.write_text("a,y\n1,6_1\n2,3.5\n3,1.25\n")
+    status, _, err = call(
+        capsys,
+        "train",
+        "--learner",
+        "ogd",
+        data,
+        "--model",
+        tmp_path / "m.npz",
+        "--format",
+        "csv",
+        "--target",
+        "y",
+        "--task",
+        "regression",
+    )
+    one_line_error(status, err, "r.csv", "'6_1' is not a number")
+    assert parse_csv(["a,y", "1,6_1"], "t")["y"].dtype.kind == "U"
+
+
+# Tracebacks --------------------------------------------------------------------------------------
+
+
+def compressed(tmp_path, suffix):
+    import bz2
+    import gzip
+    import lzma
+
+    text = "".join(f"1 1:0.5 2:{i}\n-1 3:1 2:0.{i}\n" for i in range(300)).encode()
+    return {".gz": gzip.compress, ".bz2": bz2.compress, ".xz": lzma.compress}[suffix](text)
+
+
+@pytest.mark.parametrize("suffix", [".gz", ".bz2", ".xz"])
+def test_a_compressed_file_cut_short_or_corrupt_is_an_error_naming_it(tmp_path, capsys, suffix):
+    # Before: EOFError, zlib.error, lzma.LZMAError or OSError tracebacks, or "Not a gzipped file (b'2 ')".
+    whole = compressed(tmp_path, suffix)
+    cut, bad, plain = (tmp_path / f"{name}.svm{suffix}" for name in ("cut", "bad", "plain"))
+    cut.write_bytes(whole[: len(whole) // 2])
+    bad.write_bytes(whole[:30] + bytes(range(256)) * 2)
+    plain.write_text("2 1:1\n-1 2:1\n")
+    one_line_error(*train(capsys, cut, tmp_path / "m.npz")[::2], f"cut.svm{suffix}", "cut short")
+    one_line_error(*train(capsys, bad, tmp_path / "m.npz")[::2], f"bad.svm{suffix}", f"not a valid {suffix} file")
+    line = one_line_error(*train(capsys, plain, tmp_path / "m.npz")[::2], f"plain.svm{suffix}", "not a valid")
+    assert "b'" not in line
+    good = tmp_path / f"good.svm{suffix}"
+    good.write_bytes(whole)
+    assert train(capsys, good, tmp_path / "m.npz")[0] == 0
+    for command in ("predict", "test"):
+        one_line_error(*call(capsys, command, tmp_path / "m.npz", cut)[::2], f"cut.svm{suffix}", "cut short")
+
+
+IRIS = '[data]\nsource = "iris"\nfeatures = ["Sepal.Width", "Petal.Length"]\ntarget = "Petal.Width"\n'
+
+
+def run_config(capsys, tmp_path, text, command="run"):
+    config = tmp_path / "c.toml"
+    config.write_bytes(text if isinstance(text, bytes) else text.encode())
+    return call(capsys, command, config, "--out", tmp_path / "out")
+
+
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        (b'name = "\xe9t\xe9"\n[learner]\nkind = "ogd"\n', ["c.toml, line 1", "not UTF-8"]),  # UnicodeDecodeError
+        ('name = "x"\n' + IRIS + '[learner]\nkind = "ogd"\n[run]\npasses = 9999999999\n', ["c.toml", "'run.passes'"]),
+        ('name = "x"\n' + IRIS + 'test = 0.999\n[learner]\nkind = "ogd"\n', ["c.toml", "'data.test'", "none is left"]),
+        (
+            'name = "x"\n' + IRIS + '[learner]\nkind = "optax"\ntransformation = "tree_map_params"\n',
+            ["c.toml", "learner.transformation", "not an optimizer"],
+        ),
+        ('name = "x"\n' + IRIS + '[learner]\nkind = "optax"\n', ["c.toml", "learner.hyperparams.learning_rate"]),
+        ('name = "x"\n' + IRIS + 'test = 0.3\ntest_seed = -1\n[learner]\nkind = "ogd"\n', ["'data.test_seed'"]),
+        ('name = "x"\n' + IRIS + '[learner]\nkind = "ogd"\n[run]\nshuffle_seed = 4294967296\n', ["'run.shuffle_seed'"]),
+    ],
+)
+def test_configs_that_gave_a_traceback_are_one_line_errors(tmp_path, capsys, text, words):
+    one_line_error(*run_config(capsys, tmp_path, text)[::2], *words)
+
+
+def test_more_rounds_than_the_int32_counter_holds_is_an_error_naming_passes():
+    from ocolearn import OGD, run
+    from ocolearn.parts import ConfigError
+
+    X, y = np.ones((150, 2), np.float32), np.ones(150, np.float32)
+    with pytest.raises(ConfigError, match="passes: 14316558 passes over 150 rows are 2147483700 rounds"):
+        run(OGD(), X, y, passes=14316558)
+
+
+@pytest.mark.parametrize("option", ["--seed", "--order-seed"])
+def test_a_negative_seed_is_a_usage_error(tmp_path, capsys, option):
+    # Before: numpy's "expected non-negative integer" traceback (--order-seed with text input).
+    root = tmp_path / "docs"
+    for label, words in (("pos", "good fine great"), ("neg", "bad awful poor")):
+        (root / label).mkdir(parents=True)
+        for i in range(3):
+            (root / label / f"{i}.txt").write_text(words)
+    args = ["train", "--learner", "perceptron", "--format", "text", root, "--model", tmp_path / "m.npz", "--quiet"]
+    one_line_error(*call(capsys, *args, option, "-1")[::2], option)
+    assert call(capsys, *args, option, "4294967295")[0] == 0
+    one_line_error(*call(capsys, *args, option, "4294967296")[::2], option)
+
+
+# Checkpoints, outputs and signals ----------------------------------------------------------------
+
+
+def labelled_svmlight(path, n=400, seed=0):
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.normal(size=(n, 4)), 3)
+    y = np.where(X @ np.array([1.0, -2.0, 0.5, 0.0]) > 0, 1, -1)
+    rows = [f"{t} " + " ".join(f"{j + 1}:{v:g}" for j, v in enumerate(x)) + "\n" for x, t in zip(X, y, strict=True)]
+    path.write_text("".join(rows))
+    return path
+
+
+def test_resume_after_the_data_file_changed_is_refused_naming_what_changed(tmp_path, capsys):
+    # Before: a shorter file at the same path resumed with exit 0 and "0 rows learned".
+    data, ckpt = labelled_svmlight(tmp_path / "d.svm"), tmp_path / "c.npz"
+    options = ["--chunk-rows", 100, "--checkpoint", ckpt, "--checkpoint-every", 100]
+    assert train(capsys, data, tmp_path / "m.npz", *options)[0] == 0 and ckpt.exists()
+    assert train(capsys, data, tmp_path / "m.npz", *options, "--resume")[0] == 0  # the same file: it may resume
+    whole = data.read_bytes()
+    labelled_svmlight(data, n=200)
+    err = train(capsys, data, tmp_path / "m.npz", *options, "--resume")[2]
+    one_line_error(2, err, "c.npz", "the data", "d.svm changed", "bytes then")
+    changed = bytearray(whole)  # the same size, one digit of the last row changed
+    changed[-2] = ord("7") if changed[-2] != ord("7") else ord("8")
+    data.write_bytes(bytes(changed))
+    one_line_error(*train(capsys, data, tmp_path / "m.npz", *options, "--resume")[::2], "d.svm changed", "contents")
+
+
+def test_resume_without_a_checkpoint_and_junk_checkpoints_or_models_say_what_is_wrong(tmp_path, capsys):
+    data = labelled_svmlight(tmp_path / "d.svm")
+    one_line_error(*train(capsys, data, tmp_path / "m.npz", "--resume")[::2], "--resume needs --checkpoint")
+    junk = tmp_path / "junk.npz"
+    np.savez(junk, fingerprint=np.array([{"a": 1}], dtype=object), w=np.array([None], dtype=object))
+    args = ["--checkpoint", junk, "--checkpoint-every", 100, "--resume"]
+    line = one_line_error(
+        *train(capsys, data, tmp_path / "m.npz", *args)[::2], "junk.npz", "not an ocolearn checkpoint"
+    )
+    assert "pickle" not in line and "unsafely" not in line
+    line = one_line_error(*call(capsys, "predict", junk, data)[::2], "junk.npz", "not an ocolearn model")
+    assert "pickle" not in line and "unsafely" not in line
+
+
+def no_training(monkeypatch):
+    import ocolearn.pipeline
+
+    def trained(*args, **kw):
+        raise AssertionError("the output was checked only after training")
+
+    monkeypatch.setattr(ocolearn.pipeline, "train_file", trained)
+
+
+def test_an_output_that_cannot_be_written_is_named_before_training(tmp_path, capsys, monkeypatch):
+    import errno
+
+    import ocolearn.io
+
+    data = labelled_svmlight(tmp_path / "d.svm")
+    no_training(monkeypatch)
+    one_line_error(*train(capsys, data, tmp_path)[::2], f"{tmp_path}: is a folder")
+    real = ocolearn.io.tempfile.mkstemp
+
+    def refused(*args, dir=None, prefix="", suffix=""):  # a read-only folder, or no inode left
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS), os.path.join(dir, prefix + "abcdefgh" + suffix))
+
+    monkeypatch.setattr(ocolearn.io.tempfile, "mkstemp", refused)
+    line = one_line_error(*train(capsys, data, tmp_path / "out" / "m.npz")[::2], "Read-only file system")
+    assert f"{tmp_path / 'out' / 'm.npz'}: " in line and ".tmp" not in line
+    line = one_line_error(*call(capsys, "predict", tmp_path / "m.npz", data, "--out", tmp_path / "p.txt")[::2])
+    assert f"{tmp_path / 'p.txt'}: Read-only" in line
+    monkeypatch.setattr(ocolearn.io.tempfile, "mkstemp", real)
+
+
+def test_a_full_disk_names_the_file_that_could_not_be_written(tmp_path, capsys, monkeypatch):
+    import errno
+
+    import ocolearn.io
+
+    data = labelled_svmlight(tmp_path / "d.svm")
+
+    def full(fd):  # the kernel's error names no file
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(ocolearn.io.os, "fsync", full)
+    line = one_line_error(*train(capsys, data, tmp_path / "m.npz")[::2], "No space left on device")
+    assert line.startswith(f"ocolearn: error: {tmp_path / 'm.npz'}: ")
+    assert [p.name for p in tmp_path.iterdir()] == ["d.svm"]
+
+
+def dead_pid():
+    import subprocess
+    import sys
+
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_temporary_files_of_killed_writers_are_removed_on_the_next_write_to_their_folder(tmp_path, capsys):
+    # Before: 12 of 12 predicts killed by SIGKILL left .NAME.XXXX.tmp files that no run removed.
+    import time
+
+    data = labelled_svmlight(tmp_path / "d.svm")
+    dead, live = dead_pid(), os.getppid()
+    stale = [tmp_path / f".m.npz.{dead}.abcd_123.tmp", tmp_path / ".p.txt.0a1b2c3d.tmp"]
+    kept = [tmp_path / f".m.npz.{live}.zyxw_987.tmp", tmp_path / ".p.txt.9z8y7x6w.tmp", tmp_path / ".notes.tmp"]
+    (tmp_path / f".run.{dead}.qwer_456.tmp").mkdir()  # a folder of a killed run
+    for path in stale + kept:
+        path.write_text("partial")
+    old = time.time() - 2 * 3600
+    os.utime(stale[1], (old, old))  # a temporary file of an older version (no PID): stale when old
+    assert train(capsys, data, tmp_path / "m.npz")[0] == 0
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == sorted(p.name for p in kept)
+
+
+def ctrl_c():
+    raise KeyboardInterrupt
+
+
+def stop_at_the_third_chunk(monkeypatch, stop):
+    """``stop()`` as ``train`` is about to learn its third chunk."""
+    import ocolearn.streaming
+
+    real, calls = ocolearn.streaming.run, []
+
+    def stopped(*args, **kw):
+        calls.append(1)
+        if len(calls) == 3:
+            stop()
+        return real(*args, **kw)
+
+    monkeypatch.setattr(ocolearn.streaming, "run", stopped)
+
+
+def test_sigterm_cleans_up_and_exits_143_as_ctrl_c_does(tmp_path, capsys, monkeypatch):
+    # Before: no handler: no message, the temporary files left behind.
+    import signal
+
+    import ocolearn.streaming
+
+    data = labelled_svmlight(tmp_path / "d.svm")
+    stop_at_the_third_chunk(monkeypatch, lambda: os.kill(os.getpid(), signal.SIGTERM))
+    ckpt = tmp_path / "c.npz"
+    options = ["--chunk-rows", 100, "--checkpoint", ckpt, "--checkpoint-every", 100]
+    status, _, err = train(capsys, data, tmp_path / "m.npz", *options)
+    assert (
+        status == 143 and err.strip() == f"ocolearn: terminated; the last checkpoint is {ckpt} (continue with --resume)"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.npz", "d.svm"]
+    assert signal.getsignal(signal.SIGTERM) is not ocolearn.cli._on_sigterm  # (put back as it was)
+
+
+RIDGE = (
+    'name = "r"\n'
+    + IRIS
+    + 'batch_scale = true\n[learner]\nkind = "ogd"\nschedule = { kind = "inv_sqrt", eta = 0.045 }\n'
+)
+
+
+def test_a_run_folder_is_written_as_a_unit(tmp_path, capsys, monkeypatch):
+    # Before: a kill or a full disk in the middle left a mix of the old run's files and the new one's.
+    import ocolearn.plots
+
+    out = tmp_path / "out"
+    assert run_config(capsys, tmp_path, RIDGE)[0] == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    assert {"metrics.json", "trace.csv", "config.toml", "provenance.json", "model.npz"} <= set(before)
+
+    def killed(*args, **kw):  # after metrics, trace and model were written into the folder
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ocolearn.plots, "run_figures", killed)
+    status, _, err = run_config(capsys, tmp_path, RIDGE.replace("0.045", "0.01"))
+    assert status == 130 and "interrupted" in err
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before  # the old run, whole
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+    monkeypatch.undo()
+    assert run_config(capsys, tmp_path, RIDGE.replace("0.045", "0.01"))[0] == 0
+    assert "0.01" in (out / "config.toml").read_text() and set(before) == {p.name for p in out.iterdir()}
+
+
+def test_a_sweep_folder_is_written_as_a_unit_and_never_replaces_a_folder_of_the_users(tmp_path, capsys, monkeypatch):
+    import ocolearn.plots
+
+    sweep = RIDGE + '[sweep]\n[sweep.values]\n"learner.schedule.eta" = [0.01, 0.02]\n'
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    one_line_error(*run_config(capsys, tmp_path, sweep, "sweep")[::2], f"{out}: is not an output folder")
+    assert [p.name for p in out.iterdir()] == ["notes.txt"]
+    (out / "notes.txt").unlink()
+    assert run_config(capsys, tmp_path, sweep, "sweep")[0] == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+
+    def full(*args, **kw):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(ocolearn.plots, "sweep_figure", full)
+    one_line_error(*run_config(capsys, tmp_path, sweep.replace("0.01, 0.02", "0.03, 0.04"), "sweep")[::2], "No space")
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def test_a_config_name_with_a_path_is_refused(tmp_path, capsys, monkeypatch):
+    # Before: name = "../../../x" without --out wrote outside runs/.
+    monkeypatch.chdir(tmp_path)
+    config = tmp_path / "c.toml"
+    for name in ("../../../x", "a/b", "..", ""):
+        config.write_text(RIDGE.replace('name = "r"', f"name = {name!r}"))
+        one_line_error(*call(capsys, "run", config)[::2], "c.toml", "'name' must be a plain name")
+    assert [p.name for p in tmp_path.iterdir()] == ["c.toml"]
+
+
+# Messages and leftovers --------------------------------------------------------------------------
+
+
+def test_repeated_or_empty_labels_are_usage_errors(tmp_path, capsys):
+    data = labelled_svmlight(tmp_path / "d.svm")
+    one_line_error(*train(capsys, data, tmp_path / "m.npz", "--labels=1,1,2,3")[::2], "--labels", "'1' is repeated")
+    one_line_error(*train(capsys, data, tmp_path / "m.npz", "--labels=-1,,1")[::2], "--labels", "empty")
+    assert train(capsys, data, tmp_path / "m.npz", "--labels=-1,1")[0] == 0
+
+
+def test_the_memory_message_tells_state_working_memory_and_the_machine_apart(tmp_path, capsys, monkeypatch):
+    # Before: "needs 8.0 GiB of state, more than this machine's memory allows (8 GiB)".
+    import ocolearn.pipeline
+
+    sizes = {"SC_PAGE_SIZE": 4096, "SC_PHYS_PAGES": 8 * 2**30 // 4096}
+    monkeypatch.setattr(ocolearn.pipeline.os, "sysconf", sizes.__getitem__)
+    data = labelled_svmlight(tmp_path / "d.svm")
+    line = one_line_error(*train(capsys, data, tmp_path / "m.npz", "--bits", 30)[::2], "--bits")
+    assert "8.0 GiB of state" in line and "(32.0 GiB)" in line and "machine's 8.0 GiB" in line
+
+
+def test_setting_a_parts_kind_drops_the_old_kinds_fields(tmp_path, capsys):
+    # Before: --set learner.projection.kind=identity on an L2 ball: "unknown key 'learner.projection.radius'".
+    from ocolearn.config import load
+    from ocolearn.projections import Identity
+
+    config = tmp_path / "c.toml"
+    config.write_text(RIDGE + 'projection = { kind = "l2_ball", radius = 0.3 }\n')
+    assert load(config, ["learner.projection.kind=identity"]).learner.projection == Identity()
+    ball = load(config, ["learner.projection.radius=2", "learner.projection.kind=l2_ball"]).learner.projection
+    assert ball.radius == 2.0
+    again = load(config, ["learner.projection.kind=identity", "learner.projection.kind=l2_ball"]).learner.projection
+    assert again.radius == type(again)().radius  # the file's radius went with its kind
+    assert call(capsys, "run", config, "--set", "learner.projection.kind=identity", "--out", tmp_path / "o")[0] == 0
+
+
+def test_a_resumed_runs_report_counts_the_rows_as_its_progress_line_does(tmp_path, capsys, monkeypatch):
+    # Before: the progress line said "rows 400", the report "200 rows learned", with no word of the resume.
+    data, ckpt = labelled_svmlight(tmp_path / "d.svm"), tmp_path / "c.npz"
+    stop_at_the_third_chunk(monkeypatch, ctrl_c)
+    args = ["train", "--learner", "perceptron", data, "--model", tmp_path / "m.npz", "--chunk-rows", 100]
+    args += ["--checkpoint", ckpt, "--checkpoint-every", 100]
+    assert call(capsys, *args)[0] == 130
+    monkeypatch.undo()
+    status, _, err = call(capsys, *args, "--resume")
+    progress = [line for line in err.splitlines() if line.startswith("pass 1/1")][-1]
+    assert status == 0 and "rows 400 " in progress
+    assert "200 rows learned after resuming at 200 (400 in all)" in err
+
+
+def test_a_sweeps_diverged_configurations_are_noted(tmp_path, capsys):
+    import json
+
+    sweep = RIDGE + '[sweep]\n[sweep.values]\n"learner.schedule.eta" = [0.01, 1e30]\n'
+    status, out, err = run_config(capsys, tmp_path, sweep, "sweep")
+    assert status == 0 and "warning: 1 of 2 configurations diverged" in err
+    best = json.loads((tmp_path / "out" / "best.json").read_text())
+    assert best["values"] == {"learner.schedule.eta": 0.01} and best["diverged"].startswith("1 of 2")
+    everything = sweep.replace("0.01, 1e30", "1e30, 1e31")
+    one_line_error(*run_config(capsys, tmp_path, everything, "sweep")[::2], "c.toml", "every one of the 2")
+
+
+def test_a_runs_figure_names_its_learner(tmp_path, capsys, monkeypatch):
+    # Before: an AdaGrad run's legend said "OGD".
+    import ocolearn.plots
+
+    legends = []
+    real = ocolearn.plots.save
+
+    def save(fig, path):
+        legends.extend(text.get_text() for ax in fig.axes for text in ax.get_legend().get_texts())
+        real(fig, path)
+
+    monkeypatch.setattr(ocolearn.plots, "save", save)
+    config = RIDGE.replace('kind = "ogd"\nschedule = { kind = "inv_sqrt", eta = 0.045 }', 'kind = "adagrad"')
+    assert run_config(capsys, tmp_path, config)[0] == 0
+    assert "adagrad" in legends and "OGD" not in legends
+
+
+def test_warnings_come_after_a_result_and_never_before_an_error(tmp_path, capsys, monkeypatch):
+    # Before: NumPy's RuntimeWarning lines came before otherwise clean one-line errors.
+    import warnings
+
+    import ocolearn.pipeline
+
+    data = labelled_svmlight(tmp_path / "d.svm")
+    real = ocolearn.pipeline.train_file
+
+    def warned(*args, **kw):
+        warnings.warn("overflow encountered in multiply", RuntimeWarning, stacklevel=1)
+        warnings.warn("overflow encountered in multiply", RuntimeWarning, stacklevel=1)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(ocolearn.pipeline, "train_file", warned)
+    status, _, err = train(capsys, data, tmp_path / "m.npz")
+    assert status == 0 and err.splitlines()[-1] == "ocolearn: warning: RuntimeWarning: overflow encountered in multiply"
+    assert err.count("overflow") == 1
+    one_line_error(
+        *train(capsys, data, tmp_path / "m.npz", "--format", "csv", "--target", "x")[::2], "not a CSV header"
+    )
+
+
+def test_the_polarity_example_says_where_its_data_must_be(tmp_path, capsys, monkeypatch):
+    # Before: in a fresh clone, a traceback ending "../shared/...: no documents".
+    import runpy
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parent.parent / "experiments" / "polarity_pegasos.py"
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "argv", [str(script), "--out", str(tmp_path / "out")])
+    with pytest.raises(SystemExit) as exit:
+        runpy.run_path(str(script), run_name="__main__")
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert exit.value.code == 2 and len(lines) == 1
+    assert lines[0].startswith("polarity_pegasos: error: ../shared/") and "--set data.source=PATH" in lines[0]
+
+
+@pytest.mark.slow
+def test_sigterm_during_a_sweep_ends_it_at_once_without_leftovers(tmp_path):
+    # Before: the signal waited for the compiled chunk (here hours of rounds) and then for the exit.
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    data = labelled_svmlight(tmp_path / "d.svm", n=2000)
+    config = tmp_path / "s.toml"
+    config.write_text(
+        f'name = "s"\n[data]\nsource = "{data}"\nformat = "svmlight"\n[learner]\nkind = "pegasos"\n'
+        '[run]\npasses = 1000000\n[sweep]\n[sweep.values]\n"learner.lam" = [0.001, 0.01, 0.1, 1.0]\n'
+    )
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": str(root), "OCOLEARN_CACHE": "0"}
+    command = [sys.executable, "-m", "ocolearn.cli", "sweep", str(config), "--out", str(tmp_path / "out")]
+    process = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True)
+    while not any(p.name.startswith(".out.") for p in tmp_path.iterdir()):  # its handlers are in place
+        assert process.poll() is None, process.stderr.read()
+        time.sleep(0.1)
+    process.terminate()
+    _, err = process.communicate(timeout=300)  # (a safety net: uninterrupted, the sweep runs for hours)
+    assert process.returncode == 143 and err.strip() == "ocolearn: terminated; outputs were left as they were"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.svm", "s.toml"]
+
+
+def test_a_config_whose_state_or_sweep_exceeds_memory_is_refused_naming_its_key(tmp_path, capsys):
+    # Found by the fuzz test: dim = 99999999999 gave JAX's RESOURCE_EXHAUSTED traceback, and
+    # sweep.seeds = 9999999999 NumPy's MemoryError.
+    data = labelled_svmlight(tmp_path / "d.svm")
+    source = f'name = "h"\n[data]\nsource = "{data}"\nformat = "svmlight"\n'
+    big = source + 'dim = 99999999999\n[learner]\nkind = "perceptron"\n'
+    one_line_error(*run_config(capsys, tmp_path, big)[::2], "c.toml", "'data.dim'", "GiB of state")
+    seeds = source + '[learner]\nkind = "pegasos"\n[sweep]\nseeds = 9999999999\n[sweep.values]\n"learner.lam" = [0.1]\n'
+    one_line_error(*run_config(capsys, tmp_path, seeds, "sweep")[::2], "c.toml", "9999999999 seeds", "runs, more than")
+    ranged = seeds.replace("seeds = 9999999999\n", "").replace("[0.1]", "{ linspace = [0.1, 1, 9999999999] }")
+    one_line_error(*run_config(capsys, tmp_path, ranged, "sweep")[::2], "c.toml", "(learner.lam)", "runs, more than")

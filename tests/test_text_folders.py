@@ -1,0 +1,117 @@
+"""``predict`` on text: a flat folder of documents, a labelled folder of folders, or files one
+by one; one line per document, starting with its name, in a documented order."""
+
+from collections import Counter
+
+import numpy as np
+from test_cli import call, one_line_error, text_corpus
+
+from ocolearn.data.sparse_text import feature_hash
+from ocolearn.data.textdirs import tokens
+from ocolearn.modelfile import load
+
+DOCUMENTS = {  # names chosen so that sorting by code point differs from the order written and from "natural" order
+    "b.txt": "a great and superb film",
+    "10.txt": "dull , boring , awful",
+    "a.txt": "the plot is weak and the actor dull",
+    "9.txt": "moving , fine , great",
+    "B.txt": "the film",
+}
+
+
+def trained(tmp_path, capsys):
+    corpus = text_corpus(tmp_path / "reviews")
+    args = ["train", "--learner", "perceptron", "--format", "text", "--bits", 12, corpus, "--passes", 3]
+    status, _, err = call(capsys, *args, "--model", tmp_path / "m.npz", "--quiet")
+    assert status == 0, err
+    return tmp_path / "m.npz", corpus
+
+
+def hand_score(model, text):
+    """``w . x - offset`` of a document, its bag of words hashed here by hand."""
+    x = np.zeros(model.w.shape[-1])
+    for word, n in Counter(tokens(text)).items():
+        x[feature_hash(word, model.settings["bits"])] += n
+    return float(model.w.astype(np.float64) @ x - model.offset)
+
+
+def close(written, expected):
+    """Equal up to the 9 significant digits ``--scores`` writes."""
+    return abs(written - expected) <= 1e-8 * max(1.0, abs(expected))
+
+
+def lines_of(out):
+    return [line.split("\t") for line in out.splitlines()]
+
+
+def test_predict_on_a_flat_folder_names_each_document_in_sorted_order(tmp_path, capsys):
+    model, _ = trained(tmp_path, capsys)
+    folder = tmp_path / "new"
+    folder.mkdir()
+    for name, text in DOCUMENTS.items():
+        (folder / name).write_text(text)
+    status, out, err = call(capsys, "predict", model, folder, "--scores")
+    assert status == 0, err
+    rows = lines_of(out)
+    assert [name for name, _ in rows] == ["10.txt", "9.txt", "B.txt", "a.txt", "b.txt"]  # code point order
+    m = load(model)
+    for name, score in rows:
+        assert close(float(score), hand_score(m, DOCUMENTS[name])), name
+    status, out, _ = call(capsys, "predict", model, folder)
+    labels = {name: label for name, label in lines_of(out)}
+    assert status == 0 and labels == {name: "pos" if float(s) > 0 else "neg" for name, s in rows}
+    assert labels["b.txt"] == "pos" and labels["10.txt"] == "neg"  # the corpus' own words decide
+
+
+def test_predict_on_a_labelled_folder_names_label_and_file(tmp_path, capsys):
+    model, corpus = trained(tmp_path, capsys)
+    status, out, err = call(capsys, "predict", model, corpus)
+    assert status == 0, err
+    rows = lines_of(out)
+    expected = sorted(f"{label}/{f.name}" for label in ("neg", "pos") for f in (corpus / label).iterdir())
+    assert [name for name, _ in rows] == expected
+    wrong = sum(label != name.split("/")[0] for name, label in rows)
+    status, out, _ = call(capsys, "test", model, corpus)
+    assert status == 0 and float(out.split()[1]) == wrong / len(rows)  # the same predictions as test's
+    status, _, _ = call(capsys, "predict", model, corpus, "--out", tmp_path / "p.tsv", "--chunk-rows", 7)
+    assert status == 0 and lines_of((tmp_path / "p.tsv").read_text()) == rows  # names follow across chunks
+
+
+def test_predict_on_files_keeps_their_order_and_names(tmp_path, capsys):
+    model, _ = trained(tmp_path, capsys)
+    paths = []
+    for name, text in DOCUMENTS.items():
+        (tmp_path / name).write_text(text)
+        paths.append(tmp_path / name)
+    status, out, err = call(capsys, "predict", model, *paths, "--scores")
+    assert status == 0, err
+    rows = lines_of(out)
+    assert [name for name, _ in rows] == [str(p) for p in paths]
+    m = load(model)
+    for (name, score), text in zip(rows, DOCUMENTS.values(), strict=True):
+        assert close(float(score), hand_score(m, text)), name
+    status, out, _ = call(capsys, "predict", model, paths[2])  # one file: one document
+    assert status == 0 and [name for name, _ in lines_of(out)] == [str(paths[2])]
+
+
+def test_text_input_errors_are_one_line(tmp_path, capsys):
+    model, corpus = trained(tmp_path, capsys)
+    flat = tmp_path / "flat"
+    flat.mkdir()
+    (flat / "a.txt").write_text("great film")
+    for command in (["test", model, flat], ["train", "--learner", "perceptron", "--format", "text", flat]):
+        extra = ["--model", tmp_path / "x.npz", "--quiet"] if command[0] == "train" else []
+        status, _, err = call(capsys, *command, *extra)
+        one_line_error(status, err, str(flat), "documents without labels", "one folder of text files per label")
+    status, _, err = call(capsys, "predict", model, flat / "a.txt", tmp_path / "missing.txt")
+    one_line_error(status, err, "missing.txt", "no such file or folder")
+    (tmp_path / "empty").mkdir()
+    one_line_error(*call(capsys, "predict", model, tmp_path / "empty")[::2], "empty", "no documents")
+    (flat / "tab\there.txt").write_text("dull")
+    one_line_error(*call(capsys, "predict", model, flat)[::2], "tab\\there.txt", "a tab or a line break")
+    svm = tmp_path / "s.svm"
+    svm.write_text("1 1:1\n-1 2:1\n")
+    status, _, err = call(capsys, "train", "--learner", "perceptron", svm, "--model", tmp_path / "s.npz", "--quiet")
+    assert status == 0, err
+    status, _, err = call(capsys, "predict", tmp_path / "s.npz", svm, svm)
+    one_line_error(status, err, "s.svm", "several DATA files", "text model")
