@@ -1,30 +1,75 @@
 """scikit-learn estimators over any ocolearn learner: ``OnlineClassifier`` and ``OnlineRegressor``.
 
-An estimator holds a learner (a registered name such as ``"pegasos"``, or a learner object)
-and the runner's options: ``passes`` over the data, ``seed`` (None: the stored order; an int:
-each pass shuffled, as ``ocolearn.run``), and ``average`` (predict with the learner's
-averaged weights). ``fit`` runs the learner from its initial state; ``partial_fit`` runs one
-pass over the given rows in their order, continuing from the state it left, so that
-``partial_fit(A); partial_fit(B)`` equals ``fit`` on the rows of A then B with one pass, bit
-for bit (sparse rows: when both are padded to the same width, as the sum over a row's padding
-is then the same sum). Rows are NumPy arrays (dense features) or ``scipy.sparse`` matrices
-(converted to padded ``Sparse`` rows in O(nnz), as wide as the longest row). The pass is
-compiled once per shape of the rows (their number, and for sparse rows their width), so
-``partial_fit`` on batches of one size compiles once. Training that leaves non-finite weights
-is an error, not a model.
+An estimator holds a learner (a registered name such as ``"pegasos"``, or a learner object),
+the preprocessing every door uses (``ocolearn.preprocess.default_steps``): ``scale`` (``"auto"``:
+online standardization of dense rows, river's order, none for sparse rows; ``"standardize"``,
+``"normalize"``, ``"none"``) and ``fit_intercept`` (a constant feature whose weight is the
+intercept, left out of the learner's regularizer and projection), composed in front of the
+learner as one ``ocolearn.pipeline.Pipeline``; and the runner's options under scikit-learn's
+names: ``max_iter`` passes over the data, ``random_state`` (None: the rows' own order; an int:
+pass p shuffled by ``fold_in(random_state, p)``, as ``ocolearn.run``; unlike scikit-learn's
+``shuffle=True``, None does not shuffle), ``average`` (predict with the learner's averaged
+weights), ``warm_start`` (``fit`` continues the state, and the numbering of the shuffles, the
+last call left, so ``fit`` twice with ``max_iter=k`` equals one ``fit`` with ``2k``; it goes on
+with the learner it started with, whose state it holds, whatever ``set_params`` did since) and
+``verbose`` (a line per pass: rounds, average loss, mistakes). ``fit`` runs the learner from its
+initial state; ``partial_fit`` runs one pass over the given rows in their order, continuing from
+the state it left, so that ``partial_fit(A); partial_fit(B)`` equals ``fit`` on the rows of A
+then B with one pass, bit for bit (sparse rows: when both are padded to the same width, as the
+sum over a row's padding is then the same sum). Rows are NumPy arrays (dense features) or
+``scipy.sparse`` matrices (converted to padded ``Sparse`` rows in O(nnz), as wide as the longest
+row). A pass is compiled once per shape of the rows (their number, and for sparse rows their
+width), so ``partial_fit`` on batches of one size compiles once. Training that leaves
+non-finite weights is an error, not a model.
+
+``coef_`` and ``intercept_`` are the pipeline folded into one linear model of the raw features
+(``ocolearn.pipeline.raw_linear``): ``decision_function(X) = X @ coef_.T + intercept_``
+(``coef_`` is ``(1, d)`` for two classes, ``(K, d)`` for K, ``(d,)`` for a regressor).
+
+**Weights.** ``sample_weight`` (and a classifier's ``class_weight``: None, ``{label: weight}``
+or ``"balanced"``, ``n / (K * count(label))`` as scikit-learn computes it) scale each example's
+step, as scikit-learn's SGD does (``update *= class_weight * sample_weight`` in its
+``plain_sgd``): the round of an example of weight s is ``Learner.weighted_update(state, (x, y),
+s)``. It is exactly scikit-learn's rule for OGD on any loss without a projection
+(``SGDClassifier``/``SGDRegressor`` with ``penalty=None``, ``learning_rate="constant"`` or an
+``eta_t`` schedule), the Perceptron (its ``Perceptron``) and PA-I/PA-II (``tau * s`` after the
+clipping at C; ``learning_rate="pa1"|"pa2"``; scikit-learn's PA leaves the intercept's constant 1
+out of ``||x||^2``, so the two agree with ``fit_intercept=False``), tested equal in
+``tests/test_estimators.py``. Pegasos scales its hinge step and not its shrinkage (scikit-learn's
+rule, on Pegasos' rate ``1 / (lam t)``). Any other learner with a ``loss`` field runs on the
+loss ``s * loss`` (its gradient scaled by s): for AdaGrad, FTRL, ONS and the parameter-free
+learners that is the learner on the weighted losses, not s times its unweighted step (their
+steps are not linear in the gradient), and the gradient bound some of them assume grows with
+the largest weight. The learners without a loss to weight (MIRA, CW, AROW, SCW, Winnow, Hedge,
+FLH, OCP-SVM) refuse weights. With two classes, or a K-class learner, an example's weight is
+its ``sample_weight`` times its label's ``class_weight``; one-vs-rest copy k weights its
+positive examples by ``class_weight[k]`` and its negative ones by 1, as scikit-learn's
+one-vs-rest does. The online scaling statistics take in every row whatever its weight. Without
+weights the runner runs the unweighted program, unchanged. scikit-learn's checks that weight 2
+equals two copies of a row are expected to fail (``expected_failed_checks``), as scikit-learn
+expects for its own SGD estimators: an online step on a doubled example is not two steps.
+
+**Probabilities.** With the logistic loss (``learner__loss="logistic"``; a one-vs-rest base's
+loss counts), ``predict_proba`` is scikit-learn's ``SGDClassifier``'s: ``sigmoid(score)`` for two
+classes, the K sigmoids normalized to sum to one for K; with any other loss the method is absent
+(``hasattr`` is False), as scikit-learn's is.
 
 The learner's fields are parameters: ``get_params()`` lists them as ``learner__lam``,
 ``learner__schedule__eta``, ... and ``set_params(learner__lam=0.1)`` replaces them in the
-learner (a name becomes the registered learner with its defaults first), so ``GridSearchCV``
-can search over them.
+learner (a name becomes the registered learner with its defaults first; a part may be given by
+name, ``learner__loss="logistic"``, or as a table, ``learner__schedule={"kind": "constant",
+"eta": 0.5}``, as in a config file), so ``GridSearchCV`` can search over them.
 
 A classifier with two classes trains a binary learner on labels -1/+1 (``classes_[1]`` is
 +1); with K > 2, a learner with a ``classes`` field is made K-class, any other is run
 one-vs-rest (``OneVsRest``). ``save``/``load`` write and read the model file of
-``ocolearn train`` (``ocolearn.pipeline``), so a model trained here can be used by
-``ocolearn predict`` and one trained there can predict here. A file holds the weights, not
-the learner's state: a loaded estimator predicts and scores, ``fit`` trains afresh, and
-``partial_fit`` cannot continue it (an error).
+``ocolearn train`` (``ocolearn.modelfile``), so a model trained here is read identically by
+``ocolearn predict`` and ``ocolearn test`` and one trained there can predict here. A file holds
+the folded weights, not the learner's state: a loaded estimator predicts and scores, ``fit``
+trains afresh, and ``partial_fit`` cannot continue it (an error).
+
+Without scikit-learn (or SciPy), importing this module fails with one line saying
+``pip install 'ocolearn[sklearn]'``.
 
 >>> import numpy as np
 >>> X, y = np.array([[1.0, 0.0], [0.0, 1.0]]), np.array(["a", "b"])
@@ -34,20 +79,30 @@ the learner's state: a loaded estimator predicts and scores, ``fit`` trains afre
 
 from __future__ import annotations
 
+import typing
+
 import numpy as np
-import scipy.sparse
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+
+try:
+    import scipy.sparse
+    from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, is_classifier
+    from sklearn.utils.class_weight import compute_class_weight
+    from sklearn.utils.metaestimators import available_if
+    from sklearn.utils.multiclass import check_classification_targets
+    from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+except ImportError:  # one line saying what to install, not a traceback into scipy or sklearn
+    raise ImportError("ocolearn.estimators needs scikit-learn and SciPy: pip install 'ocolearn[sklearn]'") from None
 
 from ocolearn import modelfile
-from ocolearn import pipeline as model_file
 from ocolearn.config import _build_part
 from ocolearn.data.arrays import Arrays, rows
 from ocolearn.data.sparse_text import sparse_rows
 from ocolearn.features import Sparse
 from ocolearn.learners import Learner, OneVsRest
+from ocolearn.losses import Logistic
 from ocolearn.parts import Part, fields_of
+from ocolearn.pipeline import build_learner, model_of, steps_of, target_map, with_pipeline
+from ocolearn.preprocess import default_steps
 from ocolearn.run import run
 
 _PREFIX = "learner__"
@@ -58,7 +113,7 @@ def as_learner(learner) -> Learner:
     if isinstance(learner, Learner):
         return learner
     if isinstance(learner, str):
-        return model_file.build_learner(learner)
+        return build_learner(learner)
     raise ValueError(f"learner must be a registered learner's name or a Learner, got {learner!r}")
 
 
@@ -74,12 +129,16 @@ def _flat_fields(part: Part, prefix: str) -> dict:
 
 
 def _replace_field(part: Part, path: str, value) -> Part:
-    """``part`` with the field at ``path`` (``"schedule__eta"``) set to ``value``."""
+    """``part`` with the field at ``path`` (``"schedule__eta"``) set to ``value``; a part given
+    by name (``"logistic"``) or as a table (``{"kind": "logistic"}``) is built as a config file's is."""
     head, _, rest = path.partition("__")
     if head not in fields_of(type(part)):
         raise ValueError(f"{type(part).__name__} has no field {head!r}; fields: {', '.join(fields_of(type(part)))}")
     if rest:
         value = _replace_field(getattr(part, head), rest, value)
+    elif isinstance(value, str | dict) and isinstance(getattr(part, head), Part):
+        family = typing.get_type_hints(type(part))[head]
+        value = _build_part(family, value, head, "set_params")
     return part.replace(**{head: value})
 
 
@@ -96,14 +155,47 @@ def as_rows(X):
     return csr_rows(X) if scipy.sparse.issparse(X) else np.asarray(X, np.float32)
 
 
+def _scoring_learner(learner: Learner) -> Learner:
+    """The learner whose loss scores one output: a one-vs-rest's base, a pipeline's learner."""
+    inner = getattr(learner, "base", None) or getattr(learner, "learner", None)
+    return _scoring_learner(inner) if isinstance(inner, Learner) else learner
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int | np.integer) and not isinstance(value, bool)
+
+
 class _Online(BaseEstimator):
     """What both estimators share: parameters, the runner, the model and its file."""
 
-    def __init__(self, learner="perceptron", *, passes=1, seed=None, average=False):
+    # An online learner's step on an example of weight 2 is not two steps on two copies of it
+    # (nor on copies in another order): scikit-learn expects these two checks to fail for its
+    # own SGDClassifier, SGDRegressor, Perceptron and PassiveAggressive estimators, with this reason.
+    expected_failed_checks = dict.fromkeys(
+        ["check_sample_weight_equivalence_on_dense_data", "check_sample_weight_equivalence_on_sparse_data"],
+        "sample_weight is not equivalent to removing/repeating samples.",
+    )
+
+    def __init__(
+        self,
+        learner="perceptron",
+        *,
+        fit_intercept=True,
+        scale="auto",
+        max_iter=1,
+        random_state=None,
+        average=False,
+        warm_start=False,
+        verbose=0,
+    ):
         self.learner = learner
-        self.passes = passes
-        self.seed = seed
+        self.fit_intercept = fit_intercept
+        self.scale = scale
+        self.max_iter = max_iter
+        self.random_state = random_state
         self.average = average
+        self.warm_start = warm_start
+        self.verbose = verbose
 
     # -- parameters: the learner's fields, nested ---------------------------------------------
 
@@ -136,31 +228,63 @@ class _Online(BaseEstimator):
     def _rows(self, X, reset: bool):
         return as_rows(validate_data(self, X, accept_sparse="csr", dtype=(np.float64, np.float32), reset=reset))
 
-    def _start_partial(self) -> bool:
-        """Whether this ``partial_fit`` is the first (options checked); a loaded model cannot
-        be continued, as its file holds weights, not the learner's state."""
-        if hasattr(self, "state_"):
-            return False
-        if hasattr(self, "model_"):
+    def _continues(self, partial: bool) -> bool:
+        """Whether this call continues the state of the last one (``partial_fit`` after the
+        first, ``fit`` with ``warm_start``); options are checked on a fresh start. A loaded model
+        cannot be continued, as its file holds weights, not the learner's state."""
+        if (partial or self.warm_start) and hasattr(self, "state_"):
+            return True
+        if partial and hasattr(self, "model_"):
             raise ValueError("a model loaded from a file holds weights, not the learner's state: call fit first")
         self._check_options()
-        return True
+        return False
+
+    def _compose(self, learner: Learner, rows) -> Learner:
+        """The learner behind the preprocessing every door uses (``preprocess.default_steps``):
+        ``scale`` (``"auto"``: online standardization of dense rows, none for sparse ones), then
+        with ``fit_intercept`` a constant feature, whose weight the learner's regularizer and
+        projection leave alone (``pipeline.with_pipeline``)."""
+        try:
+            steps = default_steps(not isinstance(rows, Sparse), bool(self.fit_intercept), self.scale)
+        except ValueError as e:  # ConfigError: an unknown scale, or standardize with sparse rows
+            raise ValueError(str(e)) from None
+        return with_pipeline(learner, steps)
 
     def _check_options(self):
-        if not isinstance(self.passes, int | np.integer) or self.passes < 1:
-            raise ValueError(f"passes must be a positive integer, got {self.passes!r}")
-        if self.seed is not None and not isinstance(self.seed, int | np.integer):
-            raise ValueError(f"seed must be None or an integer, got {self.seed!r}")
+        if not _is_int(self.max_iter) or self.max_iter < 1:
+            raise ValueError(f"max_iter (passes over the data) must be a positive integer, got {self.max_iter!r}")
+        if self.random_state is not None and not _is_int(self.random_state):
+            raise ValueError(
+                f"random_state must be None (the rows' own order) or an integer (each pass shuffled), "
+                f"got {self.random_state!r}"
+            )
 
-    def _train(self, learner: Learner, rows, targets, *, fresh: bool, passes: int, seed) -> None:
-        """Run the learner over the rows, from its initial state or the one carried, and keep
-        the model of the state (``ocolearn.pipeline.model_of``)."""
+    def _sample_weight(self, y, sample_weight):
+        """``sample_weight`` validated as scikit-learn does (None: all ones; negative numbers, or
+        all zeros, an error), float64 ``(n,)``."""
+        return _check_sample_weight(sample_weight, y, dtype=np.float64, ensure_non_negative=True)
+
+    def _train(self, learner: Learner, rows, targets, weights, *, fresh: bool, passes: int, seed) -> None:
+        """Run the learner over the rows ``passes`` times, from its initial state or the one
+        carried (pass p shuffled by ``fold_in(seed, p)``, numbered across calls, so a warm-started
+        ``fit`` continues the shuffles), and keep the model: the pipeline folded into one linear
+        model of the raw features, as every door's model file holds it (``pipeline.model_of``)."""
+        core = steps_of(learner)[1]
         if self.average and not hasattr(learner, "averaged"):
-            raise ValueError(f"average=True, but {type(learner).__name__} keeps no averaged weights")
+            raise ValueError(f"average=True, but {type(core).__name__} keeps no averaged weights")
         seed = None if seed is None else int(seed)
-        state = run(
-            learner, rows, targets, seed, state=None if fresh else self.state_, passes=passes, trace=False
-        ).state
+        state, first = (None, 0) if fresh else (self.state_, self.passes_run_)
+        n = len(targets)
+        # One compiled pass at a time: the same numbers as one run of all passes, whose program
+        # would unroll a shuffle per pass (max_iter=1000 compiles for minutes), and a line per pass.
+        for done in range(passes):
+            options = dict(state=state, first_pass=first + done, trace=False, weights=weights)
+            result = run(learner, rows, targets, seed, **options)
+            state = result.state
+            if self.verbose:
+                mistakes = f", {int(result.trace.mistakes)} mistakes" if is_classifier(self) else ""
+                loss = float(result.trace.loss) / n
+                print(f"-- Pass {first + done + 1}: {n} rounds, average loss {loss:.6g}{mistakes}", flush=True)
         settings = {
             "format": "svmlight",  # column j of X is feature j of a zero-based svmlight file
             "zero_based": True,
@@ -168,16 +292,28 @@ class _Online(BaseEstimator):
             "estimator": {
                 "class": type(self).__name__,
                 "learner": as_learner(self.learner).to_config(),
-                "passes": int(self.passes),
-                "seed": seed,
+                "fit_intercept": bool(self.fit_intercept),
+                "scale": self.scale,
+                "max_iter": int(self.max_iter),
+                "random_state": seed,
                 "average": bool(self.average),
             },
             **self._labels_settings(),
         }
-        model = model_file.model_of(learner, state, self._labels(), self.n_features_in_, self.average, settings)
+        model = model_of(learner, state, self._labels(), self.n_features_in_, self.average, settings)
         if not np.all(np.isfinite(model.w)):
-            raise ValueError(f"{type(learner).__name__}'s weights are not finite after training: lower its rate")
-        self.state_, self.learner_, self.model_ = state, learner, model
+            raise ValueError(f"{type(core).__name__}'s weights are not finite after training: lower its rate")
+        self.state_, self.learner_, self.passes_run_, self.n_iter_ = state, learner, first + passes, passes
+        self._keep(model)
+
+    def _keep(self, model) -> None:
+        """The model and scikit-learn's view of it: ``coef_`` and ``intercept_`` (``score = coef_ . x
+        + intercept_``)."""
+        self.model_ = model
+        w, offset = np.asarray(model.w), -np.asarray(model.offset)
+        if is_classifier(self) and w.ndim == 1:
+            w, offset = w[None, :], np.reshape(offset, (1,))
+        self.coef_, self.intercept_ = w, np.broadcast_to(offset, w.shape[:-1] if w.ndim == 2 else (1,)).copy()
 
     def _labels(self) -> list[str]:
         return []
@@ -205,13 +341,38 @@ class _Online(BaseEstimator):
         table = options.get("learner", model.settings["learner"])
         learner = _build_part(Learner, table, "learner", str(path))
         average = bool(options.get("average", model.settings.get("averaged", False)))
-        estimator = cls(learner, passes=options.get("passes", 1), seed=options.get("seed"), average=average)
-        estimator.model_, estimator.n_features_in_ = model, int(model.settings["dim"])
+        kinds = [step.get("kind") for step in model.settings.get("pipeline", [])]  # a file of any door
+        estimator = cls(
+            learner,
+            fit_intercept=options.get("fit_intercept", "intercept" in kinds),
+            scale=options.get("scale", next((k for k in kinds if k in ("standardize", "normalize")), "none")),
+            max_iter=options.get("max_iter", options.get("passes", 1)),  # "passes", "seed": the earlier names
+            random_state=options.get("random_state", options.get("seed")),
+            average=average,
+        )
+        estimator.n_features_in_ = int(model.settings["dim"])
         estimator._restore_labels(model)
+        estimator._keep(model)
         return estimator
 
     def _restore_labels(self, model) -> None:
         pass
+
+
+def _has_probability(estimator) -> bool:
+    """Whether the learner's loss is the logistic loss, the one loss here whose score is a log-odds
+    (scikit-learn's ``SGDClassifier`` has ``predict_proba`` for ``loss="log_loss"`` alone, and
+    ``"modified_huber"``, which ocolearn has not); otherwise an ``AttributeError`` saying why."""
+    try:
+        loss = _scoring_learner(as_learner(estimator.learner)).loss
+    except ValueError:
+        return False
+    if not isinstance(loss, Logistic):
+        name = getattr(loss, "name", type(loss).__name__)
+        raise AttributeError(
+            f"probabilities need the logistic loss (learner__loss='logistic'); the learner's loss is {name!r}"
+        )
+    return True
 
 
 class OnlineClassifier(ClassifierMixin, _Online):
@@ -219,10 +380,40 @@ class OnlineClassifier(ClassifierMixin, _Online):
 
     ``decision_function`` is ``w . x`` (two classes: its sign picks ``classes_[1]``; K
     classes: ``(n, K)`` scores, the largest wins), computed from the model's weights exactly
-    as ``ocolearn predict`` computes it.
+    as ``ocolearn predict`` computes it. With the logistic loss, ``predict_proba`` is
+    scikit-learn's ``SGDClassifier``'s: ``sigmoid(score)`` for two classes, and for K the K
+    sigmoids normalized to sum to one (one-vs-rest).
+
+    ``class_weight`` (None, ``{label: weight}``, or ``"balanced"``: ``n / (K * count(label))``,
+    scikit-learn's ``compute_class_weight``) multiplies the ``sample_weight`` of each example,
+    as in scikit-learn's SGD: with two classes, or a K-class learner, by its label's weight;
+    one-vs-rest copy k by ``class_weight[k]`` on its positive examples and 1 on the others.
     """
 
-    expected_failed_checks = {}
+    def __init__(
+        self,
+        learner="perceptron",
+        *,
+        fit_intercept=True,
+        scale="auto",
+        max_iter=1,
+        random_state=None,
+        average=False,
+        warm_start=False,
+        verbose=0,
+        class_weight=None,
+    ):
+        super().__init__(
+            learner,
+            fit_intercept=fit_intercept,
+            scale=scale,
+            max_iter=max_iter,
+            random_state=random_state,
+            average=average,
+            warm_start=warm_start,
+            verbose=verbose,
+        )
+        self.class_weight = class_weight
 
     def _for_classes(self, k: int) -> Learner:
         learner = as_learner(self.learner)
@@ -232,30 +423,35 @@ class OnlineClassifier(ClassifierMixin, _Online):
             return learner.replace(classes=k)
         return OneVsRest(learner, classes=k)
 
-    def fit(self, X, y):
-        """Run ``passes`` passes of the learner over ``(X, y)`` from its initial state."""
-        self._check_options()
-        rows, targets = self._data(X, y, reset=True, classes=None)
-        learner = self._for_classes(len(self.classes_))
-        self._train(learner, rows, self._targets(learner, targets), fresh=True, passes=self.passes, seed=self.seed)
+    def fit(self, X, y, sample_weight=None):
+        """Run ``max_iter`` passes of the learner over ``(X, y)`` from its initial state (with
+        ``warm_start``, from the state the last call left); ``sample_weight`` scales each example's
+        step (``Learner.weighted_update``)."""
+        warm = self._continues(partial=False)
+        classes = self.classes_ if warm else None
+        rows, indices = self._data(X, y, reset=not warm, classes=classes)
+        learner = self.learner_ if warm else self._compose(self._for_classes(len(self.classes_)), rows)
+        weights = self._round_weights(learner, indices, sample_weight, balanced_ok=True)
+        targets = self._targets(learner, indices)
+        self._train(learner, rows, targets, weights, fresh=not warm, passes=self.max_iter, seed=self.random_state)
         return self
 
-    def partial_fit(self, X, y, classes=None):
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
         """One pass over ``(X, y)`` in their order, continuing from the state left by the last
         ``fit`` or ``partial_fit``; ``classes`` (all the labels) is needed on the first call."""
-        first = self._start_partial()
-        if first:
-            if classes is None:
-                raise ValueError("classes must be given on the first call to partial_fit (all the labels y can hold)")
-        rows, targets = self._data(X, y, reset=first, classes=classes if first else None)
-        learner = self._for_classes(len(self.classes_)) if first else self.learner_
-        self._train(learner, rows, self._targets(learner, targets), fresh=first, passes=1, seed=None)
+        more = self._continues(partial=True)
+        if not more and classes is None:
+            raise ValueError("classes must be given on the first call to partial_fit (all the labels y can hold)")
+        rows, indices = self._data(X, y, reset=not more, classes=None if more else classes)
+        learner = self.learner_ if more else self._compose(self._for_classes(len(self.classes_)), rows)
+        weights = self._round_weights(learner, indices, sample_weight, balanced_ok=False)
+        self._train(learner, rows, self._targets(learner, indices), weights, fresh=not more, passes=1, seed=None)
         return self
 
     def _data(self, X, y, reset, classes):
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=(np.float64, np.float32), reset=reset)
         check_classification_targets(y)
-        if classes is not None or reset:
+        if reset:
             self.classes_ = np.unique(y if classes is None else classes)
             if len(self.classes_) < 2:
                 raise ValueError(f"a classifier needs at least two classes; y has one class: {self.classes_.tolist()}")
@@ -264,8 +460,27 @@ class OnlineClassifier(ClassifierMixin, _Online):
             raise ValueError(f"y holds labels not in classes_ {self.classes_.tolist()}: {unknown.tolist()}")
         return as_rows(X), np.searchsorted(self.classes_, y).astype(np.int32)
 
+    def _round_weights(self, learner, indices, sample_weight, *, balanced_ok):
+        """Each round's weight, ``sample_weight`` times ``class_weight`` (see the class docstring):
+        None when neither is given, so that the run is the unweighted one; ``(n, K)`` for
+        one-vs-rest."""
+        if sample_weight is None and self.class_weight is None:
+            return None
+        if self.class_weight == "balanced" and not balanced_ok:
+            raise ValueError(
+                "class_weight='balanced' needs all the labels at once, which partial_fit does not see; "
+                "pass class_weight=dict(zip(classes, compute_class_weight('balanced', classes=classes, y=y)))"
+            )
+        weights = self._sample_weight(indices, sample_weight)
+        labels = self.classes_[indices]
+        per_class = compute_class_weight(self.class_weight, classes=self.classes_, y=labels)
+        if isinstance(steps_of(learner)[1], OneVsRest):
+            positive = indices[:, None] == np.arange(len(self.classes_))
+            return weights[:, None] * np.where(positive, per_class[None, :], 1.0)
+        return weights * per_class[indices]
+
     def _targets(self, learner, indices):
-        return model_file.target_map(learner, range(len(self.classes_)))(indices)
+        return target_map(steps_of(learner)[1], range(len(self.classes_)))(indices)
 
     def _labels(self):
         return [str(c) for c in self.classes_]
@@ -284,17 +499,51 @@ class OnlineClassifier(ClassifierMixin, _Online):
         s = self._scores(X)
         return self.classes_[(s > 0).astype(int) if s.ndim == 1 else np.argmax(s, axis=1)]
 
+    @available_if(_has_probability)
+    def predict_proba(self, X):
+        """Class probabilities ``(n, K)`` in the order of ``classes_`` (the logistic loss only)."""
+        p = 1.0 / (1.0 + np.exp(-np.asarray(self._scores(X), np.float64)))
+        if p.ndim == 1:
+            return np.stack([1.0 - p, p], axis=1)
+        return p / p.sum(axis=1, keepdims=True)
+
+    @available_if(_has_probability)
+    def predict_log_proba(self, X):
+        """``log(predict_proba(X))``."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
 
 class OnlineRegressor(RegressorMixin, _Online):
     """A regressor trained online by an ocolearn learner with a regression loss; ``predict`` is
-    ``w . x``. The default, diagonal AdaGrad on the squared loss, moves each weight by at most
-    ``eta`` a round whatever the scale of the features, so it does not diverge on unscaled
-    data as a fixed-rate OGD can."""
+    ``coef_ . x + intercept_``. The default, OGD on the squared loss (``eta_t = 0.1 / sqrt(t)``),
+    takes steps proportional to the error, so that, like scikit-learn's ``SGDRegressor``, it
+    fits targets of any scale alike (a rate-bounded learner such as AdaGrad moves the intercept
+    by at most its ``eta`` a round, far too slowly for targets in the hundreds): one pass over
+    scikit-learn's diabetes data gives its ``SGDRegressor``'s test error (README)."""
 
-    expected_failed_checks = {}
-
-    def __init__(self, learner="adagrad", *, passes=1, seed=None, average=False):
-        super().__init__(learner, passes=passes, seed=seed, average=average)
+    def __init__(
+        self,
+        learner="ogd",
+        *,
+        fit_intercept=True,
+        scale="auto",
+        max_iter=1,
+        random_state=None,
+        average=False,
+        warm_start=False,
+        verbose=0,
+    ):
+        super().__init__(
+            learner,
+            fit_intercept=fit_intercept,
+            scale=scale,
+            max_iter=max_iter,
+            random_state=random_state,
+            average=average,
+            warm_start=warm_start,
+            verbose=verbose,
+        )
 
     def _learner(self) -> Learner:
         learner = as_learner(self.learner)
@@ -302,22 +551,31 @@ class OnlineRegressor(RegressorMixin, _Online):
             raise ValueError(f"a regressor needs a single-output learner, got {type(learner).__name__} with classes")
         return learner
 
-    def fit(self, X, y):
-        """Run ``passes`` passes of the learner over ``(X, y)`` from its initial state."""
-        self._check_options()
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=(np.float64, np.float32), y_numeric=True)
-        self._train(self._learner(), as_rows(X), y.astype(np.float32), fresh=True, passes=self.passes, seed=self.seed)
+    def fit(self, X, y, sample_weight=None):
+        """Run ``max_iter`` passes of the learner over ``(X, y)`` from its initial state (with
+        ``warm_start``, from the state the last call left); ``sample_weight`` scales each example's
+        step (``Learner.weighted_update``)."""
+        warm = self._continues(partial=False)
+        X, y = validate_data(
+            self, X, y, accept_sparse="csr", dtype=(np.float64, np.float32), y_numeric=True, reset=not warm
+        )
+        weights = None if sample_weight is None else self._sample_weight(y, sample_weight)
+        rows, targets = as_rows(X), y.astype(np.float32)
+        learner = self.learner_ if warm else self._compose(self._learner(), rows)
+        self._train(learner, rows, targets, weights, fresh=not warm, passes=self.max_iter, seed=self.random_state)
         return self
 
-    def partial_fit(self, X, y):
+    def partial_fit(self, X, y, sample_weight=None):
         """One pass over ``(X, y)`` in their order, continuing from the state left by the last
         ``fit`` or ``partial_fit``."""
-        first = self._start_partial()
+        more = self._continues(partial=True)
         X, y = validate_data(
-            self, X, y, accept_sparse="csr", dtype=(np.float64, np.float32), y_numeric=True, reset=first
+            self, X, y, accept_sparse="csr", dtype=(np.float64, np.float32), y_numeric=True, reset=not more
         )
-        learner = self._learner() if first else self.learner_
-        self._train(learner, as_rows(X), y.astype(np.float32), fresh=first, passes=1, seed=None)
+        weights = None if sample_weight is None else self._sample_weight(y, sample_weight)
+        rows = as_rows(X)
+        learner = self.learner_ if more else self._compose(self._learner(), rows)
+        self._train(learner, rows, y.astype(np.float32), weights, fresh=not more, passes=1, seed=None)
         return self
 
     def predict(self, X):

@@ -244,3 +244,26 @@ class FunctionLoss(Loss, name="function", static=("fn", "fn_derivative")):
         if self.fn_derivative is None:
             return super().derivative(p, y)
         return self.fn_derivative(p, y)
+
+
+class Weighted(Loss):
+    """``weight * loss(p, y)``: the loss of an example that counts ``weight`` times (scikit-learn's
+    ``sample_weight`` times its ``class_weight``); derivative ``weight * loss'(p, y)``. Not
+    registered: the runner makes one per round for a weighted run (``Learner.weighted_update``),
+    from the round's weight, which may be traced."""
+
+    loss: Loss = None
+    weight: float = 1.0
+
+    @property
+    def targets(self):
+        return self.loss.targets
+
+    def value(self, p, y):
+        return self.weight * self.loss.value(p, y)
+
+    def derivative(self, p, y):
+        return self.weight * self.loss.derivative(p, y)
+
+    def derivative_bound(self, p_max, y):
+        return jnp.abs(self.weight) * self.loss.derivative_bound(p_max, y)

@@ -76,6 +76,12 @@ class Pipeline(Learner, name="pipeline"):
         return {"kind": self.name, "steps": [s.to_config() for s in self.steps], "learner": self.learner.to_config()}
 
     @property
+    def classes(self):
+        """The learner's number of classes (0: a binary or real-valued learner), which the runner's
+        data checks and the target maps read."""
+        return getattr(self.learner, "classes", 0)
+
+    @property
     def tidy_every(self):
         return self.learner.tidy_every
 
@@ -100,13 +106,20 @@ class Pipeline(Learner, name="pipeline"):
     def predict(self, state, x):
         return self.learner.predict(state.inner, self.transform(state.steps, x))
 
-    def update(self, state, example):
+    def update(self, state, example, weight=None):
         x, y = example
         states = []
         for step, s in zip(self.steps, state.steps, strict=True):
             s, x = step.step(s, x)
             states.append(s)
-        return PipelineState(self.learner.update(state.inner, (x, y)), tuple(states))
+        if weight is None:
+            return PipelineState(self.learner.update(state.inner, (x, y)), tuple(states))
+        return PipelineState(self.learner.weighted_update(state.inner, (x, y), weight), tuple(states))
+
+    def weighted_update(self, state, example, weight):
+        """The learner's round weighted (``learner.weighted_update``); the steps' statistics take
+        in every row whatever its weight (they describe the rows seen)."""
+        return self.update(state, example, weight)
 
     def weights(self, state):
         return self.learner.weights(state.inner)

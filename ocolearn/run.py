@@ -18,8 +18,10 @@ from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from ocolearn.checks import check_count, check_data, check_rounds
+from ocolearn.data import DataError
 from ocolearn.features import num_features, row
 
 
@@ -110,6 +112,7 @@ def run(
     snapshot_every=0,
     trace=True,
     summary=None,
+    weights=None,
 ):
     """Run ``learner`` online over the rows of ``(X, y)``; returns ``Result(state, trace)``.
 
@@ -134,6 +137,10 @@ def run(
       trace: False keeps only a ``Summary`` of sums over the rounds (constant memory in T).
       summary: with ``trace=False``, sums to continue from (a chunked run carries them, so
         that its sums are the whole run's, bit for bit).
+      weights: None, or how many times each row counts, ``(n,)`` (finite, >= 0; ``(n, K)`` for
+        one-vs-rest, one per copy): a round on row i is then ``learner.weighted_update(state,
+        (x_i, y_i), weights[i])`` (scikit-learn's ``sample_weight``). The charged loss stays
+        unweighted. Without weights the rounds are ``update``'s, the same program as before.
 
     >>> import jax.numpy as jnp
     >>> from ocolearn import OGD, Constant
@@ -146,24 +153,44 @@ def run(
     check_count(passes, "passes")
     check_data(learner, X, y)
     check_rounds(learner, state, len(y), passes)
+    weights = check_weights(weights, len(y))
     if state is None:
         state = learner.init(num_features(X))
     if not trace and snapshot_every:
         raise ValueError("snapshots need trace=True")
     first_pass = jnp.asarray(first_pass, jnp.int32)
     summary = _zero_summary() if summary is None else Summary(*summary)
-    args = (learner, X, y, as_key(seed), state, summary, first_pass)
+    args = (learner, X, y, as_key(seed), state, summary, first_pass, weights)
     return _run(*args, passes, predict_after_update, snapshot_every, trace)
 
 
-def round_step(learner, X, y, predict_after_update=False):
-    """One round of the protocol for row ``i``: ``(state, i) -> (state, (prediction, target, loss))``."""
+def check_weights(weights, n: int):
+    """``weights`` as a float32 array of ``n`` rows (or None), or a ``DataError`` saying what is
+    wrong with them: another length, a value that is negative, NaN or infinite."""
+    if weights is None:
+        return None
+    values = np.asarray(weights, np.float32)
+    if values.ndim not in (1, 2) or len(values) != n:
+        raise DataError(f"weights must hold one number per row ({n}), got shape {values.shape}")
+    bad = ~(np.isfinite(values) & (values >= 0))
+    if bad.any():
+        i = np.unravel_index(np.argmax(bad), values.shape)
+        raise DataError(f"weights[{i[0]}] is {float(values[i]):g}; weights are finite numbers >= 0")
+    return jnp.asarray(values)
+
+
+def round_step(learner, X, y, predict_after_update=False, weights=None):
+    """One round of the protocol for row ``i``: ``(state, i) -> (state, (prediction, target, loss))``;
+    with ``weights``, the round's update is ``learner.weighted_update`` with row i's weight."""
 
     def one_round(state, i):
         x, target = row(X, i), y[i]
         prediction = learner.predict(state, x)
         loss = learner.loss.value(prediction, target)
-        state = learner.update(state, (x, target))
+        if weights is None:
+            state = learner.update(state, (x, target))
+        else:
+            state = learner.weighted_update(state, (x, target), weights[i])
         if predict_after_update:
             prediction = learner.predict(state, x)
         return state, (prediction, target, loss)
@@ -208,11 +235,11 @@ def tidy_scan(learner, step, carry, indices, tidy=None):
     return carry, out
 
 
-@partial(jax.jit, static_argnums=(7, 8, 9, 10))
-def _run(learner, X, y, key, state, summary, first_pass, passes, predict_after_update, snapshot_every, trace):
+@partial(jax.jit, static_argnums=(8, 9, 10, 11))
+def _run(learner, X, y, key, state, summary, first_pass, weights, passes, predict_after_update, snapshot_every, trace):
     y = jnp.asarray(y)
     order = round_order(y.shape[0], passes, key, first_pass)
-    one_round = round_step(learner, X, y, predict_after_update)
+    one_round = round_step(learner, X, y, predict_after_update, weights)
 
     def rounds(state, indices):
         return tidy_scan(learner, one_round, state, indices)

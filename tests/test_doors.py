@@ -79,7 +79,7 @@ def estimator_door(folder, path, capsys):
     from ocolearn.estimators import OnlineClassifier
 
     data = data_for(load(train_door(folder, path, capsys)), path)  # the file's rows, read as train reads them
-    clf = OnlineClassifier("passive_aggressive", passes=2, seed=0).set_params(learner__C=0.1)
+    clf = OnlineClassifier("passive_aggressive", max_iter=2, random_state=0).set_params(learner__C=0.1)
     clf.fit(np.asarray(data.X, np.float64), np.asarray(data.labels)[data.y])
     clf.save(folder / "estimator.npz")
     return folder / "estimator.npz"

@@ -7,6 +7,8 @@ A learner is a pytree of parts (numbers are leaves) with three pure functions:
   ``update`` returns;
 - ``predict(state, x) -> score`` (``w . x``, or ``(K,)`` scores);
 - ``update(state, (x, y)) -> state``, one round of the algorithm;
+- ``weighted_update(state, (x, y), weight) -> state``, one round on an example that counts
+  ``weight`` times (scikit-learn's ``sample_weight``; the runner calls it only in weighted runs);
 - ``unscaled(state)`` and ``mix(state) -> state``, before and after averaging states over
   shards (``ocolearn.parallel``);
 - ``weights(state)``, the weights the state stands for (``state.w`` by default).
@@ -20,7 +22,8 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from ocolearn.features import add_scaled
-from ocolearn.parts import Part
+from ocolearn.losses import Weighted
+from ocolearn.parts import Part, fields_of
 
 
 class Learner(Part, family=True):
@@ -34,6 +37,23 @@ class Learner(Part, family=True):
 
     def update(self, state, example):
         raise NotImplementedError
+
+    def weighted_update(self, state, example, weight):
+        """One round on an example that counts ``weight`` (>= 0) times: by default the round of
+        this learner on the loss ``weight * loss`` (``losses.Weighted``), so that the gradient it
+        follows is ``weight * loss'(w . x, y) x``. For OGD without a projection (and the other
+        learners that step along the gradient, as scikit-learn's SGD does) this is scikit-learn's
+        ``update *= sample_weight``; for an adaptive learner (AdaGrad, FTRL, ONS, the
+        parameter-free ones) it is the learner run on the weighted losses, whose gradient bound
+        (which some of them assume to be 1) grows with the largest weight. Learners whose step
+        is not a multiple of a loss's gradient say their own rule, or take no weight (an error)."""
+        if "loss" not in fields_of(type(self)):
+            raise ValueError(
+                f"{self.name} takes no per-example weight (sample_weight, class_weight): its step is not "
+                "a loss's gradient; learners with a loss field, perceptron, pegasos, passive_aggressive and "
+                "one_vs_rest over them do"
+            )
+        return self.replace(loss=Weighted(self.loss, weight)).update(state, example)
 
     def weights(self, state):
         """The weights ``w`` the state stands for (``state.w`` unless a learner keeps them in

@@ -55,11 +55,24 @@ class OneVsRest(Learner, name="one_vs_rest", static=("classes",)):
     def predict(self, state, x):
         return jax.vmap(self.base.predict, in_axes=(0, None))(state.inner, x)
 
-    def update(self, state, example):
+    def update(self, state, example, weight=None):
         x, y = example
         signs = jnp.where(jnp.arange(self.classes) == y, 1.0, -1.0).astype(jnp.float32)
-        inner = jax.vmap(lambda s, label: self.base.update(s, (x, label)))(state.inner, signs)
+        if weight is None:
+            inner = jax.vmap(lambda s, label: self.base.update(s, (x, label)))(state.inner, signs)
+        else:
+            weights = jnp.broadcast_to(jnp.asarray(weight, jnp.float32), (self.classes,))
+            inner = jax.vmap(lambda s, label, v: self.base.weighted_update(s, (x, label), v))(
+                state.inner, signs, weights
+            )
         return OneVsRestState(state.t + 1, inner)
+
+    def weighted_update(self, state, example, weight):
+        """Copy k's round with weight ``weight`` (a number, or ``(K,)``: one per copy), by
+        ``base.weighted_update``. scikit-learn's one-vs-rest weights copy k's examples by
+        ``sample_weight``, times ``class_weight[k]`` on its positives only: the estimators pass
+        those ``(K,)`` weights."""
+        return self.update(state, example, weight)
 
     def weights(self, state):
         return jax.vmap(self.base.weights)(state.inner)

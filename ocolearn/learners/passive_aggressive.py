@@ -66,7 +66,7 @@ class PassiveAggressive(Learner, name="passive_aggressive", static=("variant", "
     def predict(self, state, x):
         return dot(state.w, x)
 
-    def update(self, state, example):
+    def update(self, state, example, weight=None):
         x, y = example
         p = dot(state.w, x)
         loss, g = self.loss.value(p, y), self.loss.derivative(p, y)
@@ -85,7 +85,15 @@ class PassiveAggressive(Learner, name="passive_aggressive", static=("variant", "
             big = s >= 1
             step = jnp.where(big, loss / s / (q + 0.5 / self.C / s / s), loss * s / (s * s * q + 0.5 / self.C))
         step = jnp.where(ok, step, 0.0)
+        if weight is not None:
+            step = step * weight
         return PAState(state.t + 1, add_scaled(state.w, -step * g, u))
+
+    def weighted_update(self, state, example, weight):
+        """The round with ``tau_t`` scaled by ``weight`` (after PA-I's clipping at C):
+        scikit-learn's ``PassiveAggressiveClassifier``/``Regressor`` with ``sample_weight``
+        (``update = min(C, l / q); update *= sample_weight``)."""
+        return self.update(state, example, weight)
 
 
 def _divided(x, s):

@@ -62,20 +62,21 @@ class Pegasos(Learner, name="pegasos", static=("project",)):
     def predict(self, state, x):
         return state.scale * dot(state.w, x)
 
-    def update(self, state, example):
+    def update(self, state, example, weight=None):
         x, y = example
         eta = 1.0 / (self.lam * state.t.astype(jnp.float32))
         shrink = 1.0 - eta * self.lam
         # Shrink: a scalar, unless it is 0 (t = 1, where W = 0): then the scale restarts at 1.
         first = shrink <= 0
         scale = jnp.where(first, 1.0, state.scale * shrink)
-        step = eta * y / scale  # W's step on a margin error, known before W . x is
+        gain = eta * y if weight is None else eta * y * weight  # the hinge step's factor of x
+        step = gain / scale  # W's step on a margin error, known before W . x is
         wx = state.scale * dot(state.w, x)  # w_t . x
         hit = y * wx < 1.0
         W = add_scaled(state.w, jnp.where(hit, step, 0.0), x)  # W += (b / scale) x  <=>  w += b x
         if not self.project:
             return PegasosState(state.t + 1, W, scale, state.sqnorm)
-        b = jnp.where(hit, eta * y, 0.0)  # w_{t+1/2} = shrink w_t + b x
+        b = jnp.where(hit, gain, 0.0)  # w_{t+1/2} = shrink w_t + b x
         ww = jnp.where(first, 0.0, state.sqnorm * shrink * shrink)
         half = step_norm(ww, b, jnp.where(first, 0.0, wx * shrink), sqnorm(x))  # ||w_{t+1/2}||
         factor = jnp.minimum(1.0, 1.0 / (jnp.sqrt(self.lam) * jnp.maximum(half, jnp.finfo(jnp.float32).tiny)))
@@ -84,6 +85,12 @@ class Pegasos(Learner, name="pegasos", static=("project",)):
             return self._refresh(new)
         due = (new.scale < FOLD_BELOW) | (state.t % self.tidy_every == 0)
         return jax.lax.cond(due, self._refresh, lambda s: s, new)
+
+    def weighted_update(self, state, example, weight):
+        """The round with the hinge step scaled: ``w_{t+1/2} = (1 - eta_t lam) w_t + weight eta_t
+        1[y_t w_t . x_t < 1] y_t x_t``, the shrinkage (the regularizer's step) unweighted, as
+        scikit-learn's SGD weights only the loss's step (``update *= sample_weight``)."""
+        return self.update(state, example, weight)
 
     def _refresh(self, state):
         """``tidy``, and ``||w||^2`` summed from the weights, inside the projected step.

@@ -53,10 +53,18 @@ class Perceptron(Learner, name="perceptron", static=("classes",)):
     def predict(self, state, x):
         return dot(state.w, x)
 
-    def update(self, state, example):
+    def update(self, state, example, weight=None):
         x, y = example
         step = -self.loss.derivative(dot(state.w, x), y).astype(state.w.dtype)  # y, or e_y - e_yhat
+        if weight is not None:
+            step = step * weight
         return PerceptronState(state.t + 1, *step_with_average(state, step, x))
+
+    def weighted_update(self, state, example, weight):
+        """A mistake moves ``w`` by ``weight y x`` (multiclass: ``weight x`` to each of the two
+        rows), and the average follows: scikit-learn's ``Perceptron`` with ``sample_weight``
+        (its ``update *= sample_weight``)."""
+        return self.update(state, example, weight)
 
     def averaged(self, state):
         """The average of the weights after each of the ``t - 1`` rounds so far."""
