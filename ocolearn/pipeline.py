@@ -148,12 +148,9 @@ class Pipeline(Learner, name="pipeline"):
         return state._replace(inner=self.learner.mix(state.inner))
 
     def __getattr__(self, name):
-        # What a door asks of a learner exists exactly where the learner has it (``hasattr``):
-        # its averaged weights and its number of classes.
+        # ``averaged`` exists exactly where the learner keeps averaged weights (``hasattr``).
         if name == "averaged" and hasattr(self.learner, "averaged"):
             return lambda state: self.learner.averaged(state.inner)
-        if name == "classes" and hasattr(self.learner, "classes"):
-            return self.learner.classes
         raise AttributeError(name)
 
 
