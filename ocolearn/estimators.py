@@ -337,6 +337,10 @@ class _Online(BaseEstimator):
         """An estimator that predicts with the model file at ``path`` (written by ``save`` or by
         ``ocolearn train``); ``fit`` retrains it from scratch."""
         model = modelfile.load(path)
+        regressor = issubclass(cls, RegressorMixin)
+        if (model.task == "regression") != regressor:
+            other = "OnlineClassifier" if regressor else "OnlineRegressor"
+            raise ValueError(f"{path}: a {model.task} model; load it with {other}.load")
         options = model.settings.get("estimator", {})
         table = options.get("learner", model.settings["learner"])
         learner = _build_part(Learner, table, "learner", str(path))

@@ -200,3 +200,19 @@ def test_many_integer_labels_for_a_binary_learner_suggest_regression(tmp_path, c
     assert status == 2 and "--task regression" in err and err.count("\n") == 1, err
     status, _, err = call(capsys, "train", "--learner", "ogd", *read, "--task", "regression", "--quiet")
     assert status == 0, err
+
+
+def test_an_estimator_refuses_a_model_of_the_other_kind(tmp_path, capsys, table):
+    from ocolearn.estimators import OnlineClassifier, OnlineRegressor
+
+    path, X, y = table
+    classifier = train_door(tmp_path, path, capsys)
+    with pytest.raises(ValueError, match="a binary model; load it with OnlineClassifier.load"):
+        OnlineRegressor.load(classifier)
+    X_train, _, _, _ = diabetes_split(tmp_path)
+    regression = tmp_path / "r.npz"
+    args = ["--learner", "ogd", "--format", "csv", "--target", "target", tmp_path / "train.csv", "--model", regression]
+    assert call(capsys, "train", *args, "--quiet")[0] == 0
+    with pytest.raises(ValueError, match="a regression model; load it with OnlineRegressor.load"):
+        OnlineClassifier.load(regression)
+    assert OnlineRegressor.load(regression).predict(X_train[:3]).shape == (3,)
