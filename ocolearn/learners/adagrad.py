@@ -11,7 +11,7 @@ from ocolearn.features import dot, local, put, values
 from ocolearn.learners.base import Learner, ratio
 from ocolearn.losses import Loss, Squared
 from ocolearn.parts import hyper
-from ocolearn.projections import Identity, Projection
+from ocolearn.projections import Identity, Projection, keep_last
 
 
 class AdaGradState(NamedTuple):
@@ -20,7 +20,7 @@ class AdaGradState(NamedTuple):
     G: jax.Array  # sum of the squared gradients, per feature
 
 
-class AdaGrad(Learner, name="adagrad"):
+class AdaGrad(Learner, name="adagrad", static=("intercept",)):
     """Diagonal AdaGrad (Duchi, Hazan and Singer 2011, Figure 1 with diagonal H_t)::
 
         g_t = loss'(w_t . x_t, y_t) x_t,   G_t = G_{t-1} + g_t^2,   H_t = delta + sqrt(G_t)
@@ -33,6 +33,11 @@ class AdaGrad(Learner, name="adagrad"):
     L2 ball); the second is the composite-mirror-descent step with ``l1 ||w||_1`` (section 5.1,
     FOBOS-style shrinkage), for sets that are products of intervals. Features with G = 0 do not
     move. With the identity set and no L1 term a step touches only x's features (O(nnz)).
+
+    ``intercept=True``: the last coordinate of w is an intercept's weight (the constant feature a
+    pipeline appends last): it takes its step ``v_d`` but neither the L1 shrinkage nor the
+    projection, which apply to the other coordinates (scikit-learn's SGD leaves its intercept
+    unpenalized).
     """
 
     eta: float = hyper(0.1, gt=0)
@@ -40,6 +45,7 @@ class AdaGrad(Learner, name="adagrad"):
     l1: float | None = hyper(None, ge=0)
     loss: Loss = Squared()
     projection: Projection = Identity()
+    intercept: bool = False
 
     def init(self, num_features):
         zeros = jnp.zeros((num_features,), jnp.float32)
@@ -59,9 +65,15 @@ class AdaGrad(Learner, name="adagrad"):
             return AdaGradState(state.t + 1, w, G)
         H = self.delta + jnp.sqrt(G)
         if self.l1 is None:
-            return AdaGradState(state.t + 1, self.projection.in_norm(w, H).astype(w.dtype), G)
+            if self.intercept:
+                projected = jnp.concatenate([self.projection.in_norm(w[:-1], H[:-1]), w[-1:]])
+            else:
+                projected = self.projection.in_norm(w, H)
+            return AdaGradState(state.t + 1, projected.astype(w.dtype), G)
         if not self.projection.separable:
             raise NotImplementedError("AdaGrad with an L1 term needs a separable set: identity, box or non_negative")
         shrink = ratio(self.eta * self.l1, H)
+        if self.intercept:
+            shrink = shrink.at[-1].set(0.0)
         w = jnp.sign(w) * jnp.maximum(jnp.abs(w) - shrink, 0.0)
-        return AdaGradState(state.t + 1, self.projection(w).astype(w.dtype), G)
+        return AdaGradState(state.t + 1, keep_last(self.projection, w, self.intercept).astype(w.dtype), G)
