@@ -146,3 +146,26 @@ def test_sketched_ons_with_its_defaults_stays_finite_on_gaussian_regression(d, m
     assert np.all(np.isfinite(w)) and np.all(np.isfinite(result.trace.loss))
     # The predictions are clipped to [-C, C], so every round's loss is at most (C + |y|)^2 / 2.
     assert np.all(np.asarray(result.trace.loss) <= (learner.C + np.abs(y)) ** 2 / 2 * (1 + 1e-5))
+
+
+def test_the_ball_re_sums_at_rounds_fixed_by_t_so_chunks_change_no_bit():
+    # 1,000 rounds (15 re-sums of ||w||^2): runs in chunks of 7 and 100 rows, and sweeps in chunks of
+    # 3 configurations, equal the whole run and the whole sweep bit for bit.
+    from ocolearn.sweep import product, stack_values, sweep
+
+    X, y = gaussian_regression(1000, 10)
+    learner = ridge(InvSqrt(0.1), RADIUS)
+    whole = run(learner, X, y, trace=False)
+    for size in (7, 100):
+        state, summary = None, None
+        for start in range(0, len(y), size):
+            part = run(
+                learner, X[start : start + size], y[start : start + size], state=state, trace=False, summary=summary
+            )
+            state, summary = part.state, part.trace
+        for a, b in zip(jax.tree.leaves((state, summary)), jax.tree.leaves(whole), strict=True):
+            np.testing.assert_array_equal(a, b)
+    learners = stack_values(learner, product({"schedule.eta": [0.01, 0.1, 1.0], "projection.radius": [1.0, RADIUS]}))
+    full, chunked = sweep(learners, X, y, seeds=2), sweep(learners, X, y, seeds=2, chunk_size=3)
+    for a, b in zip(jax.tree.leaves(full), jax.tree.leaves(chunked), strict=True):
+        np.testing.assert_array_equal(a, b)
