@@ -319,14 +319,14 @@ def targets() -> str:
     s_base, s_one = entry["results"][0], find(entry["results"], "one configuration")
     rows = ["| target | measured | |", "|---|---|---|"]
 
-    def against(base, other, goal, what):
+    def against(base, other, goal, what):  # goal None: a row for scale, no target
         if other is None:
             return
         values = ratios(base, other)
         ratio = rate(base) / rate(other)
         rows.append(
             f"| {what} | {ratio:.2f}x ({min(values):.2f}x to {max(values):.2f}x within the repeats) "
-            f"| {'met' if ratio >= goal else 'missed'} |"
+            f"| {'' if goal is None else 'met' if ratio >= goal else 'missed'} |"
         )
 
     for d, goal in ((100, 2.0), (10, 1.5)):
@@ -350,7 +350,10 @@ def targets() -> str:
             "OGD at d = 100 at 0.7x of the C loop with -ffast-math",
         )
         against(
-            run[0], maybe(run, "C reference, -O3 -march=native"), 1.0, "(the C loop without -ffast-math: at least 1x)"
+            run[0],
+            maybe(run, "C reference, -O3 -march=native"),
+            None,
+            "for scale: OGD at d = 100 against the C loop without -ffast-math",
         )
     against(
         s_base,
@@ -361,8 +364,8 @@ def targets() -> str:
     against(
         s_base,
         maybe(entry["results"], "C reference, -O3 -march=native"),
-        0.5,
-        "(the C sweep without -ffast-math: 0.5x)",
+        None,
+        "for scale: the sweep against the C sweep without -ffast-math",
     )
     walls = [s / o for s, o in zip(s_base["seconds"], s_one["seconds"], strict=True)]
     return "\n".join(rows) + (
