@@ -157,24 +157,24 @@ def update_table(table, x, change, coefficients):
     per-feature table ``(d, m)`` whose m numbers (a learner's weights and their companions,
     interleaved) are read and written together: one slice of m numbers per non-zero on sparse x
     (``_update_columns``'s way: one read and one write of adjacent numbers serve all m), all
-    rows at once on dense x. A row comes as ``(m,)`` (sparse) or the table ``(d, m)`` (dense),
-    ``x_i`` as ``(1,)`` or ``(d, 1)``, so that it broadcasts over a row; ``coefficients`` (the step's numbers) are computed once, not in
+    rows at once on dense x. A row comes as ``(1, m)`` (sparse) or the table ``(d, m)`` (dense),
+    ``x_i`` as ``(1, 1)`` or ``(d, 1)``, so that it broadcasts over a row; ``coefficients`` (the step's numbers) are computed once, not in
     each write. ``change`` must leave a row unchanged where x_i = 0 (padding)."""
     coefficients = _once(coefficients)
     if not isinstance(x, Sparse):
         return change(table, x[:, None], coefficients).astype(table.dtype)
     k, width = x.idx.shape[-1], table.shape[1]
+    zero = jnp.zeros((), jnp.int32)
 
-    # On the flat table (a free reshape): a 1-D slice of m numbers, which XLA:CPU reads and
-    # writes as fast as one number (a (1, m) slice of the 2-D table took about twice as long).
-    def one(j, flat):
-        start = x.idx[j] * width
-        row = jax.lax.dynamic_slice(flat, (start,), (width,))
-        changed = change(row, x.val[j].reshape(1), coefficients)
-        return jax.lax.dynamic_update_slice(flat, changed.astype(table.dtype), (start,))
+    # A (1, m) slice of the 2-D table per non-zero. (Not slices of a reshaped flat view: the
+    # reshape of the scan's carried table became a copy of the whole table every round.)
+    def one(j, table):
+        start = (x.idx[j], zero)
+        row = jax.lax.dynamic_slice(table, start, (1, width))
+        changed = change(row, x.val[j].reshape(1, 1), coefficients)
+        return jax.lax.dynamic_update_slice(table, changed.astype(table.dtype), start)
 
-    flat = jax.lax.fori_loop(0, k, one, table.reshape(-1), unroll=True if k <= UNROLL_UP_TO else 8)
-    return flat.reshape(table.shape)
+    return jax.lax.fori_loop(0, k, one, table, unroll=True if k <= UNROLL_UP_TO else 8)
 
 
 UNROLL_UP_TO = 64  # non-zeros per example written as straight-line code (more: a loop)
