@@ -158,8 +158,9 @@ def update_table(table, x, change, coefficients):
     interleaved) are read and written together: one slice of m numbers per non-zero on sparse x
     (``_update_columns``'s way: one read and one write of adjacent numbers serve all m), all
     rows at once on dense x. A row comes as ``(1, m)`` (sparse) or the table ``(d, m)`` (dense),
-    ``x_i`` as ``(1, 1)`` or ``(d, 1)``, so that it broadcasts over a row; ``coefficients`` (the step's numbers) are computed once, not in
-    each write. ``change`` must leave a row unchanged where x_i = 0 (padding)."""
+    ``x_i`` as ``(1, 1)`` or ``(d, 1)``, so that it broadcasts over a row; ``coefficients`` (the
+    step's numbers) are computed once, not in each write. ``change`` must leave a row unchanged
+    where x_i = 0 (padding)."""
     coefficients = _once(coefficients)
     if not isinstance(x, Sparse):
         return change(table, x[:, None], coefficients).astype(table.dtype)
