@@ -188,11 +188,13 @@ class L2Ball(Projection, name="l2_ball"):
         ``wx`` and ``||x||^2``.
 
         Why carried. Summing ``||w||^2`` afresh from the new weights each round (issue 10) put a
-        second reduction on the path from one round to the next: projected OGD at d = 100 ran at
-        0.7x, a 256-configuration sweep at 0.5x of the carried formula's speed
-        (``benchmarks/bench_ogd.py``, ``bench_sweep.py``). Carried in one float32 it drifted (an
-        increment below half an ulp of ``ww`` vanished, every round alike: 4.6% over 10^6 rounds,
-        and the iterate left an active ball).
+        reduction over the weights into every round; under ``vmap`` it is a batched
+        matrix-vector product that XLA does not fuse, and a 256-configuration sweep ran at half
+        the speed it now runs at (``benchmarks/bench_sweep.py``). Carried in one float32 it
+        drifted (an increment below half an ulp of ``ww`` vanished, every round alike: 4.6% over
+        10^6 rounds, and the iterate left an active ball). A single run at d = 10 to 100 gains
+        little: the double-float update below is itself a dependency from round to round, about
+        as long as the sum it replaces (``benchmarks/bench_ogd.py``).
 
         How it stays exact. (1) ``step_increment`` and ``two_sum`` add ``a (2 wx + a ||x||^2)``
         to ``hi + lo`` with nothing rounded off (error-free transformations: Knuth's TwoSum,
