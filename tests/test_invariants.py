@@ -51,7 +51,7 @@ from ocolearn.learners import Learner
 from ocolearn.learners.confidence import GaussianState
 from ocolearn.learners.flh import FLHState
 from ocolearn.learners.ons import SketchedONS
-from ocolearn.run import _run, _zero_summary
+from ocolearn.run import round_step, tidy_scan
 
 D = 6
 
@@ -257,18 +257,17 @@ def chunk_checks(learner, state):
 
 @jax.jit
 def chunked_run(learner, X, y, state):
-    """``rounds / CHUNK`` runs of ``CHUNK`` rounds, the state and the sums carried from one to the
-    next as ``check_stream`` carries them, in one program, with ``chunk_checks`` after each."""
+    """``rounds / CHUNK`` runs of ``CHUNK`` rounds, the state carried from one to the next as
+    ``check_stream`` carries it (the runner's round and upkeep: ``round_step``, ``tidy_scan``), in
+    one program, with ``chunk_checks`` after each."""
     chunks = y.shape[0] // CHUNK
 
-    def one(carry, c):
-        state, summary = carry
+    def one(state, c):
         part = jax.tree.map(lambda a: jax.lax.dynamic_slice_in_dim(a, c * CHUNK, CHUNK), (X, y))
-        result = _run(learner, *part, None, state, summary, jnp.zeros((), jnp.int32), 1, False, 0, False)
-        return (result.state, result.trace), chunk_checks(learner, result.state)
+        state, _ = tidy_scan(learner, round_step(learner, *part), state, jnp.arange(CHUNK))
+        return state, chunk_checks(learner, state)
 
-    start = (state, _zero_summary())
-    return jax.lax.scan(one, start, jnp.arange(chunks))[1]
+    return jax.lax.scan(one, state, jnp.arange(chunks))[1]
 
 
 def check_long_stream(name, kind, rounds, sparse):
