@@ -27,7 +27,7 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff format --check ocolearn tests experiments benchmarks
 	$(BIN)/ruff check ocolearn tests experiments benchmarks
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist worksteal
 
 format: $(STAMP)
 	$(BIN)/ruff format ocolearn tests experiments benchmarks

@@ -12,7 +12,12 @@ scikit-learn, NumPy and river start from arrays in memory; VW reads its cache fr
 text parsing); "ocolearn, from .npy" loads its arrays from disk in every repeat, loading counted
 like VW's. ocolearn is also run in fresh processes without the one-kernel-loop flag
 (``OCOLEARN_FAST_CPU_LOOPS=0``; CPU only) to show what it buys. Slow peers (NumPy loop, river) run
-on a prefix of the data. Writes ``OUT/ogd_DEVICE.json``.
+on a prefix of the data.
+
+The bound: on CPU the same rule in C (``ogd_reference.c``, compiled here by the system's compiler
+at ``-O3 -march=native``, with and without ``-ffast-math``; ``c_reference.py``) runs on the same
+arrays in memory, alternating with the rest, and its weights are checked against ocolearn's
+(``max_abs_difference`` in the record). Writes ``OUT/ogd_DEVICE.json``.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import subprocess
 import sys
 import time
 
+import c_reference
 import numpy as np
 from common import (
     SCRATCH,
@@ -69,6 +75,17 @@ def ocolearn_runs(X, y, npy):
         jax.block_until_ready(compiled(learner, Xd, yd))
 
     return compile_s, (lambda: jax.block_until_ready(compiled(learner, Xj, yj))), from_disk
+
+
+def c_rows(X, y, weights):
+    """The C reference's timed callables (with and without -ffast-math), and how far each one's
+    final weights are from ocolearn's ``weights``."""
+    rows, differences = {}, {}
+    for fast in (True, False):
+        once = c_reference.single(c_reference.compiled(fast), X, y, ETA, RADIUS)
+        differences[c_reference.label(fast)] = float(np.max(np.abs(once() - weights)))
+        rows[c_reference.label(fast)] = once
+    return rows, differences
 
 
 def numpy_loop(X, y):
@@ -141,6 +158,8 @@ def main():
     args = parser.parse_args()
     device = use_device(args.device)
     record = Record("ogd", args.out, args.repeats, eta=ETA, radius=RADIUS, n=args.n, dims=args.dims)
+    if device == "cpu":
+        record.data["c_compiler"] = c_reference.version()
     runs = []
     for d in args.dims:
         n = args.n if d <= 100 else args.n // 10  # keep d = 1000 inside memory with its float64 copy
@@ -152,6 +171,11 @@ def main():
             np.save(path, array)
         compile_s, in_memory, from_disk = ocolearn_runs(X, y, npy)
         timed = {"ocolearn": (n, in_memory)}
+        differences = {}
+        if device == "cpu":
+            final = np.asarray(in_memory().state.w)
+            c_timed, differences = c_rows(X, y, final)
+            timed |= {name: (n, fn) for name, fn in c_timed.items()}
         if not args.no_peers:  # the peers, and the ocolearn rows that answer them
             timed["ocolearn, from .npy"] = (n, from_disk)
             if device == "cpu":
@@ -167,7 +191,12 @@ def main():
                 "river": (small // 5, river_loop(X[: small // 5], y[: small // 5])),
             }
         seconds = alternate({name: fn for name, (_, fn) in timed.items()}, args.repeats)
-        rows = [result(name, count, seconds[name]) for name, (count, _) in timed.items()]
+        rows = [
+            result(
+                name, count, seconds[name], **({"max_abs_difference": differences[name]} if name in differences else {})
+            )
+            for name, (count, _) in timed.items()
+        ]
         runs.append({"d": d, "n": n, "compile_s": compile_s, "results": rows})
         for path in npy:
             path.unlink()

@@ -8,8 +8,11 @@ sweep, timed in repeats after its compile. For the first C, unless ``--no-peers`
 configurations also run as ocolearn single runs looped in Python, and as scikit-learn
 ``SGDRegressor`` fits looped (one epoch through ``fit`` per configuration, as users call it; no
 projection, so only the rate matters to it), alternating with the sweep; one configuration's
-single run is timed (for the first C) in every case. All start from arrays in memory. Rates are
-configuration-examples per second. Writes ``OUT/sweep_DEVICE.json``.
+single run is timed (for the first C) in every case. On CPU the bound: the same sweep in C
+(``ogd_reference.c``'s ``ogd_sweep``, compiled here at ``-O3 -march=native``, with and without
+``-ffast-math``; ``c_reference.py``), each row read once for all configurations, its weights checked
+against the sweep's (``max_abs_difference``). All start from arrays in memory (no loading counted).
+Rates are configuration-examples per second. Writes ``OUT/sweep_DEVICE.json``.
 
 On a GPU: ``python benchmarks/bench_sweep.py --device gpu --configs 256 4096 65536 --no-peers``.
 """
@@ -19,6 +22,7 @@ from __future__ import annotations
 import math
 import time
 
+import c_reference
 import numpy as np
 from common import Record, alternate, options, regression_data, result, sklearn_sgd_epoch, use_device
 
@@ -72,7 +76,7 @@ def main():
     parser.add_argument("--device", choices=["cpu", "gpu"], default="cpu")
     parser.add_argument("--no-peers", action="store_true", help="time the sweep alone")
     args = parser.parse_args()
-    use_device(args.device)
+    device = use_device(args.device)
     import jax
 
     from ocolearn.sweep import sweep
@@ -93,11 +97,30 @@ def main():
             )
         }
         entry = {"configs": configs, "first_call_s": first}
+        differences = {}
         if i == 0:
             timed |= singles(template, grid, X, Xj, yj, peers=not args.no_peers)
+            if device == "cpu":
+                swept = np.asarray(sweep(learners, Xj, yj).state.w)[:, 0]
+                for fast in (True, False):
+                    name = c_reference.label(fast)
+                    once = c_reference.sweep(
+                        c_reference.compiled(fast), X, y, grid["schedule.eta"], grid["projection.radius"]
+                    )
+                    differences[name] = float(np.max(np.abs(once() - swept)))
+                    timed[name] = once
+                record.data["c_compiler"] = c_reference.version()
         seconds = alternate(timed, args.repeats)
         work = {name: (args.n if name.startswith("one configuration") else configs * args.n) for name in timed}
-        entry["results"] = [result(name, work[name], seconds[name]) for name in timed]
+        entry["results"] = [
+            result(
+                name,
+                work[name],
+                seconds[name],
+                **({"max_abs_difference": differences[name]} if name in differences else {}),
+            )
+            for name in timed
+        ]
         sweeps.append(entry)
     record.save(sweeps=sweeps)
 

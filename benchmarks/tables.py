@@ -79,6 +79,13 @@ def loading(npy: bool) -> str:
     )
 
 
+C_ROWS = (
+    " The C reference rows are the same rule in plain C (`benchmarks/ogd_reference.c`, compiled by the "
+    "benchmark with the system's compiler at -O3 -march=native, with and without -ffast-math) on the same "
+    "arrays in memory: there the bracket is ocolearn as a fraction of C."
+)
+
+
 def ogd_table() -> str:
     record = load("ogd")
     runs = record["runs"]
@@ -88,7 +95,7 @@ def ogd_table() -> str:
         "",
         f"{provenance(record)}. n = " + ", ".join(f"{r['n']:,} (d = {r['d']})" for r in runs) + "; the NumPy loop "
         "and river run on prefixes. Median examples per second, and in brackets how many times faster ocolearn "
-        "is: the ratio of medians, then the smallest and largest ratio within a repeat. " + loading(True),
+        "is: the ratio of medians, then the smallest and largest ratio within a repeat. " + loading(True) + C_ROWS,
         "",
         "| implementation | " + " | ".join(f"d = {d}" for d in dims) + " |",
         "|---|" + "---:|" * len(dims),
@@ -114,7 +121,8 @@ def sweep_table() -> str:
         f"### Sweep: {entry['configs']} configurations ({side} rates x {side} radii) of projected OGD, "
         f"n = {p['n']:,}, d = {p['d']}",
         "",
-        f"{provenance(record)}. Everything starts from arrays in memory. The sweep's first call, with its "
+        f"{provenance(record)}. Everything starts from arrays in memory (no loading counted).{C_ROWS} The C "
+        "sweep reads each row once for all configurations, as the vmapped sweep does. The sweep's first call, with its "
         f"compile, took {entry['first_call_s']:.2f} s. Configuration-examples per second, and in brackets how many "
         "times faster the sweep is (ratio of medians; smallest and largest within a repeat).",
         "",
@@ -295,33 +303,78 @@ def parser_speed() -> str:
     )
 
 
+def maybe(rows: list[dict], name: str) -> dict | None:
+    """The row named ``name``, else the first whose name starts with it, else None."""
+    return next((r for r in rows if r["name"] == name), None) or next(
+        (r for r in rows if r["name"].startswith(name)), None
+    )
+
+
 def targets() -> str:
+    """Issue 20's targets (and issue 5's that remain), each against the records of bench_ogd and
+    bench_sweep: ratios of medians, with the smallest and largest ratio within a repeat."""
     ogd, sweep = load("ogd"), load("sweep")
-    run = next(r for r in ogd["runs"] if r["d"] == 100)
-    base = run["results"][0]
-    sk = find(run["results"], "scikit-learn")
-    vw = find(run["results"], "Vowpal Wabbit --sgd")
-    disk = find(run["results"], "ocolearn, from .npy")
+    by_d = {r["d"]: r for r in ogd["runs"]}
     entry = sweep["sweeps"][0]
     s_base, s_one = entry["results"][0], find(entry["results"], "one configuration")
-    s_sk = find(entry["results"], "scikit-learn")
-    sk_ratios = ratios(s_base, s_sk)
+    rows = ["| target | measured | |", "|---|---|---|"]
+
+    def against(base, other, goal, what):  # goal None: a row for scale, no target
+        if other is None:
+            return
+        values = ratios(base, other)
+        ratio = rate(base) / rate(other)
+        rows.append(
+            f"| {what} | {ratio:.2f}x ({min(values):.2f}x to {max(values):.2f}x within the repeats) "
+            f"| {'' if goal is None else 'met' if ratio >= goal else 'missed'} |"
+        )
+
+    for d, goal in ((100, 2.0), (10, 1.5)):
+        if d in by_d:
+            run = by_d[d]["results"]
+            against(
+                run[0], maybe(run, "scikit-learn"), goal, f"projected OGD at d = {d} at least {goal:g}x scikit-learn"
+            )
+    against(
+        s_base,
+        maybe(entry["results"], "scikit-learn"),
+        20.0,
+        f"the {entry['configs']}-configuration sweep at least 20x scikit-learn looped",
+    )
+    if 100 in by_d:
+        run = by_d[100]["results"]
+        against(
+            run[0],
+            maybe(run, "C reference, -O3 -march=native -ffast-math"),
+            0.7,
+            "OGD at d = 100 at 0.7x of the C loop with -ffast-math",
+        )
+        against(
+            run[0],
+            maybe(run, "C reference, -O3 -march=native"),
+            None,
+            "for scale: OGD at d = 100 against the C loop without -ffast-math",
+        )
+    against(
+        s_base,
+        maybe(entry["results"], "C reference, -O3 -march=native -ffast-math"),
+        0.5,
+        "the sweep at 0.5x of the C sweep with -ffast-math",
+    )
+    against(
+        s_base,
+        maybe(entry["results"], "C reference, -O3 -march=native"),
+        None,
+        "for scale: the sweep against the C sweep without -ffast-math",
+    )
     walls = [s / o for s, o in zip(s_base["seconds"], s_one["seconds"], strict=True)]
-    above = sum(r >= 20 for r in sk_ratios)
-
-    def span(values):
-        return f"{min(values):.1f}x to {max(values):.1f}x"
-
-    return (
-        f"The issue's targets on this machine: OGD at d = 100 at least 2x scikit-learn ({rate(base) / rate(sk):.1f}x, "
-        f"{span(ratios(base, sk))} within the repeats) and 5x Vowpal Wabbit from its cache "
-        f"({rate(base) / rate(vw):.1f}x from arrays in memory; {rate(disk) / rate(vw):.1f}x with ocolearn loading "
-        f"its arrays from disk too), compile under 1 s ({run['compile_s']:.2f} s); the sweep at least 20x "
-        f"scikit-learn looped ({rate(s_base) / rate(s_sk):.1f}x, {span(sk_ratios)}, {above} of {len(sk_ratios)} "
-        f"repeats at 20x or more) and at most 3x one configuration's wall time, which we miss at "
-        f"{statistics.median(walls):.0f}x ({min(walls):.0f}x to {max(walls):.0f}x): {entry['configs']} "
-        f"configurations do {entry['configs']} times the arithmetic, and on 2 cores one configuration's run is "
-        "already bound by memory bandwidth."
+    return "\n".join(rows) + (
+        f"\n\nCompile of one run at d = 100: {by_d[100]['compile_s']:.2f} s (target under 1 s). The sweep of "
+        f"{entry['configs']} configurations takes {statistics.median(walls):.0f}x one configuration's wall time "
+        f"({min(walls):.0f}x to {max(walls):.0f}x; issue 5 asked for 3x, which 2 cores cannot give: "
+        f"{entry['configs']} configurations do {entry['configs']} times the arithmetic)."
+        if 100 in by_d
+        else ""
     )
 
 
@@ -396,16 +449,21 @@ def sparse_steps_table() -> str:
         "",
         f"{provenance(record)}. Everything starts from arrays in memory; scikit-learn is timed through `fit` on "
         "CSR. The floors do only what bounds a round: gather 50 weights from the 1 MB table, one scalar, and add "
-        "back into the same 50. In brackets: how many times faster than the peer named (ratio of medians; "
-        "smallest and largest within a repeat).",
+        "back into the same 50; the floors with 2 and 4 numbers per feature gather and write back rows of a table "
+        "that holds them side by side, the memory traffic of the averaged Perceptron and AdaGrad (w and u, w and "
+        "G) and of binary MIRA (two classes' w and u). Each learner's time is given against the floor with its "
+        "traffic (named in the last column). In brackets: how many times faster than the peer named (ratio of "
+        "medians; smallest and largest within a repeat).",
         "",
-        "| implementation | examples/s | against its peer | time against the JAX floor |",
+        "| implementation | examples/s | against its peer | time against its floor |",
         "|---|---:|---|---:|",
     ]
     for r in results:
         peer = r.get("peer")
         against = f"{speedup(r, find(results, peer))} ({peer})" if peer else ""
-        lines.append(f"| {r['name']} | {mps(r)} | {against} | {rate(floor) / rate(r):.2f}x |")
+        own = find(results, r.get("floor", floor["name"]))
+        named = f" ({own['name'].removeprefix('floor: ')})" if own is not floor else ""
+        lines.append(f"| {r['name']} | {mps(r)} | {against} | {rate(own) / rate(r):.2f}x{named} |")
     return "\n".join(lines)
 
 

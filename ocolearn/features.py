@@ -138,6 +138,13 @@ def is_last(x):
     return jnp.arange(x.shape[-1]) == x.shape[-1] - 1
 
 
+def last_feature(x):
+    """The value of x's last feature (the intercept's constant; 0 where a sparse x lacks it)."""
+    if isinstance(x, Sparse):
+        return jnp.sum(jnp.where(is_last(x), x.val, 0.0))
+    return x[..., -1]
+
+
 def put(v, x, new):
     """``v`` with ``new`` (as ``local(v, x)`` is laid out) written at the features of x. Sparse
     entries with value 0 (padding) write nothing, so padding never overwrites a real feature."""
@@ -149,6 +156,48 @@ def put(v, x, new):
         return jnp.where(value != 0, new[j][..., None], column)
 
     return _update_columns(v, x, write, with_index=True)
+
+
+def table_rows(table, x):
+    """The rows of a per-feature table ``(d, m)`` (m numbers kept per feature, interleaved) at
+    x's features: the whole table for dense x, ``(k, m)`` gathered in one go for sparse x."""
+    return jnp.take(table, x.idx, axis=0) if isinstance(x, Sparse) else table
+
+
+def table_dot(rows, x, columns):
+    """``w . x`` where ``w`` is ``columns`` (a slice) of the table whose rows at x's features are
+    ``rows`` (``table_rows``): a scalar for one column, one score per column for several. On
+    sparse x summed pairwise, as ``dot``."""
+    w = rows[:, columns]
+    if isinstance(x, Sparse):
+        return pairwise_sum(jnp.moveaxis(w * (x.val[:, None] if w.ndim == 2 else x.val), 0, -1))
+    return jnp.moveaxis(w, 0, -1) @ x
+
+
+def update_table(table, x, change, coefficients):
+    """``table[i] = change(table[i], x_i, coefficients)`` for the features i of x, on a
+    per-feature table ``(d, m)`` whose m numbers (a learner's weights and their companions,
+    interleaved) are read and written together: one slice of m numbers per non-zero on sparse x
+    (``_update_columns``'s way: one read and one write of adjacent numbers serve all m), all
+    rows at once on dense x. A row comes as ``(1, m)`` (sparse) or the table ``(d, m)`` (dense),
+    ``x_i`` as ``(1, 1)`` or ``(d, 1)``, so that it broadcasts over a row; ``coefficients`` (the
+    step's numbers) are computed once, not in each write. ``change`` must leave a row unchanged
+    where x_i = 0 (padding)."""
+    coefficients = _once(coefficients)
+    if not isinstance(x, Sparse):
+        return change(table, x[:, None], coefficients).astype(table.dtype)
+    k, width = x.idx.shape[-1], table.shape[1]
+    zero = jnp.zeros((), jnp.int32)
+
+    # A (1, m) slice of the 2-D table per non-zero. (Not slices of a reshaped flat view: the
+    # reshape of the scan's carried table became a copy of the whole table every round.)
+    def one(j, table):
+        start = (x.idx[j], zero)
+        row = jax.lax.dynamic_slice(table, start, (1, width))
+        changed = change(row, x.val[j].reshape(1, 1), coefficients)
+        return jax.lax.dynamic_update_slice(table, changed.astype(table.dtype), start)
+
+    return jax.lax.fori_loop(0, k, one, table, unroll=True if k <= UNROLL_UP_TO else 8)
 
 
 UNROLL_UP_TO = 64  # non-zeros per example written as straight-line code (more: a loop)

@@ -6,7 +6,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from ocolearn import InvSqrt, OneVsRest, Pegasos, SketchedONS, Winnow, ridge, run
+from ocolearn import OGD, InvSqrt, L2Ball, OneVsRest, Pegasos, SketchedONS, Squared, Winnow, ridge, run
 from ocolearn.modelfile import scores
 from ocolearn.parallel import parallel_sgd
 from ocolearn.pipeline import model_of
@@ -54,7 +54,32 @@ def test_the_carried_norm_of_an_inactive_ball_is_the_norm():
     X, y = gaussian_regression(100_000, 10)
     state = run(ridge(InvSqrt(0.1), 1000.0), X, y, passes=10, trace=False).state
     w = np.asarray(state.w, np.float64)
-    assert float(state.sqnorm) == pytest.approx(w @ w, rel=1e-5)
+    assert float(np.sum(np.asarray(state.sqnorm, np.float64))) == pytest.approx(w @ w, rel=1e-5)
+
+
+@pytest.mark.parametrize("d", [1, 2])
+def test_the_carried_norm_never_falls_below_the_norm_of_the_rounded_weights(d):
+    # At d = 1 and 2 the float32 sums w . x and ||x||^2 are (nearly) exact, so what is left is the
+    # rounding of the stored weights: without rounding_margin the carried value fell 1.4e-6 below
+    # ||w||^2 (steps below half an ulp of w vanish from w, not from the formula) and ||w|| reached
+    # r (1 + 1.07e-6) within 10^5 rounds on these data (r = 0.5 sqrt(d)).
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(100_000, d)).astype(np.float32)
+    y = (X @ (3 * rng.normal(size=d)) + rng.normal(size=100_000)).astype(np.float32)
+    learner = OGD(Squared(), InvSqrt(0.1), L2Ball(0.5 * np.sqrt(d)))
+
+    @jax.jit
+    def states(X, y):
+        def step(state, i):
+            state = learner.update(state, (X[i], y[i]))
+            return state, (state.w, state.sqnorm)
+
+        return jax.lax.scan(step, learner.init(d), jnp.arange(y.shape[0]))[1]
+
+    w, carried = (np.asarray(a, np.float64) for a in states(jnp.asarray(X), jnp.asarray(y)))
+    norm2 = np.sum(w * w, axis=1)
+    assert np.min(carried.sum(axis=1) - norm2 * (1 - 2 * 2.0**-24)) >= 0
+    assert np.sqrt(norm2.max()) <= 0.5 * np.sqrt(d) * (1 + 1e-6)
 
 
 def test_projected_pegasos_stays_finite_at_its_default_lambda():
@@ -122,3 +147,26 @@ def test_sketched_ons_with_its_defaults_stays_finite_on_gaussian_regression(d, m
     assert np.all(np.isfinite(w)) and np.all(np.isfinite(result.trace.loss))
     # The predictions are clipped to [-C, C], so every round's loss is at most (C + |y|)^2 / 2.
     assert np.all(np.asarray(result.trace.loss) <= (learner.C + np.abs(y)) ** 2 / 2 * (1 + 1e-5))
+
+
+def test_the_ball_re_sums_at_rounds_fixed_by_t_so_chunks_change_no_bit():
+    # 1,000 rounds (15 re-sums of ||w||^2): runs in chunks of 7 and 100 rows, and sweeps in chunks of
+    # 3 configurations, equal the whole run and the whole sweep bit for bit.
+    from ocolearn.sweep import product, stack_values, sweep
+
+    X, y = gaussian_regression(1000, 10)
+    learner = ridge(InvSqrt(0.1), RADIUS)
+    whole = run(learner, X, y, trace=False)
+    for size in (7, 100):
+        state, summary = None, None
+        for start in range(0, len(y), size):
+            part = run(
+                learner, X[start : start + size], y[start : start + size], state=state, trace=False, summary=summary
+            )
+            state, summary = part.state, part.trace
+        for a, b in zip(jax.tree.leaves((state, summary)), jax.tree.leaves(whole), strict=True):
+            np.testing.assert_array_equal(a, b)
+    learners = stack_values(learner, product({"schedule.eta": [0.01, 0.1, 1.0], "projection.radius": [1.0, RADIUS]}))
+    full, chunked = sweep(learners, X, y, seeds=2), sweep(learners, X, y, seeds=2, chunk_size=3)
+    for a, b in zip(jax.tree.leaves(full), jax.tree.leaves(chunked), strict=True):
+        np.testing.assert_array_equal(a, b)

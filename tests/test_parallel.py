@@ -39,7 +39,7 @@ def test_iterative_averaging_equals_its_definition():
             for i in range(4)
         ]
         w = jnp.mean(jnp.stack([e.w for e in ends]), axis=0)
-        state = OGDState(ends[0].t, w, jnp.sum(w * w))
+        state = LEARNER.mix(OGDState(ends[0].t, w, ends[0].sqnorm))
     np.testing.assert_allclose(got.w, state.w, rtol=1e-5, atol=1e-7)
     assert int(got.t) == int(state.t) == 21
     # Averaging after every round of one shard is plain OGD on that shard.

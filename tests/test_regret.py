@@ -107,7 +107,7 @@ class SignFlipped(OGD):
         x, y = example
         step = self.schedule(state.t) * self.loss.derivative(dot(state.w, x), y)
         w, sqnorm = self.projection.update(state.w, step, x, dot(state.w, x), state.sqnorm)
-        return OGDState(state.t + 1, w, sqnorm)
+        return OGDState(state.t + 1, w, self.projection.refresh(state.t, w, sqnorm))
 
 
 class RateIgnored(OGD):

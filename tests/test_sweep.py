@@ -71,7 +71,8 @@ def test_memory_budget_picks_the_chunks():
     X, y = data(n=50)
     learners = stack_values(ridge(InvSqrt(1.0), 1.0), GRID)
     data_bytes = X.nbytes + y.nbytes
-    per_config = 3 * (4 * (4 * 4 + 4 + 4) + 16 * 50)  # 3 seeds of (state room + trace of 50 rounds)
+    # 3 seeds of (room for the state: w, t and ||w||^2 as two floats; a trace of 50 rounds)
+    per_config = 3 * (4 * (4 * 4 + 4 + 2 * 4) + 16 * 50)
     assert chunk_for(learners, X, y, 3, 1, True, data_bytes + 2 * per_config) == 2
     whole = sweep(learners, X, y, seeds=3, trace=True)
     small = sweep(learners, X, y, seeds=3, trace=True, memory=data_bytes + 2 * per_config)

@@ -2,25 +2,42 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
 
-from ocolearn.features import dot, local, put, values
+from ocolearn.features import table_dot, table_rows, update_table
 from ocolearn.learners.base import Learner, ratio
 from ocolearn.losses import Loss, Squared
 from ocolearn.parts import hyper
-from ocolearn.projections import Identity, Projection
+from ocolearn.projections import Identity, Projection, keep_last
 
 
 class AdaGradState(NamedTuple):
     t: jax.Array
-    w: jax.Array
-    G: jax.Array  # sum of the squared gradients, per feature
+    table: jax.Array  # (d, 2): per feature, its weight and its sum of squared gradients G
+
+    @property
+    def w(self):
+        return self.table[..., 0]
+
+    @property
+    def G(self):
+        """The sum of the squared gradients, per feature."""
+        return self.table[..., 1]
 
 
-class AdaGrad(Learner, name="adagrad"):
+def _step(row, v, c, eta, delta):
+    """One feature's row ``(w_i, G_i)`` after the gradient ``g_i = c x_i``; unchanged where x_i = 0."""
+    w, G = row[..., 0:1], row[..., 1:2]
+    g = c * v
+    G = G + g * g
+    return jnp.concatenate([w - ratio(eta * g, delta + jnp.sqrt(G)), G], axis=-1)
+
+
+class AdaGrad(Learner, name="adagrad", static=("intercept",)):
     """Diagonal AdaGrad (Duchi, Hazan and Singer 2011, Figure 1 with diagonal H_t)::
 
         g_t = loss'(w_t . x_t, y_t) x_t,   G_t = G_{t-1} + g_t^2,   H_t = delta + sqrt(G_t)
@@ -32,7 +49,14 @@ class AdaGrad(Learner, name="adagrad"):
     H_t (``Projection.in_norm``: clipping for a box or the orthant, an exact 1-D root for the
     L2 ball); the second is the composite-mirror-descent step with ``l1 ||w||_1`` (section 5.1,
     FOBOS-style shrinkage), for sets that are products of intervals. Features with G = 0 do not
-    move. With the identity set and no L1 term a step touches only x's features (O(nnz)).
+    move. With the identity set and no L1 term a step touches only x's features (O(nnz)), and
+    each feature's ``w_i`` and ``G_i`` sit side by side in one table: a sparse step reads and
+    writes each feature's pair once (one gather and one write per non-zero).
+
+    ``intercept=True``: the last coordinate of w is an intercept's weight (the constant feature a
+    pipeline appends last): it takes its step ``v_d`` but neither the L1 shrinkage nor the
+    projection, which apply to the other coordinates (scikit-learn's SGD leaves its intercept
+    unpenalized).
     """
 
     eta: float = hyper(0.1, gt=0)
@@ -40,28 +64,34 @@ class AdaGrad(Learner, name="adagrad"):
     l1: float | None = hyper(None, ge=0)
     loss: Loss = Squared()
     projection: Projection = Identity()
+    intercept: bool = False
 
     def init(self, num_features):
-        zeros = jnp.zeros((num_features,), jnp.float32)
-        return AdaGradState(jnp.ones((), jnp.int32), zeros, zeros)
+        return AdaGradState(jnp.ones((), jnp.int32), jnp.zeros((num_features, 2), jnp.float32))
 
     def predict(self, state, x):
-        return dot(state.w, x)
+        return table_dot(table_rows(state.table, x), x, 0)
 
     def update(self, state, example):
         x, y = example
-        g = self.loss.derivative(dot(state.w, x), y) * values(x)
-        G = local(state.G, x) + g * g
-        H = self.delta + jnp.sqrt(G)
-        w = local(state.w, x) - ratio(self.eta * g, H)
-        w, G = put(state.w, x, w), put(state.G, x, G)
+        slope = self.loss.derivative(self.predict(state, x), y)
+        step = partial(_step, eta=self.eta, delta=self.delta)
+        table = update_table(state.table, x, step, slope)
         if self.l1 is None and isinstance(self.projection, Identity):
-            return AdaGradState(state.t + 1, w, G)
+            return AdaGradState(state.t + 1, table)
+        w, G = table[:, 0], table[:, 1]
         H = self.delta + jnp.sqrt(G)
         if self.l1 is None:
-            return AdaGradState(state.t + 1, self.projection.in_norm(w, H).astype(w.dtype), G)
+            if self.intercept:
+                projected = jnp.concatenate([self.projection.in_norm(w[:-1], H[:-1]), w[-1:]])
+            else:
+                projected = self.projection.in_norm(w, H)
+            return AdaGradState(state.t + 1, jnp.stack([projected.astype(w.dtype), G], axis=1))
         if not self.projection.separable:
             raise NotImplementedError("AdaGrad with an L1 term needs a separable set: identity, box or non_negative")
         shrink = ratio(self.eta * self.l1, H)
+        if self.intercept:
+            shrink = shrink.at[-1].set(0.0)
         w = jnp.sign(w) * jnp.maximum(jnp.abs(w) - shrink, 0.0)
-        return AdaGradState(state.t + 1, self.projection(w).astype(w.dtype), G)
+        w = keep_last(self.projection, w, self.intercept).astype(w.dtype)
+        return AdaGradState(state.t + 1, jnp.stack([w, G], axis=1))

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from ocolearn.features import add_scaled
 from ocolearn.losses import Weighted
 from ocolearn.parts import Part, fields_of
 
@@ -91,13 +90,6 @@ def ratio(a, b):
     """``a / b``, and 0 where ``b`` is 0 (a feature never seen, a zero gradient): the guarded
     division of the adaptive learners."""
     return jnp.where(b > 0, a / jnp.where(b > 0, b, 1.0), 0.0)
-
-
-def step_with_average(state, step, x):
-    """``(w + step x, u + t step x)``: the working weights after a step, and the sum ``u`` of
-    ``s * (update of round s)`` from which ``average_of_iterates`` follows in O(nnz) per step
-    (Daume's bookkeeping of the averaged perceptron)."""
-    return add_scaled(state.w, step, x), add_scaled(state.u, step * state.t.astype(state.w.dtype), x)
 
 
 def average_of_iterates(state):

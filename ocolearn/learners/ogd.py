@@ -11,17 +11,17 @@ from ocolearn.features import dot
 from ocolearn.learners.base import Learner
 from ocolearn.losses import Hinge, Loss, Squared
 from ocolearn.parts import hyper
-from ocolearn.projections import Identity, L2Ball, Projection
+from ocolearn.projections import Identity, L2Ball, Projection, carried_sum
 from ocolearn.schedules import InvSqrt, Schedule, as_schedule
 
 
 class OGDState(NamedTuple):
     t: jax.Array
     w: jax.Array
-    sqnorm: jax.Array  # ||w||^2 where the projection keeps it (the L2 ball), else 0
+    sqnorm: jax.Array  # (2,): ||w||^2 = hi + lo where the projection carries it (the L2 ball), else 0
 
 
-class OGD(Learner, name="ogd"):
+class OGD(Learner, name="ogd", static=("intercept",)):
     """Greedy projection (Zinkevich 2003, Algorithm 1), for any loss, schedule and set::
 
         w_{t+1} = P(w_t - eta_t * loss'(w_t . x_t, y_t) * x_t),   w_1 = 0,
@@ -30,6 +30,10 @@ class OGD(Learner, name="ogd"):
     ``eta_t = eta / sqrt(t)`` its regret against any fixed u in F is at most
     ``D^2 sqrt(T) / (2 eta) + (sqrt(T) - 1/2) eta G^2`` (Theorem 1, D the diameter of F, G a
     bound on the gradient norms; see ``ocolearn.regret``).
+
+    ``intercept=True``: the last coordinate of w is an intercept's weight (the constant feature
+    a pipeline appends last): it takes its gradient step but is left out of the projection, which
+    applies to the other coordinates (scikit-learn's SGD leaves its intercept unpenalized).
 
     >>> import jax.numpy as jnp
     >>> learner = OGD(Squared(), InvSqrt(1.0), L2Ball(0.5))
@@ -45,9 +49,10 @@ class OGD(Learner, name="ogd"):
     # the 1/sqrt(t) decay caught up (scikit-learn's diabetes: progressive loss 475,143).
     schedule: Schedule = InvSqrt(0.1)
     projection: Projection = Identity()
+    intercept: bool = False
 
     def init(self, num_features):
-        return OGDState(jnp.ones((), jnp.int32), jnp.zeros((num_features,), jnp.float32), jnp.zeros((), jnp.float32))
+        return OGDState(jnp.ones((), jnp.int32), jnp.zeros((num_features,), jnp.float32), self.projection.norm_state())
 
     def predict(self, state, x):
         return dot(state.w, x)
@@ -56,11 +61,16 @@ class OGD(Learner, name="ogd"):
         x, y = example
         wx = dot(state.w, x)
         step = -self.schedule(state.t) * self.loss.derivative(wx, y)
-        w, sqnorm = self.projection.update(state.w, step, x, wx, state.sqnorm)
-        return OGDState(state.t + 1, w.astype(state.w.dtype), sqnorm.astype(state.sqnorm.dtype))
+        w, sqnorm = self.projection.update(state.w, step, x, wx, state.sqnorm, self.intercept)
+        w = w.astype(state.w.dtype)
+        sqnorm = self.projection.refresh(state.t, w, sqnorm.astype(state.sqnorm.dtype), self.intercept)
+        return OGDState(state.t + 1, w, sqnorm)
 
     def mix(self, state):
-        return state._replace(sqnorm=jnp.where(state.sqnorm > 0, jnp.sum(state.w * state.w), 0.0))
+        """After averaging states: ``||w||^2`` of the average, where the projection carries it."""
+        if not self.projection.carries_norm:
+            return state
+        return state._replace(sqnorm=carried_sum(state.w, self.intercept))
 
 
 def ridge(rate, radius) -> OGD:
@@ -77,7 +87,7 @@ def ridge(rate, radius) -> OGD:
 class OCPSVMState(NamedTuple):
     t: jax.Array
     w: jax.Array
-    sqnorm: jax.Array  # ||w||^2
+    sqnorm: jax.Array  # (2,): ||w||^2 = hi + lo
     mean: jax.Array  # the average of w_2, ..., w_t, the weights after each round so far
 
 
@@ -119,4 +129,4 @@ class OCPSVM(Learner, name="ocp_svm"):
         return state.mean
 
     def mix(self, state):
-        return state._replace(sqnorm=jnp.sum(state.w * state.w))
+        return state._replace(sqnorm=carried_sum(state.w))

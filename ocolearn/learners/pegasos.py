@@ -7,11 +7,11 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from ocolearn.features import Sparse, add_scaled, dot, sqnorm
+from ocolearn.features import Sparse, add_scaled, dot, last_feature, sqnorm
 from ocolearn.learners.base import Learner
 from ocolearn.losses import Hinge
 from ocolearn.parts import hyper
-from ocolearn.projections import step_norm, sum_of_squares
+from ocolearn.projections import head, step_norm, sum_of_squares
 
 FOLD_BELOW = 1e-4  # fold the scale into W when it falls below this (keeps W's magnitude bounded)
 
@@ -23,7 +23,7 @@ class PegasosState(NamedTuple):
     sqnorm: jax.Array  # ||scale * W||^2 when projecting (the projection needs it), else 0
 
 
-class Pegasos(Learner, name="pegasos", static=("project",)):
+class Pegasos(Learner, name="pegasos", static=("project", "intercept")):
     """Pegasos, the primal estimated sub-gradient solver for SVM, one example per step
     (Shalev-Shwartz et al. 2007, Figure 1 with k = 1), labels in {-1, +1}::
 
@@ -41,12 +41,23 @@ class Pegasos(Learner, name="pegasos", static=("project",)):
     (``tidy``, O(d), exact), so it does not underflow. Without a projection the scale is
     exactly 1/t, so it could only underflow after 10^38 rounds; with one, the step folds and
     sums ``||w||^2`` afresh itself (``_refresh``). ``weights(state)`` gives ``scale * W``.
+
+    ``intercept=True``: the last coordinate ``b`` of w is an intercept's weight (the constant
+    feature a pipeline appends last). It takes the hinge step but neither the shrinkage nor the
+    projection, which apply to the other coordinates (scikit-learn's SGD leaves its intercept
+    unpenalized)::
+
+        b_{t+1} = b_t + eta_t 1[y_t w_t . x_t < 1] y_t x_{t,d}
+
+    In O(1) a round: ``W[d] = b_{t+1} / scale`` is written after the scale changes, and
+    ``||w||^2`` counts only the other coordinates.
     """
 
     tidy_every = 1024
 
     lam: float = hyper(1e-4, gt=0)
     project: bool = False
+    intercept: bool = False
 
     @property
     def loss(self):
@@ -74,12 +85,24 @@ class Pegasos(Learner, name="pegasos", static=("project",)):
         wx = state.scale * dot(state.w, x)  # w_t . x
         hit = y * wx < 1.0
         W = add_scaled(state.w, jnp.where(hit, step, 0.0), x)  # W += (b / scale) x  <=>  w += b x
-        if not self.project:
-            return PegasosState(state.t + 1, W, scale, state.sqnorm)
         b = jnp.where(hit, gain, 0.0)  # w_{t+1/2} = shrink w_t + b x
+        if self.intercept:  # the intercept's weight, unshrunk: bias + b x_d
+            xl = last_feature(x)
+            bias = state.scale * state.w[-1]
+            wx = wx - bias * xl  # the other coordinates' w . x
+            bias = bias + b * xl
+        if not self.project:
+            if self.intercept:
+                W = W.at[-1].set(bias / scale)
+            return PegasosState(state.t + 1, W, scale, state.sqnorm)
+        xx = sqnorm(x)
+        if self.intercept:
+            xx = jnp.maximum(xx - xl * xl, 0.0)
         ww = jnp.where(first, 0.0, state.sqnorm * shrink * shrink)
-        half = step_norm(ww, b, jnp.where(first, 0.0, wx * shrink), sqnorm(x))  # ||w_{t+1/2}||
+        half = step_norm(ww, b, jnp.where(first, 0.0, wx * shrink), xx)  # ||w_{t+1/2}||
         factor = jnp.minimum(1.0, 1.0 / (jnp.sqrt(self.lam) * jnp.maximum(half, jnp.finfo(jnp.float32).tiny)))
+        if self.intercept:
+            W = W.at[-1].set(bias / (scale * factor))
         new = PegasosState(state.t + 1, W, scale * factor, (half * factor) ** 2)
         if not isinstance(x, Sparse):
             return self._refresh(new)
@@ -104,7 +127,11 @@ class Pegasos(Learner, name="pegasos", static=("project",)):
         sparse ones only when the scale is small or every ``tidy_every`` rounds (``lax.cond``),
         which bounds the drift to that of 1,024 rounds."""
         state = self.tidy(state)
-        return state._replace(sqnorm=state.scale * state.scale * sum_of_squares(state.w))
+        return state._replace(sqnorm=self._sqnorm(state))
+
+    def _sqnorm(self, state):
+        """``||w||^2`` summed from the weights (without the intercept's)."""
+        return state.scale * state.scale * sum_of_squares(head(state.w) if self.intercept else state.w)
 
     def unscaled(self, state):
         return state._replace(w=state.scale * state.w, scale=jnp.ones_like(state.scale))
@@ -113,7 +140,7 @@ class Pegasos(Learner, name="pegasos", static=("project",)):
         """After averaging unscaled states: ``||w||^2`` of the average (when projecting)."""
         if not self.project:
             return state
-        return state._replace(sqnorm=state.scale * state.scale * sum_of_squares(state.w))
+        return state._replace(sqnorm=self._sqnorm(state))
 
     def tidy(self, state):
         """Where the scale is below ``FOLD_BELOW``: ``W <- 2^e W``, ``scale <- scale / 2^e``
