@@ -101,7 +101,7 @@ from ocolearn.features import Sparse
 from ocolearn.learners import Learner, OneVsRest
 from ocolearn.losses import Logistic
 from ocolearn.parts import Part, fields_of
-from ocolearn.pipeline import build_learner, model_of, steps_of, target_map, with_pipeline
+from ocolearn.pipeline import build_learner, model_of, steps_of, target_map, with_intercept_field, with_pipeline
 from ocolearn.preprocess import default_steps
 from ocolearn.run import run
 
@@ -343,7 +343,9 @@ class _Online(BaseEstimator):
             raise ValueError(f"{path}: a {model.task} model; load it with {other}.load")
         options = model.settings.get("estimator", {})
         table = options.get("learner", model.settings["learner"])
-        learner = _build_part(Learner, table, "learner", str(path))
+        learner = with_intercept_field(
+            _build_part(Learner, table, "learner", str(path)), False
+        )  # fit_intercept sets it
         average = bool(options.get("average", model.settings.get("averaged", False)))
         kinds = [step.get("kind") for step in model.settings.get("pipeline", [])]  # a file of any door
         estimator = cls(

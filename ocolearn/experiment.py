@@ -146,8 +146,9 @@ def fit_learner(learner, data: SparseData, where: str):
             )
         learner = learner.replace(classes=len(data.labels))
     check_learner(learner, task, data.labels or (), where)
-    dense = not isinstance(data.X, Sparse)  # (a state larger than memory: refused before it is allocated)
-    check_step(learner, num_features(data.X), dense, where, option=f"{where}: 'data.dim' or 'data.bits'")
+    if data.X is not None:  # (a state larger than memory: refused before it is allocated)
+        dense = not isinstance(data.X, Sparse)
+        check_step(learner, num_features(data.X), dense, where, option=f"{where}: 'data.dim' or 'data.bits'")
     return learner
 
 
