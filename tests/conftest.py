@@ -18,3 +18,22 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ocolearn"))
 def sklearn():
     """scikit-learn's ``linear_model``, or a skip of only the test that asks for it."""
     return pytest.importorskip("sklearn.linear_model")
+
+
+class Stop(Exception):
+    """Raised by ``stopping_progress``: a run interrupted midway, as a kill would."""
+
+
+def stopping_progress(after: int):
+    """A progress line that raises ``Stop`` at its ``after``-th update (a stream's chunk end)."""
+    from ocolearn.progress import Progress
+
+    class StopAfter(Progress):
+        calls = 0
+
+        def show(self, *args, **kw):
+            self.calls += 1
+            if self.calls == after:
+                raise Stop
+
+    return StopAfter()

@@ -5,6 +5,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from conftest import Stop, stopping_progress
 
 from ocolearn.features import Sparse
 from ocolearn.learners import OGD, FTRLProximal, Perceptron
@@ -181,7 +182,6 @@ def test_streamed_and_resumed_pipeline_equals_the_whole_run(tmp_path):
     from ocolearn.data import DataError
     from ocolearn.data.stream import Source
     from ocolearn.pipeline import read_data, target_map
-    from ocolearn.progress import Progress
     from ocolearn.streaming import run_stream
 
     X, y = mixed_scales(n=60, seed=4)
@@ -198,20 +198,9 @@ def test_streamed_and_resumed_pipeline_equals_the_whole_run(tmp_path):
     for a, b in zip(jax.tree.leaves(streamed.state), jax.tree.leaves(whole.state), strict=True):
         np.testing.assert_array_equal(a, b)
 
-    class Stop(Exception):
-        pass
-
-    class StopAfter(Progress):
-        calls = 0
-
-        def show(self, *args, **kw):
-            StopAfter.calls += 1
-            if StopAfter.calls == 12:  # in the second pass
-                raise Stop
-
     ckpt = tmp_path / "run.ckpt.npz"
     with pytest.raises(Stop):
-        run_stream(learner, source, checkpoint=ckpt, checkpoint_every=7, progress=StopAfter(), **options)
+        run_stream(learner, source, checkpoint=ckpt, checkpoint_every=7, progress=stopping_progress(12), **options)
     resumed = run_stream(learner, source, checkpoint=ckpt, checkpoint_every=7, resume=True, **options)
     for a, b in zip(jax.tree.leaves(resumed.state), jax.tree.leaves(whole.state), strict=True):
         np.testing.assert_array_equal(a, b)

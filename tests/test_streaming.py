@@ -15,6 +15,7 @@ import time
 
 import numpy as np
 import pytest
+from conftest import Stop, stopping_progress
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -115,20 +116,11 @@ def test_resume_from_a_checkpoint_equals_the_uninterrupted_run(tmp_path):
     options = dict(targets=targets, passes=3, chunk_rows=64, seed=5)
     full = run_stream(Pegasos(0.02), source, **options)
 
-    class Stop(Exception):
-        pass
-
-    class StopAfter(Progress):
-        calls = 0
-
-        def show(self, *args, **kw):
-            StopAfter.calls += 1
-            if StopAfter.calls == 13:  # in the middle of the second pass
-                raise Stop
-
     ckpt = tmp_path / "run.ckpt.npz"
     with pytest.raises(Stop):
-        run_stream(Pegasos(0.02), source, checkpoint=ckpt, checkpoint_every=100, progress=StopAfter(), **options)
+        run_stream(
+            Pegasos(0.02), source, checkpoint=ckpt, checkpoint_every=100, progress=stopping_progress(13), **options
+        )
     resumed = run_stream(Pegasos(0.02), source, checkpoint=ckpt, checkpoint_every=100, resume=True, **options)
     np.testing.assert_array_equal(Pegasos().weights(resumed.state), Pegasos().weights(full.state))
     assert resumed.mistakes_per_pass == full.mistakes_per_pass and resumed.rounds == full.rounds
