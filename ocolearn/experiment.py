@@ -29,7 +29,7 @@ import numpy as np
 import tomli_w
 
 from ocolearn import data as datasets
-from ocolearn import provenance
+from ocolearn import plots, provenance  # plots: imported before a run opens its output folder
 from ocolearn.config import ConfigError, DataSpec, Experiment
 from ocolearn.data.sparse_text import SparseData, class_indices
 from ocolearn.data.task import Labels, infer
@@ -353,8 +353,6 @@ def trace_csv(curves: dict) -> str:
 def run_experiment(experiment: Experiment, out_dir):
     """Evaluate the experiment and write its outputs (and ``model.npz``, the model file
     ``ocolearn predict``/``test`` read) into ``out_dir``; returns ``(metrics, curves)``."""
-    from ocolearn import plots
-
     out = Path(out_dir)
     provenance.write(out)  # what produced the folder (ocolearn.provenance)
     data = load_examples(experiment)
@@ -422,8 +420,6 @@ def run_sweep(experiment: Experiment, out_dir, *, chunk_size=None):
 
     Returns ``(table, best)``.
     """
-    from ocolearn import plots
-
     data = load_examples(experiment)
     compute = _sweep_regression if task_of(data) == "regression" else _sweep_classifier
     table, columns, score, bands, model_for = compute(experiment, data, chunk_size)
