@@ -127,7 +127,6 @@ class Pipeline(Learner, name="pipeline"):
     def fed_rows(self, X, order):
         """The rows ``X[order]`` as the learner predicted on them, round by round: each
         transformed with the statistics of the rows before it (dense rows, ``(T, d')``)."""
-
         X = jnp.asarray(X)
 
         def one(states, i):
@@ -296,8 +295,8 @@ def check_step(learner: Learner, dim: int, dense=False, where="--learner/--set",
     data is read: a hyperparameter outside its set (a variant, an optax name) fails here with
     one message, and a state too large for this machine's memory (``--bits``, ``--dim``) is
     refused before it is allocated. The learner's own ``check()``, where it has one, runs first."""
-    name = steps_of(learner)[1].name
-    base = getattr(steps_of(learner)[1], "base", None)
+    inner = steps_of(learner)[1]
+    name, base = inner.name, getattr(inner, "base", None)
     if base is not None and getattr(base, "classes", 0):
         raise ConfigError(
             f"{where}: {name}'s base must be a binary learner; {base.name!r} is multiclass "
@@ -341,7 +340,7 @@ def target_map(learner_or_task, labels):
     indices for a multiclass learner, -1/+1 for a binary one (which needs exactly two labels)."""
     if learner_or_task == "regression":
         return lambda y: np.asarray(y, np.float32)
-    if getattr(steps_of(learner_or_task)[1], "classes", 0) or learner_or_task == "multiclass":
+    if getattr(learner_or_task, "classes", 0) or learner_or_task == "multiclass":  # (Pipeline.classes: its learner's)
         return lambda y: y
     if len(labels) != 2:
         raise DataError(f"a binary learner needs exactly two labels, the data has {len(labels)}: {list(labels)}")
