@@ -4,6 +4,8 @@ with exit status 2. Commands run in-process (``main([...])``) to stay fast."""
 
 import os
 import stat
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -576,3 +578,12 @@ def test_the_task_can_be_declared(tmp_path, capsys):
         call(capsys, "predict", tmp_path / "m.npz", data, "--chunk-rows", 7)[1]
         == call(capsys, "predict", tmp_path / "m.npz", data)[1]
     )
+
+
+def test_python_dash_m_ocolearn_is_the_ocolearn_command():
+    """``python -m ocolearn`` runs the same command as the ``ocolearn`` script (its usage, and a
+    usage error's status 2)."""
+    ok = subprocess.run([sys.executable, "-m", "ocolearn", "--help"], capture_output=True, text=True)
+    assert ok.returncode == 0 and "usage: ocolearn" in ok.stdout, ok.stderr
+    bad = subprocess.run([sys.executable, "-m", "ocolearn", "nonsense"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "ocolearn: error:" in bad.stderr.splitlines()[-1]

@@ -3,6 +3,7 @@ every test here failed on the code before its fix. A failure a user can provoke 
 ``ocolearn: error: ...`` naming the file, line, key or option, with exit status 2."""
 
 import os
+import subprocess
 
 import numpy as np
 import pytest
@@ -579,3 +580,19 @@ def test_a_config_whose_state_or_sweep_exceeds_memory_is_refused_naming_its_key(
     one_line_error(*run_config(capsys, tmp_path, seeds, "sweep")[::2], "c.toml", "9999999999 seeds", "runs, more than")
     ranged = seeds.replace("seeds = 9999999999\n", "").replace("[0.1]", "{ linspace = [0.1, 1, 9999999999] }")
     one_line_error(*run_config(capsys, tmp_path, ranged, "sweep")[::2], "c.toml", "(learner.lam)", "runs, more than")
+
+
+def test_a_pipe_is_refused_naming_it_since_a_data_file_is_read_twice(tmp_path, capsys):
+    """A named pipe (as ``/dev/stdin`` is under ``cat data |``) cannot be read a second time: the
+    error names it and says what to do, rather than an unnamed "not seekable"; a file works."""
+    data, fifo = tmp_path / "a.svm", tmp_path / "pipe"
+    data.write_text("1 1:1 2:3\n-1 1:2 2:1\n")
+    os.mkfifo(fifo)
+    writer = subprocess.Popen(["sh", "-c", 'cat "$0" > "$1"', str(data), str(fifo)])  # as `cat data |` would
+    try:
+        status, _, err = train(capsys, fifo, tmp_path / "m.npz")
+        one_line_error(status, err, str(fifo), "pipe", "save it to a file")
+    finally:
+        writer.wait(timeout=60)
+    status, _, err = train(capsys, data, tmp_path / "m.npz")
+    assert status == 0, err

@@ -66,7 +66,14 @@ def open_binary(path):
         opened = OPENERS.get(path.suffix, open)(path, "rb")
     except FileNotFoundError:
         raise DataError(f"{path}: no such file") from None
+    if not opened.seekable():
+        opened.close()
+        raise DataError(f"{path}: {PIPE}")
     return _Decompressed(opened, path) if path.suffix in OPENERS else opened
+
+
+# A data file is read more than once (the first pass finds its width, labels and task).
+PIPE = "a pipe can be read only once, and ocolearn reads a data file twice; save it to a file first"
 
 
 class _Decompressed:
