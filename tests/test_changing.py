@@ -231,6 +231,24 @@ def test_flh_refuses_from_the_command_line(tmp_path, capsys):
     )
 
 
+def test_flh_trains_from_the_command_line_and_its_state_holds_no_infinity(tmp_path, capsys):
+    """The streaming trainer checks every float of a state for NaN and infinities after each
+    chunk (``checks.check_finite``): FLH's empty and expired slots hold a finite stand-in for
+    log 0, so a healthy run is not reported as diverged (it was, every time, at its last round)."""
+    from ocolearn.checks import check_finite
+
+    X, y = shifting(T=40, d=3, seed=4)
+    result = run(FLH(ONS(0.5, 1.0), alpha=0.3, levels=6), np.float32(X), np.float32(y))
+    check_finite(result)
+    assert np.isfinite(np.asarray(result.state.log_v)).all()
+    data = tmp_path / "d.csv"
+    data.write_text("a,b,c,y\n" + "".join(f"{a:.4f},{b:.4f},{c:.4f},{t:.4f}\n" for (a, b, c), t in zip(X, y)))
+    code = main(
+        ["train", "--learner", "flh", "--format", "csv", "--target", "y", str(data), "--model", str(tmp_path / "m")]
+    )
+    assert code == 0, capsys.readouterr().err
+
+
 def test_flh_first_plays_its_base_learners_first_point():
     """w_1 = w_1^1: over exponentiated-gradient experts (the simplex of radius 2), the centre
     2 / d of the simplex, not 0 (outside the set)."""

@@ -17,9 +17,14 @@ class FLHState(NamedTuple):
     t: jax.Array
     w: jax.Array  # the weighted combination of the live experts' weights (d,) or (K, d)
     experts: Any  # the base learner's states, stacked over the 3 * levels slots
-    log_v: jax.Array  # (slots,): log weights; dead or empty slots hold -inf's stand-in
+    log_v: jax.Array  # (slots,): log weights; dead or empty slots hold DEAD, -inf's finite stand-in
     start: jax.Array  # (slots,) int32: the round each expert started (0: empty)
     expiry: jax.Array  # (slots,) int32: the last round each expert is kept
+
+
+# The log weight of a dead or empty slot: exp(DEAD) = 0 as exp(-inf) is, but a state holds no
+# infinity, so the check that a run did not diverge (``checks.check_finite``) can look at all of it.
+DEAD = -float(jnp.finfo(jnp.float32).max)
 
 
 def _trailing_zeros(i):
@@ -78,7 +83,7 @@ class FLH(Learner, name="flh", static=("levels",)):
             jnp.ones((), jnp.int32),
             self.base.weights(one),
             experts,
-            jnp.where(first, 0.0, -jnp.inf).astype(jnp.float32),
+            jnp.where(first, 0.0, DEAD).astype(jnp.float32),
             first.astype(jnp.int32),
             jnp.where(first, 1 + 4, 0).astype(jnp.int32),
         )
@@ -105,7 +110,7 @@ class FLH(Learner, name="flh", static=("levels",)):
         top = jnp.max(log_v)
         total = jnp.log(jnp.sum(jnp.where(stay, jnp.exp(log_v - jnp.where(jnp.isfinite(top), top, 0.0)), 0.0)))
         log_v = jnp.where(stay, log_v - top - total + jnp.log1p(-1.0 / i.astype(jnp.float32)), -jnp.inf)
-        log_v = jnp.where(here, -jnp.log(i.astype(jnp.float32)), log_v)
+        log_v = jnp.where(here, -jnp.log(i.astype(jnp.float32)), jnp.where(stay, log_v, DEAD))
         fresh = self.base.init(state.w.shape[-1])
         experts = jax.tree.map(lambda a, b: jnp.where(_along(here, a), b, a), experts, fresh)
         start = jnp.where(here, i, jnp.where(stay, state.start, 0))
