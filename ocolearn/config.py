@@ -151,9 +151,14 @@ def _type_name(tp) -> str:
         return f"a list of {_type_name(typing.get_args(tp)[0])}"
     if isinstance(tp, type) and issubclass(tp, Part):
         return f"a {tp.__name__.lower()} ({', '.join(sorted(tp.registry))})"
-    return {float: "a number", int: "an integer", bool: "true or false", str: "a string", type(None): "absent"}.get(
-        tp, str(tp)
-    )
+    return {
+        float: "a number",
+        int: "an integer",
+        bool: "true or false",
+        str: "a string",
+        dict: "a table of numbers",
+        type(None): "absent",
+    }.get(tp, str(tp))
 
 
 def _fits(value, tp) -> bool:
@@ -229,6 +234,9 @@ def _build_part(family: type, value, where: str, source: str):
             number = tp is float or (_fits(table[name], float) and float in typing.get_args(tp))
             value = {k: float(v) for k, v in table[name].items()} if isinstance(table[name], dict) else table[name]
             kwargs[name] = float(value) if number else value
+        elif isinstance(table[name], dict) and dict in (tp, *typing.get_args(tp)):
+            key, value = next((k, v) for k, v in table[name].items() if not _fits(v, float))
+            raise ConfigError(f"{source}: '{where}.{name}.{key}' must be a finite number, got {value!r}")
         else:
             raise ConfigError(f"{source}: '{where}.{name}' must be {_type_name(tp)}, got {table[name]!r}")
     try:

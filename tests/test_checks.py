@@ -98,6 +98,8 @@ BAD = [
     (lambda: OneVsRest(MIRA(), 3), "base must be a binary learner, got mira"),
     (lambda: from_optax("adamm"), "transformation must name an optax optimizer"),
     (lambda: from_optax("adam", learning_rat=0.1), "hyperparams.learning_rat is not an argument of optax.adam"),
+    (lambda: from_optax("sgd", learning_rate=-0.1), "hyperparams.learning_rate must be > 0, got -0.1"),  # ascent
+    (lambda: from_optax("adam", learning_rate=0.1, b1=1.0), r"hyperparams.b1 must be in \[0, 1\), got 1"),
 ]
 
 

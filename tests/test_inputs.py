@@ -179,6 +179,10 @@ def run_config(capsys, tmp_path, text, command="run"):
             ["c.toml", "learner.transformation", "not an optimizer"],
         ),
         ('name = "x"\n' + IRIS + '[learner]\nkind = "optax"\n', ["c.toml", "learner.hyperparams.learning_rate"]),
+        (
+            'name = "x"\n' + IRIS + '[learner]\nkind = "optax"\nhyperparams = {learning_rate = "abc"}\n',
+            ["c.toml", "'learner.hyperparams.learning_rate' must be a finite number, got 'abc'"],
+        ),
         ('name = "x"\n' + IRIS + 'test = 0.3\ntest_seed = -1\n[learner]\nkind = "ogd"\n', ["'data.test_seed'"]),
         ('name = "x"\n' + IRIS + '[learner]\nkind = "ogd"\n[run]\nshuffle_seed = 4294967296\n', ["'run.shuffle_seed'"]),
     ],

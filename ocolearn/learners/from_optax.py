@@ -22,6 +22,21 @@ class OptaxState(NamedTuple):
     opt: Any  # the transformation's state
 
 
+# The valid values of optax's common arguments, by name (others: any finite number). A negative
+# learning rate is gradient ascent: optax takes it, and the run climbs the loss.
+RANGES = {
+    "learning_rate": Valid(0.0, low_open=True),
+    "momentum": Valid(0.0, 1.0),
+    "b1": Valid(0.0, 1.0, high_open=True),
+    "b2": Valid(0.0, 1.0, high_open=True),
+    "decay": Valid(0.0, 1.0),
+    "eps": Valid(0.0),
+    "eps_root": Valid(0.0),
+    "weight_decay": Valid(0.0),
+    "initial_accumulator_value": Valid(0.0),
+}
+
+
 class FromOptax(Learner, name="optax", static=("transformation",)):
     """An ``optax.GradientTransformation`` as an online learner, with a loss and a set::
 
@@ -75,9 +90,12 @@ class FromOptax(Learner, name="optax", static=("transformation",)):
             for p in required:
                 if p.name not in (self.hyperparams or {}):
                     key = f"{prefix}hyperparams.{p.name}"
-                    raise ConfigError(f"{key} is missing: optax.{self.transformation} needs {p.name}", key)
+                    raise ConfigError(
+                        f"{key} is missing: optax.{self.transformation} needs {p.name} (--set {key.removeprefix(prefix)}=...)",
+                        key,
+                    )
         for name, value in (self.hyperparams or {}).items():
-            Valid().check(value, f"{prefix}hyperparams.{name}")
+            RANGES.get(name, Valid()).check(value, f"{prefix}hyperparams.{name}")
 
     def _tx(self) -> optax.GradientTransformation:
         if isinstance(self.transformation, str):
