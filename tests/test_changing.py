@@ -242,7 +242,9 @@ def test_flh_trains_from_the_command_line_and_its_state_holds_no_infinity(tmp_pa
     check_finite(result)
     assert np.isfinite(np.asarray(result.state.log_v)).all()
     data = tmp_path / "d.csv"
-    data.write_text("a,b,c,y\n" + "".join(f"{a:.4f},{b:.4f},{c:.4f},{t:.4f}\n" for (a, b, c), t in zip(X, y)))
+    data.write_text(
+        "a,b,c,y\n" + "".join(f"{a:.4f},{b:.4f},{c:.4f},{t:.4f}\n" for (a, b, c), t in zip(X, y, strict=True))
+    )
     code = main(
         ["train", "--learner", "flh", "--format", "csv", "--target", "y", str(data), "--model", str(tmp_path / "m")]
     )

@@ -91,7 +91,7 @@ class FromOptax(Learner, name="optax", static=("transformation",)):
                 if p.name not in (self.hyperparams or {}):
                     key = f"{prefix}hyperparams.{p.name}"
                     raise ConfigError(
-                        f"{key} is missing: optax.{self.transformation} needs {p.name} (--set {key.removeprefix(prefix)}=...)",
+                        f"{key} is missing: optax.{self.transformation} needs {p.name}: set {key}",
                         key,
                     )
         for name, value in (self.hyperparams or {}).items():
