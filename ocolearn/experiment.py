@@ -53,7 +53,7 @@ from ocolearn.pipeline import (
 from ocolearn.preprocess import default_steps
 from ocolearn.projections import Identity
 from ocolearn.regret import best_fixed_weights, gradient_bound, ogd_regret_bound, regret_curve, round_losses
-from ocolearn.run import is_mistake, run, run_passes
+from ocolearn.run import is_mistake, round_order, run, run_passes
 
 DEFINITIONS = {
     "average_loss": "(1/T) sum_t (yhat_t - y_t)^2 over the recorded predictions",
@@ -63,6 +63,11 @@ DEFINITIONS = {
     "in the learner's loss (1/2 (p - y)^2 for 'squared')",
     "regret_bound": "Zinkevich (2003) Theorem 1 for the set's diameter and the data's gradient bound",
     "recorded_regret": "sum_t (yhat_t - y_t)^2 - sum_t (u . x_t - y_t)^2 = T (average_loss - comparator_feasible_loss)",
+    "x_t": "the row of round t as the learner was fed it: behind [pipeline] parts with running statistics "
+    "(online scaling) each row is scaled with the statistics of the rows before it, so a comparator u is a "
+    "fixed weight vector of those rows, and a learner that follows the changing scale can have negative regret",
+    "comparator_offline_loss": "(1/T) sum_t (v . r_t + b - y_t)^2 for the least-squares fit (v, b) of the raw "
+    "rows r_t with an intercept, over the same rounds: what a batch fit of an affine model reaches",
 }
 
 
@@ -285,6 +290,7 @@ def run_regression(experiment: Experiment, X=None, y=None, learner=None):
     )
     trace = result.trace
     rows = index = np.asarray(trace.index)
+    raw = np.asarray(X, np.float64)[rows]
     if steps_of(learner)[0]:  # the comparators' rows: as fed, one per round
         X, y, index = learner.fed_rows(np.asarray(X, np.float32), rows), np.asarray(y)[rows], np.arange(len(rows))
     piped, learner = learner, steps_of(learner)[1]
@@ -308,6 +314,9 @@ def run_regression(experiment: Experiment, X=None, y=None, learner=None):
         "average_loss": float(squared_error.mean()),
         "learner_loss": float(np.mean(np.asarray(trace.loss, np.float64))),
     }
+    affine = np.column_stack([raw, np.ones(len(raw))])
+    offline = affine @ np.linalg.lstsq(affine, target, rcond=None)[0]
+    metrics["comparator_offline_loss"] = float(np.mean((offline - target) ** 2))
     projection = getattr(learner, "projection", None)
     feasible = unconstrained = None
     if projection is not None:
@@ -554,26 +563,34 @@ def _sweep_regression(experiment: Experiment, data: SparseData, chunk_size):
     table["seed"] = np.tile([-1] if seeds is None else seeds, num)  # -1: the stored order
     table["average_loss"] = (np.asarray(result.trace.squared_error, np.float64) / T).ravel()
     table["learner_loss"] = (np.asarray(result.trace.loss, np.float64) / T).ravel()
-    solved = {}  # projection's numbers -> (comparator weights or None, its loss summed over rounds)
+    solved = {}  # (projection's and parts' numbers[, seed]) -> (comparator weights or None, rows as fed, targets)
 
-    def comparator(c):
-        """The configuration's learner, its feasible comparator (solved once per projection and
-        preprocessing) and that comparator's loss over the rounds. Behind parts with running
-        statistics the rows a learner sees depend on the order, so no one comparator serves
-        every seed: none (a NaN regret)."""
+    def comparator(c, s):
+        """Configuration c's learner, its feasible comparator for seed s's order, the rows in
+        that order as the learner was fed them (``Pipeline.fed_rows``) and their targets. The
+        comparator is solved once per projection and preprocessing; behind parts with running
+        statistics (the rows fed depend on the order) once per seed too."""
         piped = _config_learner(learners, c)
         steps, one = steps_of(piped)
-        if jax.tree.leaves(piped.init(1).steps if steps else ()):
-            return one, None, np.nan, Xt
-        rows = piped.fed_rows(np.asarray(Xt, np.float32), np.arange(len(yt))) if steps else Xt
-        key = tuple(np.asarray(leaf).item() for leaf in jax.tree.leaves((getattr(one, "projection", None), steps)))
+        stateful = bool(steps) and bool(jax.tree.leaves(piped.init(1).steps))
+        seed = None if seeds is None else int(seeds[s])
+        numbers = jax.tree.leaves((getattr(one, "projection", None), steps))
+        key = (*(np.asarray(leaf).item() for leaf in numbers), seed if stateful else None)
         if key not in solved:
-            u = best_fixed_weights(one.loss, one.projection, rows, yt) if hasattr(one, "projection") else None
-            total = np.nan if u is None else opts.passes * round_losses(one.loss, u, rows, yt, np.arange(len(yt))).sum()
-            solved[key] = (u, total, rows)
+            order = np.asarray(round_order(len(yt), opts.passes, None if seed is None else jax.random.key(seed)))
+            rows = piped.fed_rows(X32, order) if steps else Xt[order]
+            u = best_fixed_weights(one.loss, one.projection, rows, yt[order]) if hasattr(one, "projection") else None
+            solved[key] = (u, rows, yt[order])
         return one, *solved[key]
 
-    regret = [np.asarray(result.trace.loss[c], np.float64) - comparator(c)[2] for c in range(num)]
+    def comparator_total(c, s):
+        one, u, rows, targets = comparator(c, s)
+        return np.nan if u is None else round_losses(one.loss, u, rows, targets, np.arange(len(targets))).sum()
+
+    regret = [
+        [np.asarray(result.trace.loss[c, s], np.float64) - comparator_total(c, s) for s in range(num_seeds)]
+        for c in range(num)
+    ]
     table["regret"] = np.ravel(regret)
     if set(np.unique(y)) <= {-1.0, 1.0}:
         table["mistakes"] = np.asarray(result.trace.mistakes).ravel()
@@ -594,13 +611,13 @@ def _sweep_regression(experiment: Experiment, data: SparseData, chunk_size):
         traced = sweep(jax.tree.map(lambda a: a[top], learners), X32, y32, seeds, trace=True, **run_opts)
         out = []
         for j, c in enumerate(top):
-            one, u, _, rows = comparator(c)
-            if u is None:
+            if comparator(c, 0)[1] is None:
                 continue
-            curves = [
-                regret_curve(traced.trace.loss[j, s], round_losses(one.loss, u, rows, yt, traced.trace.index[j, s]))
-                for s in range(num_seeds)
-            ]
+            curves = []
+            for s in range(num_seeds):
+                one, u, rows, targets = comparator(c, s)
+                rounds = np.arange(len(targets))
+                curves.append(regret_curve(traced.trace.loss[j, s], round_losses(one.loss, u, rows, targets, rounds)))
             label = ", ".join(f"{k.split('.')[-1]}={columns[k][c]:.3g}" for k in columns)
             out.append((label, np.array(curves)))
         return out

@@ -1,3 +1,4 @@
+import dataclasses
 import json
 import os
 import subprocess
@@ -198,3 +199,37 @@ def test_two_processes_on_localhost_give_the_single_process_numbers():
     assert [r["devices"] for r in results] == [2, 2] and alone["devices"] == 1
     for r in results:
         assert r["w"] == alone["w"] and r["loss"] == alone["loss"]
+
+
+def test_a_sweep_behind_online_scaling_has_each_orders_regret_as_run_reports_it(tmp_path):
+    """Behind parts with running statistics (online standardizing) the rows a learner is fed
+    depend on the order, so the comparator is solved per order: each (configuration, seed) row
+    of sweep.csv has the regret ``ocolearn run`` reports for that configuration and shuffle seed
+    (it was NaN for every configuration)."""
+    from ocolearn.experiment import apply_values, run_regression, run_sweep
+
+    config = tmp_path / "c.toml"
+    text = (ROOT / "configs/iris_sweep.toml").read_text()
+    text = text.replace('scale = "none"', 'scale = "standardize"').replace("intercept = false", "intercept = true")
+    head = text.split("[sweep]")[0]
+    config.write_text(head + '[sweep]\nseeds = 2\n[sweep.values]\n"learner.schedule.eta" = [0.01, 0.1]\n')
+    experiment = load(config)
+    run_sweep(experiment, tmp_path / "out")
+    table = np.genfromtxt(tmp_path / "out" / "sweep.csv", delimiter=",", names=True)
+    assert len(table) == 4 and np.all(np.isfinite(table["regret"]))
+    for row in table:
+        one = apply_values(experiment, {"learner.schedule.eta": float(row["learnerscheduleeta"])})
+        one = dataclasses.replace(one, run=dataclasses.replace(one.run, shuffle_seed=int(row["seed"])))
+        metrics = run_regression(one)[0]
+        summed = row["learner_loss"] * metrics["T"]  # (the sweep sums its losses in float32: ~T u of the sum)
+        assert row["regret"] == pytest.approx(metrics["regret"], abs=2e-5 * summed)
+        assert abs(row["regret"] - metrics["regret"]) < 1e-2 * abs(metrics["regret"])
+    # Beside the comparators of the fed rows, the batch fit of an affine model of the raw rows
+    # (scikit-learn's LinearRegression, the same least squares).
+    from sklearn.linear_model import LinearRegression
+
+    from ocolearn.experiment import load_data
+
+    X, y = load_data(experiment)
+    fit = LinearRegression().fit(X, y)
+    assert metrics["comparator_offline_loss"] == pytest.approx(np.mean((fit.predict(X) - y) ** 2), rel=1e-9)
