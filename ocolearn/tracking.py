@@ -58,7 +58,18 @@ def start(kind: str | None, experiment: str, run_name: str) -> Tracker:
     uri = os.environ.get("MLFLOW_TRACKING_URI") or Path("mlruns").resolve().as_uri()
     if uri.startswith("file:"):
         os.environ.setdefault("MLFLOW_ALLOW_FILE_STORE", "true")
-    return Tracker(MlflowClient(uri), experiment, run_name)
+        return Tracker(MlflowClient(uri), experiment, run_name)
+    # A server: asked once, before the work, with few retries (MLflow's default retries a
+    # server that does not answer for minutes, after the work is done).
+    os.environ.setdefault("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "1")
+    os.environ.setdefault("MLFLOW_HTTP_REQUEST_TIMEOUT", "10")
+    client = MlflowClient(uri)
+    try:
+        client.search_experiments(max_results=1)
+    except Exception as e:  # (MlflowException, requests' ConnectionError, ...: all mean no tracking)
+        reason = str(e).splitlines()[0][:200] if str(e) else type(e).__name__
+        raise TrackingError(f"--track mlflow: the MLflow server {uri} (MLFLOW_TRACKING_URI) does not answer: {reason}")
+    return Tracker(client, experiment, run_name)
 
 
 def flatten(table, prefix="") -> dict:

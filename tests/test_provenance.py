@@ -172,3 +172,19 @@ def test_tracking_without_mlflow_is_one_line_error(monkeypatch, capsys, tmp_path
         == "ocolearn: error: --track mlflow needs MLflow: pip install 'ocolearn[mlflow]'"
     )
     assert not (tmp_path / "r").exists()  # it failed before the run
+
+
+def test_a_tracking_server_that_does_not_answer_is_a_one_line_error_before_the_work(tmp_path, monkeypatch, capsys):
+    """MLflow retries a server that does not answer for minutes, and ocolearn logged after the
+    work: ``--track mlflow`` with an unreachable MLFLOW_TRACKING_URI hung. It asks the server once
+    before the work and fails at once, naming the server and the variable; no output is written."""
+    pytest.importorskip("mlflow")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", "http://127.0.0.1:9/")  # the discard port: nothing listens
+    status = cli.main(["run", str(CONFIGS / "iris_ridge_magic.toml"), "--out", "r", "--track", "mlflow"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert status == 2 and len(err) == 1, err
+    assert err[0].startswith(
+        "ocolearn: error: --track mlflow: the MLflow server http://127.0.0.1:9/ (MLFLOW_TRACKING_URI)"
+    )
+    assert not (tmp_path / "r").exists()
