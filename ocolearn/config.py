@@ -455,6 +455,13 @@ def load(path, overrides=()) -> Experiment:
     if "study" in raw:
         raise ConfigError(f"{path}: a study file ([study], [learners.NAME]): run experiments/{path.stem}.py")
     source = str(path) + (f" (with --set {', '.join(overrides)})" if overrides else "")
+    swept = (raw.get("sweep") or {}).get("values") or {}
+    for text in overrides:
+        key = ".".join(parse_override(text)[0])
+        if isinstance(swept, dict) and key in swept:  # (the sweep's values would replace it, silently)
+            raise ConfigError(
+                f"--set {text}: {path} sweeps '{key}'; to run one value, --set 'sweep.values.{key}=[...]'"
+            )
     return from_dict(apply_overrides(raw, overrides), source)
 
 

@@ -68,7 +68,9 @@ def start(kind: str | None, experiment: str, run_name: str) -> Tracker:
         client.search_experiments(max_results=1)
     except Exception as e:  # (MlflowException, requests' ConnectionError, ...: all mean no tracking)
         reason = str(e).splitlines()[0][:200] if str(e) else type(e).__name__
-        raise TrackingError(f"--track mlflow: the MLflow server {uri} (MLFLOW_TRACKING_URI) does not answer: {reason}")
+        raise TrackingError(
+            f"--track mlflow: the MLflow server {uri} (MLFLOW_TRACKING_URI) does not answer: {reason}"
+        ) from None
     return Tracker(client, experiment, run_name)
 
 

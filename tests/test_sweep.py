@@ -133,6 +133,9 @@ def test_sweep_config_errors(tmp_path):
     bad.write_text(base.replace("seeds = 8", "seed = 8"))
     with pytest.raises(ConfigError, match="'sweep.seed'.*did you mean 'seeds'"):
         load(bad)
+    # --set on a swept key was silently replaced by the sweep's values
+    with pytest.raises(ConfigError, match=r"--set learner.schedule.eta=0.1: .* sweeps 'learner.schedule.eta'"):
+        load(ROOT / "configs/iris_sweep.toml", ["learner.schedule.eta=0.1"])
 
 
 def test_cli_sweep_writes_table_best_and_figures(tmp_path):
