@@ -49,9 +49,10 @@ TRACKED_TRAINING = ("mistakes_per_pass", "average_loss", "rounds", "skipped_line
 
 def _run(args) -> int:
     from ocolearn import tracking
-    from ocolearn.config import load
+    from ocolearn.config import check_data_path, load
 
     experiment = load(args.config, args.set)
+    check_data_path(experiment)
     out = args.out or f"runs/{experiment.name}"
     from ocolearn.experiment import run_experiment
 
@@ -67,9 +68,10 @@ def _run(args) -> int:
 
 def _sweep(args) -> int:
     from ocolearn import tracking
-    from ocolearn.config import ConfigError, load
+    from ocolearn.config import ConfigError, check_data_path, load
 
     experiment = load(args.config, args.set)
+    check_data_path(experiment)
     if experiment.sweep is None:
         raise ConfigError(f"{experiment.source}: no [sweep] table to sweep")
     out = args.out or f"runs/{experiment.name}_sweep"

@@ -276,7 +276,14 @@ def _build_sweep(table, learner, source: str) -> SweepSpec:
     spec = _build_spec(SweepSpec, {**table, "values": {}}, "sweep", source)
     if not isinstance(values, dict) or not values:
         raise ConfigError(f"{source}: '[sweep.values]' must name at least one learner key and its values")
-    check_grid(values, ["learner." + p for p in leaf_paths(learner)], "sweep.values.", source)
+    valid = ["learner." + p for p in leaf_paths(learner)]
+    for key in values:
+        if key not in valid and _names_a_field(learner, key.removeprefix("learner.")):
+            raise ConfigError(
+                f"{source}: 'sweep.values.{key}': {key} chooses the program, not a number in it, so one sweep "
+                f"cannot vary it; run one config per value (numbers it can sweep: {', '.join(valid)})"
+            )
+    check_grid(values, valid, "sweep.values.", source)
     if not 0.0 <= spec.validation < 1.0 or spec.seeds < 0:
         raise ConfigError(f"{source}: 'sweep.validation' must be in [0, 1) and 'sweep.seeds' >= 0")
     sizes = {key: next(iter(v.values()))[2] if isinstance(v, dict) else len(v) for key, v in values.items()}
@@ -286,11 +293,35 @@ def _build_sweep(table, learner, source: str) -> SweepSpec:
             f" x {spec.seeds} seeds" if spec.seeds else ""
         )
         raise ConfigError(f"{source}: '[sweep]' asks for {shape} = {runs} runs, more than {MAX_RUNS}")
+    _check_swept_values(learner, values, source)
     if spec.score not in SCORES:
         raise ConfigError(f"{source}: 'sweep.score' must be one of {', '.join(SCORES[1:])}, got {spec.score!r}")
     if spec.score.startswith("validation") and not spec.validation:
         raise ConfigError(f"{source}: 'sweep.score' = {spec.score!r} needs 'sweep.validation' > 0")
     return dataclasses.replace(spec, values=values)
+
+
+def _names_a_field(part, dotted: str) -> bool:
+    """Whether ``dotted`` (``variant``, ``loss.kind``) names a field of ``part`` or of its parts."""
+    for name in dotted.split("."):
+        if name == "kind" and isinstance(part, Part):
+            return True
+        if not isinstance(part, Part) or name not in fields_of(type(part)):
+            return False
+        part = getattr(part, name)
+    return True
+
+
+def _check_swept_values(learner, values: dict, source: str) -> None:
+    """Each key's values in their declared range, named by the key and the value's place in its
+    list (the sweep checked them only when it ran, naming neither the file nor the key)."""
+    from ocolearn.sweep import stack_values
+
+    for key, column in grid_axes(values).items():
+        try:
+            stack_values(learner, {key.removeprefix("learner."): np.asarray(column)}).check("learner")
+        except ConfigError as e:
+            raise ConfigError(f"{source}: 'sweep.values.{key}': {e}", e.key) from None
 
 
 SEEDS = ("data.test_seed", "data.order_seed", "run.shuffle_seed", "sweep.validation_seed")
@@ -365,8 +396,10 @@ def from_dict(raw: dict, source: str = "<config>") -> Experiment:
         raise ConfigError(f"{source}: 'compare' must be a table of learner tables, [compare.NAME]")
     compare = {name: _build_part(Learner, table, f"compare.{name}", source) for name, table in compare.items()}
     run = _build_spec(RunSpec, raw.get("run", {}), "run", source)
-    if not 1 <= run.passes <= MAX_ROUNDS or run.snapshot_every < 0:
-        raise ConfigError(f"{source}: 'run.passes' must be in 1..{MAX_ROUNDS} and 'run.snapshot_every' >= 0")
+    if not 1 <= run.passes <= MAX_ROUNDS:
+        raise ConfigError(f"{source}: 'run.passes' must be in 1..{MAX_ROUNDS}, got {run.passes}")
+    if run.snapshot_every < 0:
+        raise ConfigError(f"{source}: 'run.snapshot_every' must be >= 0, got {run.snapshot_every}")
     return Experiment(
         compare=compare,
         name=raw["name"],
@@ -377,6 +410,21 @@ def from_dict(raw: dict, source: str = "<config>") -> Experiment:
         run=run,
         sweep=_build_sweep(raw["sweep"], learner, source) if "sweep" in raw else None,
         source=source,
+    )
+
+
+def check_data_path(experiment: Experiment) -> None:
+    """An experiment's ``data.source`` that names no bundled table and no file or folder is an
+    error naming the config and the key (the reader's own message names only the path). A
+    relative path is read from the current folder, as on the command line."""
+    from ocolearn.data import BUNDLED
+
+    spec = experiment.data
+    if spec.format == "table" and spec.source in BUNDLED or Path(spec.source).exists():
+        return
+    raise ConfigError(
+        f"{experiment.source}: 'data.source' = {spec.source!r}: no such file or folder "
+        f"(a relative path is read from the current folder, {Path.cwd()})"
     )
 
 

@@ -173,6 +173,11 @@ def run_config(capsys, tmp_path, text, command="run"):
     [
         (b'name = "\xe9t\xe9"\n[learner]\nkind = "ogd"\n', ["c.toml, line 1", "not UTF-8"]),  # UnicodeDecodeError
         ('name = "x"\n' + IRIS + '[learner]\nkind = "ogd"\n[run]\npasses = 9999999999\n', ["c.toml", "'run.passes'"]),
+        ('name = "x"\n' + IRIS + '[learner]\nkind = "ogd"\n[run]\npasses = 0\n', ["c.toml", "'run.passes' must be in"]),
+        (
+            'name = "x"\n[data]\nsource = "no_such.csv"\nformat = "csv"\ntarget = "y"\n[learner]\nkind = "ogd"\n',
+            ["c.toml", "'data.source' = 'no_such.csv': no such file", "current folder"],
+        ),
         ('name = "x"\n' + IRIS + 'test = 0.999\n[learner]\nkind = "ogd"\n', ["c.toml", "'data.test'", "none is left"]),
         (
             'name = "x"\n' + IRIS + '[learner]\nkind = "optax"\ntransformation = "tree_map_params"\n',

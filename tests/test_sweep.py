@@ -133,6 +133,14 @@ def test_sweep_config_errors(tmp_path):
     bad.write_text(base.replace("seeds = 8", "seed = 8"))
     with pytest.raises(ConfigError, match="'sweep.seed'.*did you mean 'seeds'"):
         load(bad)
+    bad.write_text(base.replace("{ geomspace = [0.01, 100.0, 32] }", "[1.0, -1.0]"))
+    with pytest.raises(
+        ConfigError, match=r"bad.toml: 'sweep.values.learner.projection.radius': .*got -1 \(at index 1\)"
+    ):
+        load(bad)
+    bad.write_text(base.replace('"learner.projection.radius"', '"learner.projection.kind"'))
+    with pytest.raises(ConfigError, match=r"'sweep.values.learner.projection.kind': .* chooses the program"):
+        load(bad)
     # --set on a swept key was silently replaced by the sweep's values
     with pytest.raises(ConfigError, match=r"--set learner.schedule.eta=0.1: .* sweeps 'learner.schedule.eta'"):
         load(ROOT / "configs/iris_sweep.toml", ["learner.schedule.eta=0.1"])
