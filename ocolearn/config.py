@@ -208,11 +208,12 @@ def _build_part(family: type, value, where: str, source: str):
     kind = table["kind"]
     cls = family.registry.get(kind)
     if cls is None:
-        close = difflib.get_close_matches(str(kind), family.registry, n=1)
+        named = sorted(k for k, c in family.registry.items() if getattr(c, "from_files", True))  # (not pipeline)
+        close = difflib.get_close_matches(str(kind), named, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise ConfigError(
             f"{source}: '{where}.kind' = {kind!r} is not a known {family.__name__.lower()}{hint}; "
-            f"known: {', '.join(sorted(family.registry))}"
+            f"known: {', '.join(named)}"
         )
     hints = typing.get_type_hints(cls)
     if not getattr(cls, "from_files", True):

@@ -209,7 +209,20 @@ def raw_linear(learner: Learner, state, weights=None):
 # ---------------------------------------------------------------------------------------------
 
 REGRESSION_LOSSES = ("squared", "absolute", "epsilon_insensitive")
-REGRESSION_LEARNERS = "ogd, adagrad, nag, ons, coin_betting, optax, passive_aggressive --set loss=epsilon_insensitive"
+
+
+def regression_learners() -> str:
+    """The learners that learn a real-valued target with their defaults (a regression loss, no
+    classes), read from the registry, and those that do with a setting."""
+    names = []
+    for name, cls in sorted(Learner.registry.items()):
+        try:
+            learner = cls() if getattr(cls, "from_files", True) else None
+        except (ConfigError, TypeError):  # (optax needs its learning rate)
+            learner = None
+        if learner is not None and not getattr(learner, "classes", 0) and loss_name(learner) in REGRESSION_LOSSES:
+            names.append(name)
+    return ", ".join([*names, "optax", "passive_aggressive --set loss=epsilon_insensitive"])
 
 
 def source_of(path, fmt="svmlight", *, bits=None, dim=None, labels=None, zero_based=False, target="", **options):
@@ -262,7 +275,7 @@ def check_learner(learner: Learner, task: str, labels=(), where="the data") -> N
             raise DataError(
                 f"{where}: the target is real-valued (a regression task), but {name!r} with loss "
                 f"{loss_name(learner) or 'of its own'} is a classifier{fix}; train a regression learner "
-                f"({REGRESSION_LEARNERS}), or declare the classes with --task binary|multiclass"
+                f"({regression_learners()}), or declare the classes with --task binary|multiclass"
             )
     elif task == "multiclass" and not getattr(learner, "classes", 0):
         numbers = all(_is_integer(label) for label in labels)

@@ -587,3 +587,19 @@ def test_python_dash_m_ocolearn_is_the_ocolearn_command():
     assert ok.returncode == 0 and "usage: ocolearn" in ok.stdout, ok.stderr
     bad = subprocess.run([sys.executable, "-m", "ocolearn", "nonsense"], capture_output=True, text=True)
     assert bad.returncode == 2 and "ocolearn: error:" in bad.stderr.splitlines()[-1]
+
+
+def test_the_regression_learners_named_are_the_registrys_and_pipeline_is_not_offered():
+    """The list a classifier's error gives for a real-valued target is read from the registry:
+    every learner whose defaults have a regression loss (it missed cocob, dog, flh, ftrl,
+    mechanic, metagrad, omd, sketched_ons), no classifier; ``pipeline`` (built by the doors, not
+    named) is not among the known learners an unknown name lists."""
+    from ocolearn.config import ConfigError
+    from ocolearn.pipeline import build_learner, regression_learners
+
+    named = regression_learners().split(", ")
+    assert {"ogd", "cocob", "dog", "flh", "ftrl", "mechanic", "metagrad", "omd", "sketched_ons"} <= set(named)
+    assert not {"pegasos", "perceptron", "mira", "cw", "pipeline"} & set(named)
+    with pytest.raises(ConfigError, match="known: adagrad") as error:
+        build_learner("pegasus")
+    assert "pipeline" not in str(error.value)
