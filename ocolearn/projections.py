@@ -190,7 +190,7 @@ class L2Ball(Projection, name="l2_ball"):
         + q)(2 p + 3 q) <= u (2.5 p^2 + 15.5 q^2) <= u f^2 (2.5 U + 15.5 T)`` (5pq <= 0.5 p^2 + 12.5
         q^2; a^2 ||x||^2 <= T). Where steps fall below half an ulp of the weights this goes one
         way round after round (the stored weights do not move while the formula says they do),
-        so it is added, not hoped away. (3) ``U' = fl(fl(f f) S + M)`` rounds ``f^2 S`` by 2u and
+        so it is added, not hoped away. (3) ``U' = fl(f fl(f S)) + M`` rounds ``f^2 S`` by 2u and
         the sum by u. So ``M = u f^2 (8 U + 24 T)`` covers (1) to (3), which need ``6.5 U + 22.5
         T``. f itself needs no accuracy: ``U'`` is computed from the f applied (where S >
         radius^2, ``f^2 S`` is radius^2 to a few u).
@@ -218,8 +218,10 @@ class L2Ball(Projection, name="l2_ball"):
         adds. Larger steps move the error further in proportion, but a step that leaves the ball
         is projected, and the factor f^2 < 1 shrinks the error carried in. Measured
         (``tests/test_defects.py``): over 10^7 rounds ``||w|| <= r (1 + 1e-6)``; at d = 1 and 2,
-        where the sums are exact, ``U`` is never below ``||w||^2``, and a ball without the margin
-        or never re-summed fails those tests.
+        where the sums are (nearly) exact, ``U`` is never more than 2u below ``||w||^2`` (it
+        was 0.5u below at worst, the re-sum's rounding); without the margin it fell 18u below,
+        never re-summed an inactive ball's ``U`` was 1% above ``||w||^2`` after 20,000 rounds,
+        and with neither the iterate left the ball.
 
         Huge steps. f comes from ``k^2 S`` (``unit_of``: the same bits), which does not overflow
         for steps up to 2^32 1.8e19 radii; where ``S`` itself does, ``U'`` is ``(1 + 16 u)
