@@ -225,7 +225,8 @@ class L2Ball(Projection, name="l2_ball"):
 
         Huge steps. f comes from ``k^2 S`` (``unit_of``: the same bits), which does not overflow
         for steps up to 2^32 1.8e19 radii; where ``S`` itself does, ``U'`` is ``(1 + 16 u)
-        radius^2`` (f < 1 there, and ``||w'|| <= radius (1 + 2u)``).
+        radius^2`` (f < 1 there, and ``||w'|| <= radius (1 + 2u)``). Beyond, ``U'`` is NaN, and so
+        are the next round's weights: a run that diverged that far is reported as diverged.
         """
         xx = squares(x)
         if intercept:
@@ -234,7 +235,8 @@ class L2Ball(Projection, name="l2_ball"):
         top, r = ww[0], self.radius
         k = unit_of(r)  # k^2 multiplies what is known before a: the path to f is that of S
         kk = k * k
-        f, fa = factors(kk * top + a * (2.0 * (kk * wx) + a * (kk * xx)), k * r, a)
+        S_k = kk * top + a * (2.0 * (kk * wx) + a * (kk * xx))
+        f, fa = factors(S_k, k * r, a)
         new = add_scaled(f * w, fa, x)
         if intercept:
             new = new.at[..., -1].set(wl + a * xl)
@@ -243,6 +245,9 @@ class L2Ball(Projection, name="l2_ball"):
         S, q = top + a * (2.0 * wx + a * xx), jnp.abs(fa)
         margin = UNIT * (8.0 * f * (f * top) + 24.0 * q * (2.0 * f * jnp.abs(wx) + q * xx))
         bound = jnp.where(jnp.isfinite(S), f * (f * S) + margin, (1 + 16 * UNIT) * (r * r))
+        # Beyond 2^32 1.8e19 radii even k^2 S overflows and f is 0: not silently, the next
+        # round's factor, and so the weights, are NaN (a diverged run says so).
+        bound = jnp.where(jnp.isfinite(S_k), bound, jnp.nan)
         bound = jnp.stack([bound, jnp.zeros_like(bound)])
         if t is None:
             return new, bound
