@@ -46,8 +46,13 @@ def speedup(base: dict, other: dict) -> str:
     return f"{rate(base) / rate(other):.1f}x, {lo:.1f} to {hi:.1f}"
 
 
-def find(rows: list[dict], prefix: str) -> dict:
-    return next(r for r in rows if r["name"].startswith(prefix))
+def find(rows: list[dict], name: str) -> dict:
+    """The row named ``name``, else the first whose name starts with it (``maybe``): an exact name
+    first, as "C reference, -O3 -march=native" is also the start of the -ffast-math row's name."""
+    found = maybe(rows, name)
+    if found is None:
+        raise KeyError(f"no row named {name!r}")
+    return found
 
 
 def per_s(x: float) -> str:

@@ -15,7 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ocolearn.features import add_scaled, last_feature, norm, sqnorm
+from ocolearn.features import Sparse, add_scaled, last_feature, norm, sqnorm
 from ocolearn.parts import ConfigError, Part, concrete, hyper
 
 
@@ -27,23 +27,20 @@ class Projection(Part, family=True):
 
     carries_norm = False  # the set's step uses ||w||^2, carried from round to round (the L2 ball)
 
-    def update(self, w, a, x, wx, ww, intercept=False):
+    def update(self, w, a, x, wx, ww, intercept=False, t=None):
         """``(P(w + a x), ||P(w + a x)||^2)`` given ``wx = w . x`` and ``ww = ||w||^2``.
 
         The step of a projected learner in one call, so that a set can avoid extra passes over
         the weights. By default the second value is ``ww`` itself: only sets that use the norm
         keep it. ``intercept``: the last coordinate is an intercept's weight, stepped but not
-        projected (``keep_last``).
+        projected (``keep_last``). ``t``: the round (the L2 ball re-sums its carried norm at
+        rounds fixed by t).
         """
         return keep_last(self, add_scaled(w, a, x), intercept), ww
 
     def norm_state(self):
         """The initial carried ``ww`` of ``update`` (at w = 0)."""
         return jnp.zeros((2,), jnp.float32)
-
-    def refresh(self, t, w, ww, intercept=False):
-        """``ww`` after round ``t``, re-summed from ``w`` where the set carries it (``L2Ball``)."""
-        return ww
 
     separable = False  # the set is a product of intervals: any diagonal norm projects by clipping
 
@@ -74,59 +71,13 @@ def keep_last(projection, v, intercept):
 
 
 def carried_sum(w, intercept=False):
-    """The L2 ball's carried ``||w||^2`` (``hi + lo`` with ``lo = 0``) summed from ``w`` itself."""
+    """The L2 ball's carried ``ww = (||w||^2, 0)`` summed from ``w`` itself."""
     return jnp.stack([sum_of_squares(head(w) if intercept else w), jnp.zeros((), w.dtype)])
 
 
 def head(v):
     """``v`` with its last coordinate set to 0: the weights an intercept's projection sees."""
     return v.at[..., -1].set(0)
-
-
-def two_sum(a, b):
-    """``(s, e)`` with ``s = fl(a + b)`` and ``s + e = a + b`` exactly (Knuth's TwoSum, any
-    magnitudes; Knuth, TAOCP vol. 2, 4.2.2, Theorem B)."""
-    s = a + b
-    b_virtual = s - a
-    return s, (a - (s - b_virtual)) + (b - b_virtual)
-
-
-def _split(a):
-    """Dekker's split of a float32 into two halves of 12 significant bits, ``a = high + low``."""
-    c = 4097.0 * a  # 2^12 + 1
-    high = c - (c - a)
-    return high, a - high
-
-
-def two_product(a, b):
-    """``(p, e)`` with ``p = fl(a b)`` and ``p + e = a b`` exactly, barring overflow and
-    underflow (Dekker 1971, "A floating-point technique for extending the available precision",
-    mul12; the half products are exact, with or without fused multiply-adds)."""
-    p = a * b
-    ah, al = _split(a)
-    bh, bl = _split(b)
-    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
-
-
-def rounding_margin(f, ww, a, xx):
-    """At least what rounding the new coordinates ``fl(fl(f w_i) + fl(f a) x_i)`` can add to their
-    squared norm: each is within ``u/2 (|f w_i| + |v_i| + 2 |f a x_i|)`` of ``v_i = f (w_i + a x_i)``
-    (three roundings and that of ``f a``; u = 2^-24), so with ``p = ||f w||``, ``q = ||f a x||``
-    and ``||v|| <= p + q`` the squared norm moves by at most ``u (p + q) (2 p + 3 q)`` (to first
-    order; ``ROUNDING`` is u rounded up to cover the rest)."""
-    p = f * jnp.sqrt(jnp.maximum(ww[0] + ww[1], 0.0))
-    q = f * jnp.abs(a) * jnp.sqrt(xx)
-    return ROUNDING * (p + q) * (2.0 * p + 3.0 * q)
-
-
-def step_increment(a, wx, xx):
-    """``||w + a x||^2 - ||w||^2 = 2 a wx + a^2 xx`` as a float32 ``hi`` and the sum of what its
-    products and sum round off (exact up to the inputs' own rounding and terms of order u^2)."""
-    p, p_low = two_product(2.0 * a, wx)
-    aa, aa_low = two_product(a, a)
-    q, q_low = two_product(aa, xx)
-    total, low = two_sum(p, q)
-    return total, low + p_low + q_low + aa_low * xx
 
 
 class Identity(Projection, name="identity"):
@@ -156,8 +107,48 @@ def step_norm(ww, a, wx, xx):
     return m * jnp.sqrt(jnp.maximum(ww / m / m + 2 * s * (wx / m) + s * s * xx, 0.0))
 
 
-RESUM_EVERY = 64  # the L2 ball's carried ||w||^2 is re-summed from w after every so many rounds
-ROUNDING = 2.0**-24 * (1 + 2.0**-10)  # u (float32's unit roundoff), rounded up
+RESUM_EVERY = 16  # the L2 ball's carried ||w||^2 is re-summed from w after every so many rounds
+UNIT = 2.0**-24  # u, float32's unit roundoff
+
+
+def unit_of(radius):
+    """``k = 2^-32 / radius`` rounded to a power of two (``2^(-32 - e)`` for ``radius = m 2^e``,
+    0.5 <= m < 1). Scaling by a power of two changes no bits, so ``k^2 ||w + a x||^2`` gives the
+    factor of ``||w + a x||^2`` itself, but it cannot overflow for steps up to ``|a| ||x|| = 2^32
+    1.8e19 radius`` (float32 squares overflow beyond 1.8e19), and the ball's own scale, ``(k
+    radius)^2 >= 2^-66``, stays far above float32's smallest normal number."""
+    _, e = jnp.frexp(jnp.asarray(radius, jnp.float32))
+    return jnp.ldexp(jnp.float32(1.0), jnp.clip(-32 - e, -63, 63))
+
+
+@jax.custom_batching.custom_vmap
+def factors(S, kr, a):
+    """``(f, f a)`` with ``f = min(1, kr / sqrt(S))``: one reciprocal square root on the path
+    of a round. Under ``vmap`` (a sweep) ``kr / sqrt(max(S, kr^2))`` and ``kr a / sqrt(...)``
+    instead (exactly 1 and a where S <= kr^2, as sqrt(fl(y^2)) = y): ending in a division, each
+    is one buffer that the (configurations, d) update loop reads. With the ``min`` XLA:CPU fused
+    ``min`` and ``f a``, and with them the round's step, into that loop (a 256-configuration
+    sweep 11% slower, ``benchmarks/bench_sweep.py``); with the divisions a single run at d = 10
+    is 8% slower."""
+    f = jnp.minimum(1.0, kr * jax.lax.rsqrt(jnp.maximum(S, 0.0)))
+    return f, f * a
+
+
+@factors.def_vmap
+def _batched_factors(axis_size, in_batched, S, kr, a):
+    S, kr, a = (
+        v if batched else jnp.broadcast_to(v, (axis_size, *jnp.shape(v)))
+        for v, batched in zip((S, kr, a), in_batched, strict=True)
+    )
+    root = jnp.sqrt(jnp.maximum(S, kr * kr))
+    return (kr / root, (kr * a) / root), (True, True)
+
+
+def squares(x):
+    """``||x||^2`` of an example: dense as the dot ``x @ x``, which XLA:CPU vectorizes (``jnp.sum``
+    is a chain of additions in order); sparse as ``sqnorm``. x is the same in every configuration
+    of a sweep, so the sum does not depend on how many run at once."""
+    return sqnorm(x) if isinstance(x, Sparse) else x @ x
 
 
 class L2Ball(Projection, name="l2_ball"):
@@ -173,85 +164,94 @@ class L2Ball(Projection, name="l2_ball"):
         # Safe at w = 0, where any factor leaves w unchanged.
         return w * jnp.minimum(1.0, self.radius / jnp.maximum(norm(w), jnp.finfo(w.dtype).tiny))
 
-    def update(self, w, a, x, wx, ww, intercept=False):
+    def update(self, w, a, x, wx, ww, intercept=False, t=None):
         """``P(w + a x) = f (w + a x)`` with ``f = min(1, radius / ||w + a x||)``, in O(1) besides
-        the step itself: ``||w + a x||^2 = ww + a (2 wx + a ||x||^2)``, with ``ww = hi + lo`` the
-        squared norm carried from round to round as an unevaluated sum of two float32s. With
-        ``intercept`` the last coordinate takes its step unprojected and stays out of ``ww``,
-        ``wx`` and ``||x||^2``.
+        the step itself: ``S = U + a (2 wx + a ||x||^2)`` with ``U = ww[0]`` an upper bound of
+        ``||w||^2`` carried from round to round (``ww[1]`` is 0), and ``f = radius / sqrt(S)``
+        where ``S > radius^2`` (``factors``). With ``intercept`` the last coordinate takes its
+        step unprojected and stays out of ``U``, ``wx`` and ``||x||^2``.
 
-        Why carried. Summing ``||w||^2`` afresh from the new weights each round (issue 10) put a
-        reduction over the weights into every round; under ``vmap`` it is a batched
-        matrix-vector product that XLA does not fuse, and a 256-configuration sweep ran at half
-        the speed it now runs at (``benchmarks/bench_sweep.py``). Carried in one float32 it
-        drifted (an increment below half an ulp of ``ww`` vanished, every round alike: 4.6% over
-        10^6 rounds, and the iterate left an active ball). A single run at d = 10 to 100 gains
-        little: the double-float update below is itself a dependency from round to round, about
-        as long as the sum it replaces (``benchmarks/bench_ogd.py``).
+        Why so. Summing ``||w||^2`` afresh each round puts a reduction over the weights into
+        every round; under ``vmap`` it is a batched matrix-vector product that XLA does not fuse
+        (a 256-configuration sweep at half speed, issue 10). What lies between one round's
+        weights and the next's is the round's latency: here ``S`` (three multiply-adds), one
+        reciprocal square root and the step; the new bound ``U'`` is computed beside the next
+        round's ``w . x``. The previous version carried ``||w||^2`` as a double float
+        (error-free sums and products) and took the factor from ``step_norm`` (2 square roots, 3
+        divisions): 15 M examples/s at d = 10 where this runs 29 (``benchmarks/bench_ogd.py``).
 
-        How it stays exact. (1) ``step_increment`` and ``two_sum`` add ``a (2 wx + a ||x||^2)``
-        to ``hi + lo`` with nothing rounded off (error-free transformations: Knuth's TwoSum,
-        Dekker's product; O(u^2) remains, u = 2^-24). (2) ``f`` is computed from float32 sums;
-        its own rounding does not add up, because the carried value is multiplied by the exact
-        square of the float ``f`` applied (``two_product(f, f)``). (3) The weights stored are the
-        rounded ``fl(fl(f w_i) + fl(f a) x_i)``, not ``f (w + a x)``; their squared norm can
-        differ by up to ``rounding_margin`` (about 2u ||w||^2), and where steps fall below half an
-        ulp of the weights it does so in one direction round after round (then the stored
-        weights do not move, while the formula says they do). So the margin is added every
-        round: the carried value stays an upper bound of ``||w||^2``, never below it, and the
-        factor can only err inwards. (4) ``refresh`` re-sums ``||w||^2`` from the weights after
-        every ``RESUM_EVERY`` = 64 rounds, at rounds fixed by t (the same in a run in chunks),
-        so the margins add up to at most 64 * 2u (1 + 3 rho)^2 = 7.6e-6 (1 + 3 rho)^2 of
-        ``||w||^2`` (rho = |a| ||x|| / ||w||, the step relative to the weights): the iterate lies
-        inside the ball by at most that much relative to the exact projection (half of it in
-        the norm), and the bound on the other side is that of one float32 sum.
+        How it stays exact: ``U`` never falls below ``||w||^2`` of the weights stored (up to the
+        float32 sums ``wx``, ``||x||^2`` and the re-sum, below), so the factor can only err
+        inwards. With v = w + a x (exact), ``T = |a| (2 |wx| + |a| ||x||^2)``, p = f ||w||, q = f
+        |a| ||x|| and u = 2^-24, to first order in u: (1) ``S`` is four roundings (or fewer,
+        fused) from ``U + a (2 wx + a ||x||^2) >= ||v||^2``: within ``u U + 4 u T``. (2) The
+        weights stored, ``fl(fl(f w_i) + fl(f a) x_i)``, are within ``u/2 (|f w_i| + |f v_i| + 2
+        |f a x_i|)`` of ``f v_i``, so their squared norm exceeds ``f^2 ||v||^2`` by at most ``u (p
+        + q)(2 p + 3 q) <= u (2.5 p^2 + 15.5 q^2) <= u f^2 (2.5 U + 15.5 T)`` (5pq <= 0.5 p^2 + 12.5
+        q^2; a^2 ||x||^2 <= T). Where steps fall below half an ulp of the weights this goes one
+        way round after round (the stored weights do not move while the formula says they do),
+        so it is added, not hoped away. (3) ``U' = fl(f fl(f S)) + M`` rounds ``f^2 S`` by 2u and
+        the sum by u. So ``M = u f^2 (8 U + 24 T)`` covers (1) to (3), which need ``6.5 U + 22.5
+        T``. f itself needs no accuracy: ``U'`` is computed from the f applied (where S >
+        radius^2, ``f^2 S`` is radius^2 to a few u).
 
-        What remains, and the bound for the steps allowed. The one error not bounded above is
-        that of the float32 sums ``wx`` and ``||x||^2`` themselves, ``f^2 (2 a dwx + a^2 dxx)``.
-        In the worst case one round's is ``(2 rho + rho^2) gamma_d ||w||^2`` (gamma_d = d u /
-        (1 - d u)); but rounding errors are of either sign and independent (Higham and Mary 2019,
-        "A new approach to probabilistic rounding error analysis", SIAM J. Sci. Comput. 41(5),
-        Theorem 2.4): the sum over the k <= 64 rounds between re-sums is at most
-        ``lambda sqrt(k d) (2 rho + rho^2) u ||w||^2`` with probability at least
-        ``1 - 2 exp(-lambda^2 / 2)``. For steps ``rho <= 1 / (4 sqrt(d))`` and lambda = 8
-        (probability 1 - 3e-14 for each 64 rounds) that is at most 8 * 8 * 0.56 u = 2.1e-6 of
-        ``||w||^2``: ``||w|| <= r (1 + 1.1e-6)``, to which the factor's rounding (2u) adds. Larger
-        steps move the carried error further in proportion, but a step that leaves the ball is
-        projected, and the factor f^2 < 1 shrinks the error carried in. Measured
+        The drift, and the re-sum. Each margin moves ``U`` above ``||w||^2`` for good, and a
+        projection keeps the gap (it sets ``U'`` to radius^2 and the weights a gap's worth
+        inside). So after every ``RESUM_EVERY`` = 16 rounds (t a multiple of 16: the same rounds
+        in a run in chunks, and in every configuration of a sweep, where the ``lax.cond`` on t
+        stays a branch) ``U`` is re-summed from the new weights (``carried_sum``). Between
+        re-sums the margins add up to at most ``16 u (8 + 24 (2 rho + rho^2))`` of ``||w||^2``
+        (rho = |a| ||x|| / ||w||, the step relative to the weights; 7.6e-6 for small steps): the
+        iterate lies inside the ball by at most that much relative to the exact projection (half
+        of it in the norm).
+
+        What remains, and the bound for the steps allowed. Not bounded above: the float32 sums
+        ``wx`` and ``||x||^2``, an error of ``f^2 (2 a dwx + a^2 dxx)``, and the re-sum's own (one
+        float32 sum of squares, as in ``__call__``). In the worst case one round's is ``(2 rho +
+        rho^2) gamma_d ||w||^2`` (gamma_d = d u / (1 - d u)); but rounding errors are of either
+        sign and independent (Higham and Mary 2019, "A new approach to probabilistic rounding
+        error analysis", SIAM J. Sci. Comput. 41(5), Theorem 2.4): the sum over the k <= 16
+        rounds between re-sums is at most ``lambda sqrt(k d) (2 rho + rho^2) u ||w||^2`` with
+        probability at least ``1 - 2 exp(-lambda^2 / 2)``. For steps ``rho <= 1 / (4 sqrt(d))``
+        and lambda = 8 (probability 1 - 3e-14 for each 16 rounds) that is at most 8 * 4 * 0.56 u
+        = 1.1e-6 of ``||w||^2``: ``||w|| <= r (1 + 0.6e-6)``, to which the factor's rounding (2u)
+        adds. Larger steps move the error further in proportion, but a step that leaves the ball
+        is projected, and the factor f^2 < 1 shrinks the error carried in. Measured
         (``tests/test_defects.py``): over 10^7 rounds ``||w|| <= r (1 + 1e-6)``; at d = 1 and 2,
-        where the sums are exact, the carried value is never more than 2u below ``||w||^2``
-        (without the margin it fell 1.4e-6 below, and ``||w||`` reached r (1 + 1.07e-6)).
+        where the sums are (nearly) exact, ``U`` is never more than 2u below ``||w||^2`` (it
+        was 0.5u below at worst, the re-sum's rounding); without the margin it fell 18u below,
+        never re-summed an inactive ball's ``U`` was 1% above ``||w||^2`` after 20,000 rounds,
+        and with neither the iterate left the ball.
+
+        Huge steps. f comes from ``k^2 S`` (``unit_of``: the same bits), which does not overflow
+        for steps up to 2^32 1.8e19 radii; where ``S`` itself does, ``U'`` is ``(1 + 16 u)
+        radius^2`` (f < 1 there, and ``||w'|| <= radius (1 + 2u)``). Beyond, ``U'`` is NaN, and so
+        are the next round's weights: a run that diverged that far is reported as diverged.
         """
-        xx = sqnorm(x)
+        xx = squares(x)
         if intercept:
             xl, wl = last_feature(x), w[..., -1]
             wx, xx = wx - wl * xl, jnp.maximum(xx - xl * xl, 0.0)
-        tiny = jnp.finfo(w.dtype).tiny
-        # The factor from float32 sums (its rounding does not add up: the carried norm below is
-        # the exact square of the factor applied); the double float off the round's critical path.
-        half = step_norm(ww[0] + ww[1], a, wx, xx)
-        f = jnp.minimum(1.0, self.radius / jnp.maximum(half, tiny))
-        new = add_scaled(f * w, f * a, x)
+        top, r = ww[0], self.radius
+        k = unit_of(r)  # k^2 multiplies what is known before a: the path to f is that of S
+        kk = k * k
+        S_k = kk * top + a * (2.0 * (kk * wx) + a * (kk * xx))
+        f, fa = factors(S_k, k * r, a)
+        new = add_scaled(f * w, fa, x)
         if intercept:
             new = new.at[..., -1].set(wl + a * xl)
-        inc, inc_low = step_increment(a, wx, xx)
-        hi, lo = two_sum(ww[0], inc)
-        lo = ww[1] + inc_low + lo
-        ff, ff_low = two_product(f, f)
-        top, top_low = two_product(ff, hi)
-        hi, lo = two_sum(top, top_low + ff * lo + ff_low * hi + rounding_margin(f, ww, a, xx))
-        fallback = jnp.stack([jnp.minimum(f * half, self.radius) ** 2, 0.0])
-        carried = jnp.where(jnp.isfinite(hi + lo), jnp.stack([hi, lo]), fallback)
-        return new, carried
-
-    def refresh(self, t, w, ww, intercept=False):
-        """``ww`` re-summed from ``w`` (``sum_of_squares``, an exact pass) after rounds t that are
-        multiples of ``RESUM_EVERY``, else as carried. A ``lax.cond`` in the step: the pass runs
-        only in those rounds (under ``vmap`` too, as t is the same in every configuration of a
-        sweep), and at rounds fixed by t, so a run in chunks re-sums where the whole run does."""
-
-        resum = partial(carried_sum, w, intercept)
-        return jax.lax.cond(t % RESUM_EVERY == 0, resum, lambda: ww.astype(w.dtype))
+        # f^2 S and M = u f^2 (8 U + 24 T) in an order that neither overflows nor underflows
+        # for huge steps (f^2 alone can be below float32's smallest normal number).
+        S, q = top + a * (2.0 * wx + a * xx), jnp.abs(fa)
+        margin = UNIT * (8.0 * f * (f * top) + 24.0 * q * (2.0 * f * jnp.abs(wx) + q * xx))
+        bound = jnp.where(jnp.isfinite(S), f * (f * S) + margin, (1 + 16 * UNIT) * (r * r))
+        # Beyond 2^32 1.8e19 radii even k^2 S overflows and f is 0: not silently, the next
+        # round's factor, and so the weights, are NaN (a diverged run says so).
+        bound = jnp.where(jnp.isfinite(S_k), bound, jnp.nan)
+        bound = jnp.stack([bound, jnp.zeros_like(bound)])
+        if t is None:
+            return new, bound
+        return new, jax.lax.cond(t % RESUM_EVERY == 0, partial(carried_sum, new, intercept), lambda: bound)
 
     def in_norm(self, v, h, iterations=64):
         """``u_i = h_i v_i / (h_i + mu)`` with the ``mu >= 0`` at which ``||u|| = radius`` (the

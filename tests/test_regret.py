@@ -106,8 +106,8 @@ class SignFlipped(OGD):
     def update(self, state, example):
         x, y = example
         step = self.schedule(state.t) * self.loss.derivative(dot(state.w, x), y)
-        w, sqnorm = self.projection.update(state.w, step, x, dot(state.w, x), state.sqnorm)
-        return OGDState(state.t + 1, w, self.projection.refresh(state.t, w, sqnorm))
+        w, sqnorm = self.projection.update(state.w, step, x, dot(state.w, x), state.sqnorm, t=state.t)
+        return OGDState(state.t + 1, w, sqnorm)
 
 
 class RateIgnored(OGD):

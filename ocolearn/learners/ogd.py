@@ -18,7 +18,7 @@ from ocolearn.schedules import InvSqrt, Schedule, as_schedule
 class OGDState(NamedTuple):
     t: jax.Array
     w: jax.Array
-    sqnorm: jax.Array  # (2,): ||w||^2 = hi + lo where the projection carries it (the L2 ball), else 0
+    sqnorm: jax.Array  # (2,): (an upper bound of ||w||^2, 0) where the projection carries it (the L2 ball), else 0
 
 
 class OGD(Learner, name="ogd", static=("intercept",)):
@@ -61,9 +61,9 @@ class OGD(Learner, name="ogd", static=("intercept",)):
         x, y = example
         wx = dot(state.w, x)
         step = -self.schedule(state.t) * self.loss.derivative(wx, y)
-        w, sqnorm = self.projection.update(state.w, step, x, wx, state.sqnorm, self.intercept)
+        w, sqnorm = self.projection.update(state.w, step, x, wx, state.sqnorm, self.intercept, state.t)
         w = w.astype(state.w.dtype)
-        sqnorm = self.projection.refresh(state.t, w, sqnorm.astype(state.sqnorm.dtype), self.intercept)
+        sqnorm = sqnorm.astype(state.sqnorm.dtype)
         return OGDState(state.t + 1, w, sqnorm)
 
     def mix(self, state):
@@ -87,7 +87,7 @@ def ridge(rate, radius) -> OGD:
 class OCPSVMState(NamedTuple):
     t: jax.Array
     w: jax.Array
-    sqnorm: jax.Array  # (2,): ||w||^2 = hi + lo
+    sqnorm: jax.Array  # (2,): (an upper bound of ||w||^2, 0), as OGD's
     mean: jax.Array  # the average of w_2, ..., w_t, the weights after each round so far
 
 
