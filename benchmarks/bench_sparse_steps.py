@@ -40,6 +40,7 @@ from ocolearn.features import add_scaled, dot, table_dot, table_rows, update_tab
 FLOOR = "floor: JAX gather + scatter"
 FLOOR_2 = "floor: JAX gather + scatter, 2 numbers per feature"
 FLOOR_4 = "floor: JAX gather + scatter, 4 numbers per feature"
+FLOOR_4_SCORES = "floor: JAX gather + scatter, 4 numbers per feature, 2 scores"
 
 
 def compiled_pass(learner, X, y):
@@ -47,18 +48,21 @@ def compiled_pass(learner, X, y):
     return lambda: jax.block_until_ready(program(learner, X, y))
 
 
-def floor_pass(X, scatter=False, width=1):
+def floor_pass(X, scatter=False, width=1, scores=1):
     """Only the memory traffic of a sparse step: gather, one scalar, scatter-add back, written
     as ``features.add_scaled`` writes it (one ``dynamic_update_slice`` per non-zero) or, with
     ``scatter``, as one scatter op (``w.at[idx].add``). ``width`` > 1: a table of that many
-    numbers per feature (``features.update_table``), the first of them the weights."""
+    numbers per feature (``features.update_table``), the first of them the weights. ``scores``
+    = 2: the scalar comes from two dot products (the first two numbers per feature), the
+    arithmetic every binary MIRA step needs to compare its classes' scores."""
 
     @jax.jit
     def gather_scatter(X):
         def step(w, i):
             x = Sparse(X.idx[i], X.val[i], X.dim)
             if width > 1:
-                a = jnp.where(table_dot(table_rows(w, x), x, 0) < 1.0, 0.01, 0.0)
+                s = table_dot(table_rows(w, x), x, slice(0, scores) if scores > 1 else 0)
+                a = jnp.where((s[0] - s[1] if scores > 1 else s) < 1.0, 0.01, 0.0)
                 return update_table(w, x, lambda row, v, c: row + c * v, jnp.full((width,), a)), None
             a = jnp.where(dot(w, x) < 1.0, 0.01, 0.0)
             return (w.at[x.idx].add(a * x.val) if scatter else add_scaled(w, a, x)), None
@@ -117,6 +121,7 @@ def main():
         FLOOR: (floor_pass(X), None),
         FLOOR_2: (floor_pass(X, width=2), None),
         FLOOR_4: (floor_pass(X, width=4), None),
+        FLOOR_4_SCORES: (floor_pass(X, width=4, scores=2), None),
         "floor: JAX gather + one scatter op": (floor_pass(X, scatter=True), None),
         "floor: numba loop": (numba_floor(idx, val), None),
         "floor: numba loop, sums reordered (fastmath)": (numba_floor(idx, val, fastmath=True), None),
@@ -134,18 +139,25 @@ def main():
     floor_of = {
         name: next((f for k, f in floors.items() if name.startswith(f"ocolearn {k}")), FLOOR) for name in methods
     }
+    arithmetic_floors = {"ocolearn mira (2 classes)": FLOOR_4_SCORES}  # the same traffic and dot products
     times = alternate({name: fn for name, (fn, _) in methods.items()}, args.repeats)
     results = [
-        {**result(name, n, times[name]), "peer": peer, **({"floor": floor_of[name]} if peer else {})}
+        {
+            **result(name, n, times[name]),
+            "peer": peer,
+            **({"floor": floor_of[name]} if peer else {}),
+            **({"arithmetic_floor": arithmetic_floors[name]} if name in arithmetic_floors else {}),
+        }
         for name, (_, peer) in methods.items()
     ]
     median = {name: float(np.median(t)) for name, t in times.items()}
-    print(f"{'method':55s} {'median ms':>10s} {'M rows/s':>9s} {'vs peer':>8s} {'vs its floor':>12s}")
+    print(f"{'method':62s} {'median ms':>10s} {'M rows/s':>9s} {'vs peer':>8s} {'vs its floor':>12s}")
     for name, (_, peer) in methods.items():
         ratio = f"{median[peer] / median[name]:.2f}x" if peer else ""
+        fair = f" ({median[name] / median[arithmetic_floors[name]]:.2f}x)" if name in arithmetic_floors else ""
         print(
-            f"{name:55s} {median[name] * 1e3:10.1f} {n / median[name] / 1e6:9.2f} {ratio:>8s} "
-            f"{median[name] / median[floor_of[name]]:11.2f}x"
+            f"{name:62s} {median[name] * 1e3:10.1f} {n / median[name] / 1e6:9.2f} {ratio:>8s} "
+            f"{median[name] / median[floor_of[name]]:11.2f}x{fair}"
         )
     record.save(results=results)
 

@@ -164,6 +164,15 @@ def table_rows(table, x):
     return jnp.take(table, x.idx, axis=0) if isinstance(x, Sparse) else table
 
 
+def table_column(table, x, column):
+    """Column ``column`` (one number per feature) of a per-feature table ``(d, m)`` at x's
+    features, laid out as ``values(x)``. On sparse x a gather of its own, not a slice of
+    ``table_rows``'s rows: rows that feed a second computation besides ``table_dot`` are stored
+    and read back, which made AdaGrad's round 1.7 times the floor's instead of 1.2
+    (``benchmarks/bench_sparse_steps.py``)."""
+    return table[x.idx, column] if isinstance(x, Sparse) else table[:, column]
+
+
 def table_dot(rows, x, columns):
     """``w . x`` where ``w`` is ``columns`` (a slice) of the table whose rows at x's features are
     ``rows`` (``table_rows``): a scalar for one column, one score per column for several. On
@@ -186,15 +195,35 @@ def update_table(table, x, change, coefficients):
     coefficients = _once(coefficients)
     if not isinstance(x, Sparse):
         return change(table, x[:, None], coefficients).astype(table.dtype)
+    return _update_rows(table, x, lambda row, j: change(row, x.val[j].reshape(1, 1), coefficients))
+
+
+def add_to_rows(table, x, deltas):
+    """``table[i] += delta_i`` for the features i of x, on a per-feature table ``(d, m)``, the
+    deltas given as m columns (each laid out as ``values(x)``: ``(k,)`` for sparse x, ``(d,)``
+    for dense x). For a step whose rows' changes cost more than a multiply-add (AdaGrad's square
+    root and division per feature): computed for all of x's features at once (from
+    ``table_column``), they are only added by the k writes, where ``update_table`` would compute
+    each row's change in its own write. Columns rather than one ``(k, m)`` array: a column
+    ending in a division is computed by one loop of vector instructions, where the loop that
+    filled an interleaved array was scalar code with a branch around each division. A sparse
+    entry with value 0 (padding) must have zero deltas."""
+    deltas = [jnp.asarray(column, table.dtype) for column in deltas]
+    if not isinstance(x, Sparse):
+        return table + jnp.stack(deltas, axis=1)
+    return _update_rows(table, x, lambda row, j: row + jnp.stack([column[j] for column in deltas])[None])
+
+
+def _update_rows(table, x: Sparse, change):
+    """``table[i] = change(table[i], j)`` for each stored ``(i, v)`` of x, the j-th, in order: a
+    ``(1, m)`` slice of the 2-D table per non-zero. (Not slices of a reshaped flat view: the
+    reshape of the scan's carried table became a copy of the whole table every round.)"""
     k, width = x.idx.shape[-1], table.shape[1]
     zero = jnp.zeros((), jnp.int32)
 
-    # A (1, m) slice of the 2-D table per non-zero. (Not slices of a reshaped flat view: the
-    # reshape of the scan's carried table became a copy of the whole table every round.)
     def one(j, table):
         start = (x.idx[j], zero)
-        row = jax.lax.dynamic_slice(table, start, (1, width))
-        changed = change(row, x.val[j].reshape(1, 1), coefficients)
+        changed = change(jax.lax.dynamic_slice(table, start, (1, width)), j)
         return jax.lax.dynamic_update_slice(table, changed.astype(table.dtype), start)
 
     return jax.lax.fori_loop(0, k, one, table, unroll=True if k <= UNROLL_UP_TO else 8)

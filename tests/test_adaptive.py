@@ -119,6 +119,16 @@ def test_adagrad_l1_gives_exact_zeros_and_the_sparse_step_equals_the_dense():
     close(run(AdaGrad(0.5), sparse, y).state.w, np.asarray(run(AdaGrad(0.5), X, y).state.w, np.float64), 1e-5, 1e-6)
 
 
+def test_adagrad_features_whose_sum_of_squares_stays_0_do_not_move():
+    """A gradient whose square underflows (float32: |g| < 1e-23) leaves G = 0, so H = 0 with
+    delta = 0: the feature does not move (a division by H would move it to -inf)."""
+    tiny = np.float32(1e-30)
+    for x in (jnp.array([tiny, 1.0]), Sparse(jnp.array([0, 1], jnp.int32), jnp.array([tiny, 1.0]), 2)):
+        state = AdaGrad(0.5).update(AdaGrad(0.5).init(2), (x, 1.0))  # squared loss: g = -x
+        np.testing.assert_array_equal(state.G, [0.0, 1.0])
+        np.testing.assert_array_equal(state.w, [0.0, 0.5])
+
+
 # NAG ----------------------------------------------------------------------------------------
 
 

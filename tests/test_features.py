@@ -2,7 +2,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from ocolearn.features import Sparse, add_scaled, dot, num_features, row, sqnorm
+from ocolearn.features import Sparse, add_scaled, add_to_rows, dense, dot, num_features, row, sqnorm, table_column
 
 
 def random_sparse(rng, n, k, d):
@@ -48,3 +48,20 @@ def test_numpy_backed_sparse_rows_under_vmap_and_jit():
     got = jax.vmap(lambda i: dot(w, row(batch, i)))(jnp.arange(6))
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(jax.jit(lambda i: dot(w, row(batch, i)))(2), expected[2], rtol=1e-5, atol=1e-6)
+
+
+def test_table_columns_and_added_rows_on_sparse_and_dense_rows():
+    """A per-feature table (d, 2): its columns at x's features, and per-feature changes added
+    to its rows, agree on sparse and dense x; padding at the index of a real feature of the
+    same row, after it, adds nothing (the real feature keeps its change)."""
+    table = jnp.asarray(np.arange(16, dtype=np.float32).reshape(8, 2))
+    x = Sparse(jnp.array([3, 5, 3], jnp.int32), jnp.array([1.5, -2.0, 0.0]), 8)  # the last: padding
+    xd = dense(x)
+    np.testing.assert_array_equal(table_column(table, x, 1), [7.0, 11.0, 7.0])
+    np.testing.assert_array_equal(table_column(table, xd, 1), np.arange(1, 16, 2))
+    expected = np.arange(16, dtype=np.float32).reshape(8, 2)
+    expected[3] += [1.5, 2.25]
+    expected[5] += [-2.0, 4.0]
+    for v in (x.val, xd):  # changes laid out as x's values: (k,) sparse, (d,) dense
+        got = add_to_rows(table, x if v is x.val else xd, [v, v * v])
+        np.testing.assert_array_equal(got, expected)

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from functools import partial
 from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
 
-from ocolearn.features import table_dot, table_rows, update_table
+from ocolearn.features import add_to_rows, table_column, table_dot, table_rows, values
 from ocolearn.learners.base import Learner, ratio
 from ocolearn.losses import Loss, Squared
 from ocolearn.parts import hyper
@@ -29,12 +28,14 @@ class AdaGradState(NamedTuple):
         return self.table[..., 1]
 
 
-def _step(row, v, c, eta, delta):
-    """One feature's row ``(w_i, G_i)`` after the gradient ``g_i = c x_i``; unchanged where x_i = 0."""
-    w, G = row[..., 0:1], row[..., 1:2]
-    g = c * v
-    G = G + g * g
-    return jnp.concatenate([w - ratio(eta * g, delta + jnp.sqrt(G)), G], axis=-1)
+def _changes(G, g, eta, delta):
+    """The changes ``(w_i' - w_i, G_i' - G_i)`` of features with sums ``G_i`` and gradients
+    ``g_i``: zero where g_i = 0, and w_i does not move where the new H_i is 0 (G_i' = 0 with
+    delta = 0: a gradient whose square underflows). The division by infinity there (rather than
+    ``ratio``'s select after the division) ends the step with its division, which XLA computes
+    once for all the features instead of copying the select into each write."""
+    H = delta + jnp.sqrt(G + g * g)
+    return -(eta * g) / jnp.where(H > 0, H, jnp.inf), g * g
 
 
 class AdaGrad(Learner, name="adagrad", static=("intercept",)):
@@ -50,8 +51,9 @@ class AdaGrad(Learner, name="adagrad", static=("intercept",)):
     L2 ball); the second is the composite-mirror-descent step with ``l1 ||w||_1`` (section 5.1,
     FOBOS-style shrinkage), for sets that are products of intervals. Features with G = 0 do not
     move. With the identity set and no L1 term a step touches only x's features (O(nnz)), and
-    each feature's ``w_i`` and ``G_i`` sit side by side in one table: a sparse step reads and
-    writes each feature's pair once (one gather and one write per non-zero).
+    each feature's ``w_i`` and ``G_i`` sit side by side in one table (one cache line): a sparse
+    step computes the changes of all of x's features at once (their square roots and divisions
+    in vector instructions) and then adds them, one write per non-zero.
 
     ``intercept=True``: the last coordinate of w is an intercept's weight (the constant feature a
     pipeline appends last): it takes its step ``v_d`` but neither the L1 shrinkage nor the
@@ -75,8 +77,9 @@ class AdaGrad(Learner, name="adagrad", static=("intercept",)):
     def update(self, state, example):
         x, y = example
         slope = self.loss.derivative(self.predict(state, x), y)
-        step = partial(_step, eta=self.eta, delta=self.delta)
-        table = update_table(state.table, x, step, slope)
+        # Every feature's changes at once (vectorized square roots and divisions), then added.
+        changes = _changes(table_column(state.table, x, 1), slope * values(x), self.eta, self.delta)
+        table = add_to_rows(state.table, x, changes)
         if self.l1 is None and isinstance(self.projection, Identity):
             return AdaGradState(state.t + 1, table)
         w, G = table[:, 0], table[:, 1]
