@@ -115,6 +115,9 @@ def _train(args) -> int:
         raise DataError("--checkpoint-every needs --checkpoint PATH")
     if args.resume and not args.checkpoint:
         raise DataError("--resume needs --checkpoint PATH, the checkpoint to continue from")
+    _not_an_input("--model", args.model, [args.data])
+    if args.checkpoint:
+        _not_an_input("--checkpoint", args.checkpoint, [args.data])
     writable(args.model)  # (before training: not a folder, room in a writable folder)
     if args.checkpoint and args.checkpoint_every:
         writable(args.checkpoint)
@@ -156,16 +159,16 @@ def _train(args) -> int:
 
 
 def _predict(args) -> int:
-    from ocolearn import modelfile
     from ocolearn import pipeline as models
     from ocolearn.data import DataError
     from ocolearn.io import atomic_lines, writable
 
     if args.out:
+        _not_an_input("--out", args.out, [args.model, *args.data])
         writable(args.out)
-    trained = modelfile.load(args.model)
+    trained = _model(args)
     data = args.data[0] if len(args.data) == 1 else tuple(args.data)
-    if isinstance(data, tuple) and (args.format or trained.settings.get("format")) != "text":
+    if isinstance(data, tuple) and trained.settings.get("format") != "text":
         raise DataError(f"{args.data[1]}: several DATA files are read only by a text model (documents); give one file")
     lines = models.predictions(trained, data, raw=args.scores, chunk_rows=args.chunk_rows, fmt=args.format)
     if args.out:
@@ -176,10 +179,9 @@ def _predict(args) -> int:
 
 
 def _test(args) -> int:
-    from ocolearn import modelfile
     from ocolearn import pipeline as models
 
-    trained = modelfile.load(args.model)
+    trained = _model(args)
     metrics = models.evaluate(trained, args.data, chunk_rows=args.chunk_rows, fmt=args.format)
     for key, value in metrics.items():
         if key == "confusion":
@@ -189,6 +191,41 @@ def _test(args) -> int:
         else:
             print(key, f"{value:.6f}" if isinstance(value, float) else value)
     return 0
+
+
+def _same_file(a, b) -> bool:
+    """Whether paths ``a`` and ``b`` name one file (through links too), or would."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # (one does not exist yet)
+        return Path(a).resolve() == Path(b).resolve()
+
+
+def _not_an_input(option: str, path, inputs) -> None:
+    """An output that is also an input would be overwritten by what is made from it: refused
+    before anything is read or written."""
+    from ocolearn.data import DataError
+
+    for given in inputs:
+        if _same_file(path, given):
+            raise DataError(f"{option} {path}: is the input file {given}; writing it would overwrite the input")
+
+
+def _model(args):
+    """The model of ``predict`` and ``test``: its data are read as it was trained, so a
+    ``--format`` other than its own would score features of another space (garbage, or an
+    index beyond its weights): refused, naming the model, its format and the option."""
+    from ocolearn import modelfile
+    from ocolearn.data import DataError
+
+    trained = modelfile.load(args.model)
+    own = trained.settings.get("format", "svmlight")
+    if args.format and args.format != own:
+        raise DataError(
+            f"--format {args.format}: the model {args.model} was trained on {own} data and reads its data as {own} "
+            f"(leave out --format, or train a model on {args.format} data)"
+        )
+    return trained
 
 
 def _export(args) -> int:

@@ -596,3 +596,41 @@ def test_a_pipe_is_refused_naming_it_since_a_data_file_is_read_twice(tmp_path, c
         writer.wait(timeout=60)
     status, _, err = train(capsys, data, tmp_path / "m.npz")
     assert status == 0, err
+
+
+# The newcomer's trial (issue 19c) ------------------------------------------------------------------
+
+
+def test_predict_or_test_with_a_format_other_than_the_models_is_refused_naming_both(tmp_path, capsys):
+    # Before: an IndexError traceback (svmlight model read as text or mira), or exit 0 and garbage
+    # (a csv model's data read as mira scored its header line too).
+    data = labelled_svmlight(tmp_path / "d.svm")
+    assert train(capsys, data, tmp_path / "m.npz")[0] == 0
+    for command in ("predict", "test"):
+        for fmt in ("text", "mira", "csv"):
+            one_line_error(
+                *call(capsys, command, tmp_path / "m.npz", data, "--format", fmt)[::2],
+                f"--format {fmt}: the model {tmp_path / 'm.npz'} was trained on svmlight data",
+            )
+    status, out, _ = call(capsys, "predict", tmp_path / "m.npz", data, "--format", "svmlight")  # its own: fine
+    assert status == 0 and len(out.splitlines()) == 400
+
+
+def test_an_output_that_is_an_input_is_refused_before_anything_is_written(tmp_path, capsys):
+    # Before: train --model DATA and --checkpoint DATA, and predict --out DATA, overwrote the data.
+    data = labelled_svmlight(tmp_path / "d.svm")
+    before = data.read_bytes()
+    one_line_error(*train(capsys, data, data)[::2], f"--model {data}: is the input file {data}")
+    alias = tmp_path / "." / "d.svm"
+    one_line_error(
+        *train(capsys, data, tmp_path / "m.npz", "--checkpoint", alias, "--checkpoint-every", 100)[::2],
+        f"--checkpoint {alias}: is the input file {data}",
+    )
+    assert not (tmp_path / "m.npz").exists()
+    assert train(capsys, data, tmp_path / "m.npz")[0] == 0
+    for victim in (data, tmp_path / "m.npz"):
+        one_line_error(
+            *call(capsys, "predict", tmp_path / "m.npz", data, "--out", victim)[::2], f"--out {victim}: is the input"
+        )
+    assert data.read_bytes() == before
+    load(tmp_path / "m.npz")
