@@ -446,6 +446,13 @@ def train_file(
         raise ConfigError(f"--scale: {e}") from None
     check_step(with_pipeline(learner, steps), source.dim or 8, dense=dense)  # before the data is read
     source, task, found = prepare(source, task)
+    if task == "regression" and normalize:  # (it ruins a regression model: mse 6.06 for 1.30 on the trial's file)
+        raise ConfigError(f"--normalized: {source.path} is a regression task; --normalized is for classifiers")
+    if task == "regression" and stop_early:
+        raise ConfigError(
+            f"--stop-early: {source.path} is a regression task, with no mistakes to stop on "
+            "(--holdout K reports a held-out loss after each pass)"
+        )
     learner = build_learner(name, overrides, len(source.labels), task)
     check_learner(learner, task, source.labels, source.path)
     learner = with_pipeline(learner, steps)

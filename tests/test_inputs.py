@@ -634,3 +634,22 @@ def test_an_output_that_is_an_input_is_refused_before_anything_is_written(tmp_pa
         )
     assert data.read_bytes() == before
     load(tmp_path / "m.npz")
+
+
+def regression_csv(path, n=60):
+    rng = np.random.default_rng(0)
+    X = np.round(rng.normal(size=(n, 2)), 3)
+    y = np.round(X @ np.array([1.0, -2.0]) + 0.1 * rng.normal(size=n), 3)
+    path.write_text("a,b,y\n" + "".join(f"{a},{b},{t}\n" for (a, b), t in zip(X, y, strict=True)))
+    return path
+
+
+@pytest.mark.parametrize("option", ["--normalized", "--stop-early"])
+def test_class_only_options_on_a_regression_task_are_refused_naming_them(tmp_path, capsys, option):
+    # Before: --normalized scaled the regression weights to unit norm (mse 6.06 for 1.30), and
+    # --stop-early was silently ignored.
+    data = regression_csv(tmp_path / "r.csv")
+    args = ["train", "--learner", "ogd", data, "--model", tmp_path / "m.npz", "--format", "csv", "--target", "y"]
+    one_line_error(*call(capsys, *args, option, "--quiet")[::2], f"{option}: {data} is a regression task")
+    assert not (tmp_path / "m.npz").exists()
+    assert call(capsys, *args, "--quiet")[0] == 0
