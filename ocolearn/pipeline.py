@@ -234,6 +234,8 @@ def prepare(source: Source, task: str = "") -> tuple[Source, str, object]:
     task = infer(found.labels, task, source.path)
     labels = () if task == "regression" else tuple(source.labels or found.labels.names)
     source = source._replace(labels=labels, dim=source.dim or found.dim, width=found.width, task=task)
+    if source.dim < 1:  # (labels alone, or only features that hash to nothing: a model of no features)
+        raise DataError(f"{source.path}: no features in any row (every line is a label alone); nothing to learn from")
     return source, task, found
 
 

@@ -653,3 +653,18 @@ def test_class_only_options_on_a_regression_task_are_refused_naming_them(tmp_pat
     one_line_error(*call(capsys, *args, option, "--quiet")[::2], f"{option}: {data} is a regression task")
     assert not (tmp_path / "m.npz").exists()
     assert call(capsys, *args, "--quiet")[0] == 0
+
+
+def test_data_without_any_feature_is_a_data_error_naming_the_file(tmp_path, capsys):
+    # Before: a CSV of the target alone trained a model of dim 0 that nothing could read, and
+    # svmlight lines of labels alone blamed --learner/--set with JAX's "empty axis" message.
+    only = tmp_path / "only.csv"
+    only.write_text("y\n1.5\n2.5\n0.5\n")
+    args = ["--format", "csv", "--target", "y", "--quiet"]
+    err = call(capsys, "train", "--learner", "ogd", only, "--model", tmp_path / "m.npz", *args)[2]
+    one_line_error(2, err, f"{only}: no feature columns besides the target 'y'; columns: y")
+    labels = tmp_path / "labels.svm"
+    labels.write_text("1\n-1\n1\n")
+    for options in ([], ["--zero-based"]):
+        one_line_error(*train(capsys, labels, tmp_path / "m.npz", *options)[::2], f"{labels}: no features in any row")
+    assert not (tmp_path / "m.npz").exists()

@@ -59,6 +59,10 @@ def csv_columns(path, target: str, columns=(), labelled=True):
         raise DataError(f"{path}: the CSV file {hint}; columns: {shown_names(header)}")
     t = header.index(target) if target in header else None
     names = list(columns) or [h for j, h in enumerate(header) if j != t]
+    if not names:  # (a model of no features: nothing could ever read it)
+        raise DataError(
+            f"{path}: no feature columns besides the target {shown(target)}; columns: {shown_names(header)}"
+        )
     missing = [n for n in names if n not in header]
     if missing:
         raise DataError(
