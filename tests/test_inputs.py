@@ -668,3 +668,26 @@ def test_data_without_any_feature_is_a_data_error_naming_the_file(tmp_path, caps
     for options in ([], ["--zero-based"]):
         one_line_error(*train(capsys, labels, tmp_path / "m.npz", *options)[::2], f"{labels}: no features in any row")
     assert not (tmp_path / "m.npz").exists()
+
+
+@pytest.mark.parametrize(
+    "fmt, text, options",
+    [
+        ("svmlight", "1 1:1 2:2\n-1 1:3\n1 2:1\n-1 1:2 2:-1\n", []),
+        ("mira", "a x y\nb z\na x\nb z:2 y\n", ["--learner", "mira"]),
+        ("csv", "p,q,y\n1,2,a\n4,5,b\n6,7,a\n1,0,b\n", ["--target", "y"]),
+    ],
+)
+def test_a_byte_order_mark_is_left_out_by_every_reader(tmp_path, capsys, fmt, text, options):
+    # Before: svmlight refused '\ufeff1' as a label, and the MIRA reader made '\ufeffa' a class of its own.
+    plain, marked = tmp_path / "plain.txt", tmp_path / "marked.txt"
+    plain.write_text(text)
+    marked.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    for data in (plain, marked):
+        status, _, err = train(capsys, data, tmp_path / f"{data.stem}.npz", "--format", fmt, *options)
+        assert status == 0, err
+    a, b = load(tmp_path / "plain.npz"), load(tmp_path / "marked.npz")
+    assert a.labels == b.labels == sorted(set(a.labels)) and len(a.labels) == 2
+    np.testing.assert_array_equal(a.w, b.w)
+    outputs = [call(capsys, "predict", tmp_path / "plain.npz", data)[1] for data in (plain, marked)]
+    assert outputs[0] == outputs[1] and len(outputs[0].splitlines()) == 4

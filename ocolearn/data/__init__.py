@@ -72,6 +72,18 @@ def open_binary(path):
     return _Decompressed(opened, path) if path.suffix in OPENERS else opened
 
 
+BOM = b"\xef\xbb\xbf"  # UTF-8's byte-order mark, which editors on Windows (and Excel) write first
+
+
+def skip_bom(f) -> int:
+    """Position ``f`` (opened by ``open_binary``, at its start) after a UTF-8 byte-order mark,
+    if it starts with one, and return that offset (3, or 0): the one place where every reader
+    leaves it out, so it is never part of a label, a class name or a column name."""
+    start = len(BOM) if f.read(len(BOM)) == BOM else 0
+    f.seek(start)
+    return start
+
+
 # A data file is read more than once (the first pass finds its width, labels and task).
 PIPE = "a pipe can be read only once, and ocolearn reads a data file twice; save it to a file first"
 

@@ -11,7 +11,7 @@ import csv
 
 import numpy as np
 
-from ocolearn.data import DataError, header_names, open_binary, shown, shown_names
+from ocolearn.data import DataError, header_names, open_binary, shown, shown_names, skip_bom
 from ocolearn.data.sparse_text import Block, Reader, _decode, _value, byte_blocks
 
 
@@ -36,9 +36,10 @@ def csv_header(path) -> list[str]:
     (quoted names, as R's ``write.csv`` writes them, are names), a UTF-8 byte-order mark left
     out; a repeated name is an error (``header_names``)."""
     with open_binary(path) as f:
+        skip_bom(f)
         line = f.readline()
     try:
-        text = line.decode("utf-8-sig")
+        text = line.decode("utf-8")
     except UnicodeDecodeError:
         raise DataError(f"{path}, line 1: not UTF-8 text") from None
     fields = next(csv.reader([text.rstrip("\r\n")]), [])

@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from ocolearn.data import DataError, _number, open_binary, shown
+from ocolearn.data import DataError, _number, open_binary, shown, skip_bom
 from ocolearn.features import Sparse
 
 FLOAT32_MAX = float(np.finfo(np.float32).max)  # a larger number would be infinite in float32
@@ -64,8 +64,8 @@ def byte_blocks(source, start, size=None):
     and its newlines are counted by compiled code, off the GIL."""
     size = size or BLOCK_BYTES
     with open_binary(source.path) as f:
-        f.seek(start.offset)
-        rest, offset, line = np.zeros(0, np.uint8), start.offset, start.line
+        offset = skip_bom(f) if start.offset == 0 else f.seek(start.offset)
+        rest, line = np.zeros(0, np.uint8), start.line
         while True:
             data = np.empty(rest.size + size, np.uint8)
             data[: rest.size] = rest
@@ -239,8 +239,9 @@ def entry_error(block: Block, bad: int, dim: int, path, shift: int) -> DataError
 
 
 def read_bytes(path) -> bytes:
-    """A file's bytes, decompressed by its suffix (.gz, .bz2, .xz)."""
+    """A file's bytes, decompressed by its suffix (.gz, .bz2, .xz), without a byte-order mark."""
     with open_binary(path) as f:
+        skip_bom(f)
         return f.read()
 
 

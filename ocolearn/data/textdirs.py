@@ -48,7 +48,7 @@ def read_text_folders(root, *, vocabulary: dict[str, int] | None = None, bits: i
     """
     root = Path(root)
     files = text_documents(root)
-    counts = [Counter(tokens(f.read_text(encoding="utf-8", errors="replace"))) for _, f in files]
+    counts = [Counter(tokens(f.read_text(encoding="utf-8-sig", errors="replace"))) for _, f in files]
     if bits is not None:
         vocabulary, dim = None, 1 << bits
         rows = [_hashed(c, bits) for c in counts]
@@ -129,7 +129,7 @@ def text_blocks(root, seed=None, start=0, labelled=True):
 def text_rows(documents, first: int, bits: int) -> Block:
     """A block of documents as rows of hashed word counts, labelled by their folders; a
     row's "line" is the document's number in the reading order."""
-    rows = [_hashed(Counter(tokens(f.read_text(encoding="utf-8", errors="replace"))), bits) for _, f in documents]
+    rows = [_hashed(Counter(tokens(f.read_text(encoding="utf-8-sig", errors="replace"))), bits) for _, f in documents]
     counts = [len(r) for r in rows]
     return Block(
         np.asarray([label for label, _ in documents], str),
