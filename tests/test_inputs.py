@@ -691,3 +691,25 @@ def test_a_byte_order_mark_is_left_out_by_every_reader(tmp_path, capsys, fmt, te
     np.testing.assert_array_equal(a.w, b.w)
     outputs = [call(capsys, "predict", tmp_path / "plain.npz", data)[1] for data in (plain, marked)]
     assert outputs[0] == outputs[1] and len(outputs[0].splitlines()) == 4
+
+
+def test_documents_in_subfolders_of_a_label_folder_are_read_as_that_label(tmp_path, capsys):
+    # Before: pos/nested/x.txt was left out silently (train, test and predict read 2 documents, not 3).
+    from ocolearn.data.textdirs import text_documents
+
+    for path, words in [("neg/a.txt", "dull boring"), ("pos/b.txt", "great fun"), ("pos/more/deep/c.txt", "great")]:
+        (tmp_path / "docs" / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "docs" / path).write_text(words)
+    assert [(label, f.name) for label, f in text_documents(tmp_path / "docs")] == [
+        ("neg", "a.txt"),
+        ("pos", "b.txt"),
+        ("pos", "c.txt"),
+    ]
+    assert train(capsys, tmp_path / "docs", tmp_path / "m.npz", "--format", "text")[0] == 0
+    status, out, _ = call(capsys, "predict", tmp_path / "m.npz", tmp_path / "docs")
+    assert status == 0 and [line.split("\t")[0] for line in out.splitlines()] == [
+        "neg/a.txt",
+        "pos/b.txt",
+        "pos/more/deep/c.txt",
+    ]
+    assert call(capsys, "test", tmp_path / "m.npz", tmp_path / "docs")[1].splitlines()[-1] == "rows 3"

@@ -66,7 +66,8 @@ def read_text_folders(root, *, vocabulary: dict[str, int] | None = None, bits: i
 
 
 def text_documents(root, seed=None, labelled=True) -> list[tuple[str, Path]]:
-    """``(label, file)`` of every document under ``root/LABEL/``, sorted by (label, file name),
+    """``(label, file)`` of every document under ``root/LABEL/`` (in subfolders of ``LABEL``
+    too: the label is the folder under ``root``), sorted by (label, path under the label's folder),
     then, with a ``seed``, in an order shuffled by it (folders give their labels sorted, which
     an online learner must not see in that order).
 
@@ -78,7 +79,9 @@ def text_documents(root, seed=None, labelled=True) -> list[tuple[str, Path]]:
     where = paths[0] if len(paths) == 1 else "the list of files"
     if len(paths) == 1 and paths[0].is_dir():
         folders = sorted(p for p in paths[0].iterdir() if p.is_dir())
-        files = [(folder.name, f) for folder in folders for f in sorted(folder.iterdir()) if f.is_file()]
+        # Every file under a label's folder, in its subfolders too (the label is the top folder):
+        # a document left out because it sits one folder deeper would be lost silently.
+        files = [(folder.name, f) for folder in folders for f in sorted(folder.rglob("*")) if f.is_file()]
         if not folders:  # a flat folder of documents
             files = [("", f) for f in sorted(paths[0].iterdir()) if f.is_file()]
     else:
