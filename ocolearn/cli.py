@@ -6,7 +6,7 @@
 
     ocolearn train --learner NAME [--set key=value ...] DATA --model MODEL [--format F] [--target COLUMN]
                    [--task T] [--passes N] [--stop-early] [--average] [--normalized] [--chunk-rows R]
-                   [--checkpoint PATH --checkpoint-every N] [--resume] [--holdout K] [--quiet] [--skip-bad]
+                   [--checkpoint PATH [--checkpoint-every N]] [--resume] [--holdout K] [--quiet] [--skip-bad]
     ocolearn predict MODEL DATA... [--scores] [--out FILE]   (one label or value per line; text: NAME<TAB>...)
     ocolearn test MODEL DATA           (error rate, and confusion counts; or MSE and MAE)
     ocolearn export iris|wine --target COLUMN [--format csv|svmlight] --out FILE
@@ -119,7 +119,7 @@ def _train(args) -> int:
     if args.checkpoint:
         _not_an_input("--checkpoint", args.checkpoint, [args.data])
     writable(args.model)  # (before training: not a folder, room in a writable folder)
-    if args.checkpoint and args.checkpoint_every:
+    if args.checkpoint:
         writable(args.checkpoint)
     trained = models.train_file(
         args.learner,
@@ -364,7 +364,13 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--average", action="store_true", help="save the averaged weights (perceptron, mira, ocp_svm)")
     t.add_argument("--normalized", action="store_true", help="scale each class's weights to unit norm (MIRA write-up)")
     t.add_argument("--checkpoint", help="checkpoint file (.npz), written atomically")
-    t.add_argument("--checkpoint-every", type=_at_least(0), default=0, metavar="N", help="checkpoint every N rows")
+    t.add_argument(
+        "--checkpoint-every",
+        type=_at_least(0),
+        default=0,
+        metavar="N",
+        help="checkpoint every N rows (default: at the end of every chunk)",
+    )
     t.add_argument("--resume", action="store_true", help="continue from --checkpoint")
     t.add_argument(
         "--holdout",

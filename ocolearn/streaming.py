@@ -10,7 +10,8 @@ bit. Memory stays that of a few chunks.
 Passes re-read the file. ``seed`` shuffles the rows within each chunk (a bounded buffer),
 with the permutation drawn from (seed, pass, chunk), so a resumed run draws the same ones.
 
-A checkpoint (``checkpoint=PATH``, every ``checkpoint_every`` rows, at the next chunk end)
+A checkpoint (``checkpoint=PATH``, every ``checkpoint_every`` rows at the next chunk end; 0:
+at the end of every chunk, so a checkpoint asked for is always written)
 holds the learner state, the running sums, the position in the stream (pass, row, byte
 offset, line) and what the run was (learner, file, chunking, seed), written atomically;
 ``resume=True`` continues from it, to the same result as a run that was never interrupted.
@@ -211,7 +212,7 @@ def run_stream(
             since += len(chunk.y)
             index, position = index + 1, chunk.end
             mistakes[p], losses[p] = int(summary.mistakes) - base, float(summary.loss) - base_loss
-            if checkpoint is not None and checkpoint_every and since >= checkpoint_every:
+            if checkpoint is not None and since >= max(checkpoint_every, 1):  # (0: every chunk)
                 at = {"pass": p, **position._asdict(), "rounds": rounds, "mistakes": mistakes, "skipped": skipped}
                 save_checkpoint(checkpoint, fingerprint, state, summary, {**at, "losses": losses, "holdout": held})
                 since = 0

@@ -713,3 +713,22 @@ def test_documents_in_subfolders_of_a_label_folder_are_read_as_that_label(tmp_pa
         "pos/more/deep/c.txt",
     ]
     assert call(capsys, "test", tmp_path / "m.npz", tmp_path / "docs")[1].splitlines()[-1] == "rows 3"
+
+
+def test_a_checkpoint_asked_for_without_checkpoint_every_is_written_at_each_chunk_end(tmp_path, capsys):
+    # Before: --checkpoint PATH alone (or --checkpoint-every 0) never wrote a checkpoint, and said nothing.
+    import ocolearn.streaming
+
+    data, ckpt = labelled_svmlight(tmp_path / "d.svm"), tmp_path / "c.npz"
+    saved = []
+    real = ocolearn.streaming.save_checkpoint
+    ocolearn.streaming.save_checkpoint = lambda *a: saved.append(a[-1]["row"]) or real(*a)
+    try:
+        for every in ([], ["--checkpoint-every", 0]):
+            saved.clear()
+            args = ["--chunk-rows", 150, "--checkpoint", ckpt, *every]
+            assert train(capsys, data, tmp_path / "m.npz", *args)[0] == 0
+            assert saved == [150, 300, 400] and ckpt.exists()
+    finally:
+        ocolearn.streaming.save_checkpoint = real
+    assert train(capsys, data, tmp_path / "m.npz", *args, "--resume")[0] == 0
