@@ -147,7 +147,7 @@ def _train(args) -> int:
         order_seed=args.order_seed,
         intercept=not args.no_intercept,
         scale=args.scale,
-        warn=lambda text: print(f"ocolearn: warning: {text}", file=sys.stderr),
+        warn=lambda text: warnings.warn(text, Notice, stacklevel=2),  # (shown after the result, see _main)
     )
     trained = trained._replace(settings={**trained.settings, "provenance": provenance.record()})
     modelfile.save(trained, args.model)
@@ -444,6 +444,11 @@ def _few_malloc_arenas() -> None:
         pass
 
 
+class Notice(UserWarning):
+    """A warning of ocolearn's own (labels that come sorted, ...): held, like NumPy's
+    warnings, until the command has succeeded (``_main``)."""
+
+
 class Terminated(KeyboardInterrupt):
     """SIGTERM (``kill``, a scheduler's time limit), raised in the main thread like Ctrl-C's
     KeyboardInterrupt, so that the same clean-up runs (temporary files and folders removed,
@@ -479,10 +484,14 @@ def _main(args) -> int:
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("default", RuntimeWarning)  # (numeric warnings: each once, as lines below)
+            warnings.simplefilter("always", Notice)
             status = args.func(args)
-        # Warnings (NumPy's RuntimeWarning on overflow, ...) show after a result, one line each;
-        # before an error they would only bury its one line.
-        for text in dict.fromkeys(f"{w.category.__name__}: {str(w.message).strip()}" for w in caught):
+        # Warnings (ours, NumPy's RuntimeWarning on overflow, ...) show after a result, one line
+        # each; before an error they would only bury its one line, so a failure shows none.
+        named = (
+            str(w.message).strip() if w.category is Notice else f"{w.category.__name__}: {w.message}" for w in caught
+        )
+        for text in dict.fromkeys(text.strip() for text in named):
             print(f"ocolearn: warning: {text.splitlines()[0][:300]}", file=sys.stderr)
         return status
     except (ConfigError, DataError, NonFiniteError) as e:
