@@ -743,3 +743,20 @@ def test_the_sorted_labels_warning_comes_after_a_result_and_never_before_an_erro
     status, _, err = train(capsys, data, tmp_path / "m.npz")
     assert status == 0 and err.splitlines()[-1].startswith(f"ocolearn: warning: {data}: the labels come sorted")
     assert err.count("ocolearn: warning:") == 1, err
+
+
+def test_predict_reads_any_placeholder_label_of_an_svmlight_line_and_train_and_test_do_not(tmp_path, capsys):
+    # Before: predict refused '?' ("is not a number"), though the README promises any placeholder works.
+    data = labelled_svmlight(tmp_path / "d.svm")
+    assert train(capsys, data, tmp_path / "m.npz")[0] == 0
+    numbered = tmp_path / "numbered.svm"
+    numbered.write_text("1 1:1 3:2\n-1 1:-1\n1 1:2 3:1\n")
+    placeholders = tmp_path / "placeholders.svm"
+    placeholders.write_text("? 1:1 3:2\nfoo 1:-1\n1:2 3:1\n")
+    expected = call(capsys, "predict", tmp_path / "m.npz", numbered)[1]
+    status, out, err = call(capsys, "predict", tmp_path / "m.npz", placeholders, "--scores")
+    assert status == 0 and out == call(capsys, "predict", tmp_path / "m.npz", numbered, "--scores")[1], err
+    assert call(capsys, "predict", tmp_path / "m.npz", placeholders)[1] == expected and len(expected.split()) == 3
+    for command in (["test", tmp_path / "m.npz", placeholders], ["train", "--learner", "perceptron", placeholders]):
+        args = [*command, "--model", tmp_path / "p.npz"] if command[0] == "train" else command
+        one_line_error(*call(capsys, *args)[::2], f"{placeholders}, line 1, label: '?' is not a number")

@@ -175,9 +175,11 @@ def _decode(data, first_line: int, path) -> str:
         raise DataError(f"{path}, line {line}: not UTF-8 text") from None
 
 
-def _rows_by_line(data: bytes, first_line: int, path, row_of, label_dtype) -> Block:
+def _rows_by_line(data: bytes, first_line: int, path, row_of, label_dtype, placeholders=False) -> Block:
     """A block from text line by line: ``row_of(tokens, where)`` gives each line's features
-    as ``{index: value}`` (repeats merged by summing); comments and blank lines are skipped."""
+    as ``{index: value}`` (repeats merged by summing); comments and blank lines are skipped.
+    With ``placeholders`` (prediction input, whose labels are ignored) a numeric label that is
+    not a number (``?``) is a placeholder, read as no label."""
     text = _decode(data, first_line, path)
     labels, indptr, indices, values, numbers = [], [0], [], [], []
     for number, line in enumerate(text.split("\n"), first_line):
@@ -191,6 +193,8 @@ def _rows_by_line(data: bytes, first_line: int, path, row_of, label_dtype) -> Bl
         elif ":" in label:  # svmlight: the line starts with a feature, it has no label
             labels.append(np.nan)
             tokens = [label, *tokens]
+        elif placeholders and _number(label) is None:
+            labels.append(np.nan)
         else:
             labels.append(_value(label, f"{where}, label"))
         row = row_of(tokens, where)
