@@ -272,8 +272,11 @@ def _at_least(low: int, high: int | None = None):
 
 
 def _labels(text: str) -> list[str]:
-    """``--labels a,b,c``: distinct, non-empty names (a repeated one would be two classes of one name)."""
+    """``--labels a,b,c``: two or more distinct, non-empty names (a repeated one would be two
+    classes of one name)."""
     names = [name.strip() for name in text.split(",")]
+    if len(names) == 1 and names[0]:  # (a classifier tells two or more apart; regression has no labels)
+        raise argparse.ArgumentTypeError(f"{text[:60]!r} names one label; give two or more, comma-separated")
     for k, name in enumerate(names):
         if not name:
             raise argparse.ArgumentTypeError(f"label {k + 1} of {text[:60]!r} is empty")
@@ -500,7 +503,7 @@ def _main(args) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except OSError as e:  # a folder given as a file, a full disk, no permission
-        return _fail(f"{e.filename or ''}{': ' if e.filename else ''}{e.strerror or e}")
+        return _fail(_os_error(e))
     except KeyboardInterrupt as e:
         checkpoint = getattr(args, "checkpoint", None)
         where = (
@@ -511,6 +514,18 @@ def _main(args) -> int:
         terminated = isinstance(e, Terminated)
         print(f"ocolearn: {'terminated' if terminated else 'interrupted'}{where}", file=sys.stderr)
         return 143 if terminated else 130
+
+
+def _os_error(e: OSError) -> str:
+    """The line of an ``OSError``: the path and the system's words, or, where a file stands
+    where a folder of the path should be (``File exists``, ``Not a directory``), that file."""
+    import errno
+
+    if e.filename and e.errno in (errno.EEXIST, errno.ENOTDIR):
+        blocker = next((p for p in Path(e.filename).parents if p.is_file()), None)
+        if blocker is not None:
+            return f"{e.filename}: {blocker} is a file, not a folder (a file is in the way of the path)"
+    return f"{e.filename or ''}{': ' if e.filename else ''}{e.strerror or e}"
 
 
 def _fail(message: str) -> int:

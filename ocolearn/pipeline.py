@@ -458,7 +458,12 @@ def train_file(
     learner = build_learner(name, overrides, len(source.labels), task)
     check_learner(learner, task, source.labels, source.path)
     learner = with_pipeline(learner, steps)
-    check_step(learner, source.dim, dense=dense)
+    # (the dimension found in the file: its largest index, whose line the memory message names)
+    found_dim = found is not None and not dim and bits is None and not dense and found.top_line
+    where = (
+        f"{source.path}, line {found.top_line}: feature index {found.dim - 1 + (not zero_based)}" if found_dim else ""
+    )
+    check_step(learner, source.dim, dense=dense, option=where or "--bits/--dim")
     if found is not None and found.sorted_labels and task != "regression" and seed is None and warn:
         warn(
             f"{source.path}: the labels come sorted (each in one run of rows); an online learner sees one class "

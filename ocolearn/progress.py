@@ -108,5 +108,6 @@ def report(name: str, settings: dict, progress: Progress) -> list[str]:
             lines.append(f"held-out error rate per pass: {_numbers(settings['holdout_error_per_pass'], '.4f')}")
         lines.append(f"mistakes per pass: {' '.join(map(str, settings['mistakes_per_pass']))}")
     if settings.get("skipped_lines"):
-        lines.append(f"skipped {settings['skipped_lines']} malformed lines")
+        skipped = settings["skipped_lines"]
+        lines.append(f"skipped {skipped} malformed line{'s' * (skipped != 1)}")
     return lines

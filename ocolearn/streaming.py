@@ -109,8 +109,22 @@ def _what_differs(path, ours: str, theirs: str) -> str:
             f"{path}: the data {ours['source'][0]} changed since this checkpoint was written ({change}); "
             "start again without --resume"
         )
-    differ = [name for name in ("learner", "source", "options") if ours.get(name) != theirs.get(name)]
-    return f"{path}: a checkpoint of another run (its {' and '.join(differ) or 'data'} differ from this run's)"
+    shown = lambda value: "none" if value is None else value  # noqa: E731 (no --seed: none)
+    differ = [f"{o} {shown(then)} then, {shown(now)} now" for o, now, then in _options(ours, theirs) if now != then]
+    if ours.get("learner") != theirs.get("learner"):
+        differ.insert(0, "another learner (--learner, --set)")
+    if ours.get("source") != theirs.get("source"):
+        differ.insert(0, "other data (file, --format, --dim or --labels)")
+    return f"{path}: a checkpoint of another run: {'; '.join(differ) or 'other data'}; start again without --resume"
+
+
+OPTIONS = ("--zero-based", "--bits", "--skip-bad", "--chunk-rows", "--passes", "--seed", "--holdout")  # _fingerprint's
+
+
+def _options(ours: dict, theirs: dict):
+    """``(option, this run's value, the checkpoint's)`` of each option a fingerprint holds."""
+    now, then = ours.get("options") or [], theirs.get("options") or []
+    return [(o, a, b) for o, a, b in zip(OPTIONS, now, then, strict=False)]
 
 
 def save_checkpoint(path, fingerprint, state, summary, where: dict):

@@ -103,7 +103,7 @@ def test_numbers_and_indices_are_ascii_digits_only(tmp_path, capsys, entry, word
     one_line_error(*train(capsys, data, tmp_path / "m.npz")[::2], "d.svm", *words)
     # With --skip-bad the line is skipped (the 25-digit index raised OverflowError here too).
     status, _, err = train(capsys, data, tmp_path / "m.npz", "--skip-bad")
-    assert status == 0 and "skipped 1 malformed lines" in err
+    assert status == 0 and "skipped 1 malformed line\n" in err
 
 
 def test_a_csv_target_read_as_a_number_follows_the_same_rule(tmp_path, capsys):
@@ -760,3 +760,45 @@ def test_predict_reads_any_placeholder_label_of_an_svmlight_line_and_train_and_t
     for command in (["test", tmp_path / "m.npz", placeholders], ["train", "--learner", "perceptron", placeholders]):
         args = [*command, "--model", tmp_path / "p.npz"] if command[0] == "train" else command
         one_line_error(*call(capsys, *args)[::2], f"{placeholders}, line 1, label: '?' is not a number")
+
+
+def test_messages_name_the_option_the_file_and_line_or_what_differs(tmp_path, capsys, monkeypatch):
+    # Before: "the data has 1" (it was --labels), "--bits/--dim: ..." for an index in the file,
+    # "its options differ" (which?), "its learner differ", and "File exists" for a file in the way.
+    import ocolearn.pipeline
+
+    data = labelled_svmlight(tmp_path / "d.svm")
+    one_line_error(
+        *train(capsys, data, tmp_path / "m.npz", "--labels=1")[::2], "argument --labels: '1' names one label"
+    )
+    big = tmp_path / "big.svm"
+    big.write_text("1 1:1\n-1 2147483648:2\n")
+    sizes = {"SC_PAGE_SIZE": 4096, "SC_PHYS_PAGES": 8 * 2**30 // 4096}
+    monkeypatch.setattr(ocolearn.pipeline.os, "sysconf", sizes.__getitem__)
+    line = one_line_error(*train(capsys, big, tmp_path / "m.npz")[::2], f"{big}, line 2: feature index 2147483648: ")
+    assert "2,147,483,648 features keeps 16.0 GiB of state" in line
+    one_line_error(*train(capsys, big, tmp_path / "m.npz", "--dim", 2**31)[::2], "--bits/--dim: ")
+    monkeypatch.undo()
+    ckpt = tmp_path / "c.npz"
+    assert train(capsys, data, tmp_path / "m.npz", "--checkpoint", ckpt, "--passes", 2)[0] == 0
+    err = train(capsys, data, tmp_path / "m.npz", "--checkpoint", ckpt, "--passes", 3, "--seed", 4, "--resume")[2]
+    one_line_error(2, err, f"{ckpt}: a checkpoint of another run: --passes 2 then, 3 now; --seed none then, 4 now;")
+    args = ["train", "--learner", "pegasos", data, "--model", tmp_path / "m.npz", "--checkpoint", ckpt, "--passes", 2]
+    one_line_error(*call(capsys, *args, "--resume", "--quiet")[::2], "another learner (--learner, --set)")
+    one_line_error(
+        *train(capsys, data, data / "m.npz")[::2],
+        f"{data / 'm.npz'}: {data} is a file, not a folder (a file is in the way",
+    )
+
+
+@pytest.mark.parametrize("suffix", [".gz", ".bz2", ".xz"])
+def test_a_compressed_file_without_its_suffix_says_so(tmp_path, capsys, suffix):
+    # Before: "not UTF-8 text" at line 1.
+    plain = labelled_svmlight(tmp_path / "d.svm")
+    hidden = tmp_path / "data"
+    hidden.write_bytes(compressed(tmp_path, suffix))
+    name = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz"}[suffix]
+    one_line_error(
+        *train(capsys, hidden, tmp_path / "m.npz")[::2], f"{hidden}: looks {name}-compressed: name it with {suffix}"
+    )
+    assert train(capsys, plain, tmp_path / "m.npz")[0] == 0

@@ -56,6 +56,10 @@ def header_names(fields, source) -> list[str]:
 
 
 OPENERS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
+# The first bytes of each (a bzip2 stream: BZh, the block size, then a block's or the end's magic).
+BZIP2 = tuple(b"BZh" + bytes([size]) + block for size in b"123456789" for block in (b"1AY&SY", b"\x17rE8P\x90"))
+MAGIC = {".gz": (b"\x1f\x8b",), ".bz2": BZIP2, ".xz": (b"\xfd7zXZ\x00",)}
+COMPRESSION = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz"}
 
 
 def open_binary(path):
@@ -69,7 +73,15 @@ def open_binary(path):
     if not opened.seekable():
         opened.close()
         raise DataError(f"{path}: {PIPE}")
-    return _Decompressed(opened, path) if path.suffix in OPENERS else opened
+    if path.suffix in OPENERS:
+        return _Decompressed(opened, path)
+    start = opened.read(10)
+    opened.seek(0)
+    for suffix, magic in MAGIC.items():
+        if start.startswith(magic):  # (read as text, it would be "not UTF-8 text" at line 1)
+            opened.close()
+            raise DataError(f"{path}: looks {COMPRESSION[suffix]}-compressed: name it with {suffix}")
+    return opened
 
 
 BOM = b"\xef\xbb\xbf"  # UTF-8's byte-order mark, which editors on Windows (and Excel) write first

@@ -25,7 +25,8 @@ def csv_rows(lines, source, header, first_line: int):
             continue
         if len(fields) != len(header):
             raise DataError(
-                f"{source}, line {number}: {len(fields)} fields, expected {len(header)} ({shown_names(header)})"
+                f"{source}, line {number}: {len(fields)} field{'s' * (len(fields) != 1)}, expected {len(header)} "
+                f"({shown_names(header)})"
             )
         rows.append((number, [f.strip() for f in fields]))
     return rows
