@@ -189,7 +189,7 @@ def _test(args) -> int:
             for label, counts in zip(trained.labels, value, strict=True):
                 print(label, " ".join(map(str, counts)))
         else:
-            print(key, f"{value:.6f}" if isinstance(value, float) else value)
+            print(key, _metric(value) if isinstance(value, float) else value)
     return 0
 
 
@@ -226,6 +226,12 @@ def _model(args):
             f"(leave out --format, or train a model on {args.format} data)"
         )
     return trained
+
+
+def _metric(value: float) -> str:
+    """A metric as ``test`` prints it: six decimals, or ``%.6g`` where those would mislead (an MSE
+    of 1e77 printed as 78 digits, or 3e-9 as 0.000000)."""
+    return f"{value:.6f}" if value == 0 or 1e-4 <= abs(value) < 1e6 or value != value else f"{value:.6g}"
 
 
 def _export(args) -> int:

@@ -802,3 +802,29 @@ def test_a_compressed_file_without_its_suffix_says_so(tmp_path, capsys, suffix):
         *train(capsys, hidden, tmp_path / "m.npz")[::2], f"{hidden}: looks {name}-compressed: name it with {suffix}"
     )
     assert train(capsys, plain, tmp_path / "m.npz")[0] == 0
+
+
+def test_huge_metrics_and_long_per_pass_lists_are_printed_readably(tmp_path, capsys):
+    # Before: "mse 199450000000000...000.000000" (78 digits), and 200 numbers on each per-pass line.
+    from ocolearn.cli import _metric
+
+    assert [_metric(v) for v in (1.9945e77, 0.5, 0.0, 3e-9, 123456.5, 1234567.0)] == [
+        "1.9945e+77",
+        "0.500000",
+        "0.000000",
+        "3e-09",
+        "123456.500000",
+        "1.23457e+06",
+    ]
+    data = regression_csv(tmp_path / "r.csv")
+    args = ["--format", "csv", "--target", "y", "--quiet"]
+    assert call(capsys, "train", "--learner", "ogd", data, "--model", tmp_path / "m.npz", *args)[0] == 0
+    huge = tmp_path / "huge.csv"
+    huge.write_text("a,b,y\n1e38,1,1\n1,2,3\n")
+    status, out, _ = call(capsys, "test", tmp_path / "m.npz", huge)
+    assert status == 0 and len(out.splitlines()[0]) < 20 and "e+" in out.splitlines()[0], out
+    status, _, err = train(capsys, labelled_svmlight(tmp_path / "d.svm", n=20), tmp_path / "p.npz", "--passes", 30)
+    mistakes = next(line for line in err.splitlines() if line.startswith("mistakes per pass: "))
+    assert status == 0 and len(mistakes.split()) == 3 + 5 + 4 + 5 and "... (20 more) ..." in mistakes
+    losses = next(line for line in err.splitlines() if line.startswith("progressive loss per pass: "))
+    assert "... (20 more) ..." in losses and len(losses.split()) == 4 + 5 + 4 + 5 + 4
