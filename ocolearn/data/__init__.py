@@ -96,8 +96,12 @@ def skip_bom(f) -> int:
     return start
 
 
-# A data file is read more than once (the first pass finds its width, labels and task).
-PIPE = "a pipe can be read only once, and ocolearn reads a data file twice; save it to a file first"
+# Every command seeks in a data file: train reads it more than once (a first pass finds its
+# width, labels and task) and resumes from offsets, and each command peeks at its first bytes.
+PIPE = (
+    "a pipe, but ocolearn needs a data file it can seek in (it reads files more than once and resumes "
+    "from offsets); save the pipe to a file first"
+)
 
 
 class _Decompressed:
