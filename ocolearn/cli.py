@@ -373,13 +373,8 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--average", action="store_true", help="save the averaged weights (perceptron, mira, ocp_svm)")
     t.add_argument("--normalized", action="store_true", help="scale each class's weights to unit norm (MIRA write-up)")
     t.add_argument("--checkpoint", help="checkpoint file (.npz), written atomically")
-    t.add_argument(
-        "--checkpoint-every",
-        type=_at_least(0),
-        default=0,
-        metavar="N",
-        help="checkpoint every N rows (default: at the end of every chunk)",
-    )
+    every = "checkpoint every N rows (default: at each chunk's end)"
+    t.add_argument("--checkpoint-every", type=_at_least(0), default=0, metavar="N", help=every)
     t.add_argument("--resume", action="store_true", help="continue from --checkpoint")
     t.add_argument(
         "--holdout",
