@@ -459,7 +459,7 @@ def train_file(
     check_learner(learner, task, source.labels, source.path)
     learner = with_pipeline(learner, steps)
     # (the dimension found in the file: its largest index, whose line the memory message names)
-    found_dim = found is not None and not dim and bits is None and not dense and found.top_line
+    found_dim = found is not None and not dim and source.bits is None and not dense and found.top_line
     where = (
         f"{source.path}, line {found.top_line}: feature index {found.dim - 1 + (not zero_based)}" if found_dim else ""
     )
