@@ -6,7 +6,7 @@
 
     ocolearn train --learner NAME [--set key=value ...] DATA --model MODEL [--format F] [--target COLUMN]
                    [--task T] [--passes N] [--stop-early] [--average] [--normalized] [--chunk-rows R]
-                   [--checkpoint PATH --checkpoint-every N] [--resume] [--holdout K] [--quiet] [--skip-bad]
+                   [--checkpoint PATH [--checkpoint-every N]] [--resume] [--holdout K] [--quiet] [--skip-bad]
     ocolearn predict MODEL DATA... [--scores] [--out FILE]   (one label or value per line; text: NAME<TAB>...)
     ocolearn test MODEL DATA           (error rate, and confusion counts; or MSE and MAE)
     ocolearn export iris|wine --target COLUMN [--format csv|svmlight] --out FILE
@@ -117,8 +117,11 @@ def _train(args) -> int:
         raise DataError("--checkpoint-every needs --checkpoint PATH")
     if args.resume and not args.checkpoint:
         raise DataError("--resume needs --checkpoint PATH, the checkpoint to continue from")
+    _not_an_input("--model", args.model, [args.data])
+    if args.checkpoint:
+        _not_an_input("--checkpoint", args.checkpoint, [args.data])
     writable(args.model)  # (before training: not a folder, room in a writable folder)
-    if args.checkpoint and args.checkpoint_every:
+    if args.checkpoint:
         writable(args.checkpoint)
     trained = models.train_file(
         args.learner,
@@ -146,7 +149,7 @@ def _train(args) -> int:
         order_seed=args.order_seed,
         intercept=not args.no_intercept,
         scale=args.scale,
-        warn=lambda text: print(f"ocolearn: warning: {text}", file=sys.stderr),
+        warn=lambda text: warnings.warn(text, Notice, stacklevel=2),  # (shown after the result, see _main)
     )
     trained = trained._replace(settings={**trained.settings, "provenance": provenance.record()})
     modelfile.save(trained, args.model)
@@ -158,16 +161,16 @@ def _train(args) -> int:
 
 
 def _predict(args) -> int:
-    from ocolearn import modelfile
     from ocolearn import pipeline as models
     from ocolearn.data import DataError
     from ocolearn.io import atomic_lines, writable
 
     if args.out:
+        _not_an_input("--out", args.out, [args.model, *args.data])
         writable(args.out)
-    trained = modelfile.load(args.model)
+    trained = _model(args)
     data = args.data[0] if len(args.data) == 1 else tuple(args.data)
-    if isinstance(data, tuple) and (args.format or trained.settings.get("format")) != "text":
+    if isinstance(data, tuple) and trained.settings.get("format") != "text":
         raise DataError(f"{args.data[1]}: several DATA files are read only by a text model (documents); give one file")
     lines = models.predictions(trained, data, raw=args.scores, chunk_rows=args.chunk_rows, fmt=args.format)
     if args.out:
@@ -178,10 +181,9 @@ def _predict(args) -> int:
 
 
 def _test(args) -> int:
-    from ocolearn import modelfile
     from ocolearn import pipeline as models
 
-    trained = modelfile.load(args.model)
+    trained = _model(args)
     metrics = models.evaluate(trained, args.data, chunk_rows=args.chunk_rows, fmt=args.format)
     for key, value in metrics.items():
         if key == "confusion":
@@ -189,8 +191,49 @@ def _test(args) -> int:
             for label, counts in zip(trained.labels, value, strict=True):
                 print(label, " ".join(map(str, counts)))
         else:
-            print(key, f"{value:.6f}" if isinstance(value, float) else value)
+            print(key, _metric(value) if isinstance(value, float) else value)
     return 0
+
+
+def _same_file(a, b) -> bool:
+    """Whether paths ``a`` and ``b`` name one file (through links too), or would."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # (one does not exist yet)
+        return Path(a).resolve() == Path(b).resolve()
+
+
+def _not_an_input(option: str, path, inputs) -> None:
+    """An output that is also an input would be overwritten by what is made from it: refused
+    before anything is read or written."""
+    from ocolearn.data import DataError
+
+    for given in inputs:
+        if _same_file(path, given):
+            raise DataError(f"{option} {path}: is the input file {given}; writing it would overwrite the input")
+
+
+def _model(args):
+    """The model of ``predict`` and ``test``: its data are read as it was trained, so a
+    ``--format`` other than its own would score features of another space (garbage, or an
+    index beyond its weights): refused, naming the model, its format and the option."""
+    from ocolearn import modelfile
+    from ocolearn.data import DataError
+
+    trained = modelfile.load(args.model)
+    own = trained.settings.get("format", "svmlight")
+    if args.format and args.format != own:
+        raise DataError(
+            f"--format {args.format}: the model {args.model} was trained on {own} data and reads its data as {own} "
+            f"(leave out --format, or train a model on {args.format} data)"
+        )
+    return trained
+
+
+def _metric(value: float) -> str:
+    """A metric as ``test`` prints it: six decimals, or ``%.6g`` where those would mislead (an MSE
+    of 1e77 printed as 78 digits, or 3e-9 as 0.000000)."""
+    return f"{value:.6f}" if value == 0 or 1e-4 <= abs(value) < 1e6 or value != value else f"{value:.6g}"
 
 
 def _export(args) -> int:
@@ -237,8 +280,11 @@ def _at_least(low: int, high: int | None = None):
 
 
 def _labels(text: str) -> list[str]:
-    """``--labels a,b,c``: distinct, non-empty names (a repeated one would be two classes of one name)."""
+    """``--labels a,b,c``: two or more distinct, non-empty names (a repeated one would be two
+    classes of one name)."""
     names = [name.strip() for name in text.split(",")]
+    if len(names) == 1 and names[0]:  # (a classifier tells two or more apart; regression has no labels)
+        raise argparse.ArgumentTypeError(f"{text[:60]!r} names one label; give two or more, comma-separated")
     for k, name in enumerate(names):
         if not name:
             raise argparse.ArgumentTypeError(f"label {k + 1} of {text[:60]!r} is empty")
@@ -329,7 +375,8 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--average", action="store_true", help="save the averaged weights (perceptron, mira, ocp_svm)")
     t.add_argument("--normalized", action="store_true", help="scale each class's weights to unit norm (MIRA write-up)")
     t.add_argument("--checkpoint", help="checkpoint file (.npz), written atomically")
-    t.add_argument("--checkpoint-every", type=_at_least(0), default=0, metavar="N", help="checkpoint every N rows")
+    every = "checkpoint every N rows (default: at each chunk's end)"
+    t.add_argument("--checkpoint-every", type=_at_least(0), default=0, metavar="N", help=every)
     t.add_argument("--resume", action="store_true", help="continue from --checkpoint")
     t.add_argument(
         "--holdout",
@@ -403,6 +450,11 @@ def _few_malloc_arenas() -> None:
         pass
 
 
+class Notice(UserWarning):
+    """A warning of ocolearn's own (labels that come sorted, ...): held, like NumPy's
+    warnings, until the command has succeeded (``_main``)."""
+
+
 class Terminated(KeyboardInterrupt):
     """SIGTERM (``kill``, a scheduler's time limit), raised in the main thread like Ctrl-C's
     KeyboardInterrupt, so that the same clean-up runs (temporary files and folders removed,
@@ -438,10 +490,14 @@ def _main(args) -> int:
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("default", RuntimeWarning)  # (numeric warnings: each once, as lines below)
+            warnings.simplefilter("always", Notice)
             status = args.func(args)
-        # Warnings (NumPy's RuntimeWarning on overflow, ...) show after a result, one line each;
-        # before an error they would only bury its one line.
-        for text in dict.fromkeys(f"{w.category.__name__}: {str(w.message).strip()}" for w in caught):
+        # Warnings (ours, NumPy's RuntimeWarning on overflow, ...) show after a result, one line
+        # each; before an error they would only bury its one line, so a failure shows none.
+        named = (
+            str(w.message).strip() if w.category is Notice else f"{w.category.__name__}: {w.message}" for w in caught
+        )
+        for text in dict.fromkeys(text.strip() for text in named):
             print(f"ocolearn: warning: {text.splitlines()[0][:300]}", file=sys.stderr)
         return status
     except (ConfigError, DataError, NonFiniteError) as e:
@@ -450,7 +506,7 @@ def _main(args) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except OSError as e:  # a folder given as a file, a full disk, no permission
-        return _fail(f"{e.filename or ''}{': ' if e.filename else ''}{e.strerror or e}")
+        return _fail(_os_error(e))
     except KeyboardInterrupt as e:
         checkpoint = getattr(args, "checkpoint", None)
         where = (
@@ -461,6 +517,18 @@ def _main(args) -> int:
         terminated = isinstance(e, Terminated)
         print(f"ocolearn: {'terminated' if terminated else 'interrupted'}{where}", file=sys.stderr)
         return 143 if terminated else 130
+
+
+def _os_error(e: OSError) -> str:
+    """The line of an ``OSError``: the path and the system's words, or, where a file stands
+    where a folder of the path should be (``File exists``, ``Not a directory``), that file."""
+    import errno
+
+    if e.filename and e.errno in (errno.EEXIST, errno.ENOTDIR):
+        blocker = next((p for p in Path(e.filename).parents if p.is_file()), None)
+        if blocker is not None:
+            return f"{e.filename}: {blocker} is a file, not a folder (a file is in the way of the path)"
+    return f"{e.filename or ''}{': ' if e.filename else ''}{e.strerror or e}"
 
 
 def _fail(message: str) -> int:

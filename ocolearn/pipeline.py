@@ -247,6 +247,8 @@ def prepare(source: Source, task: str = "") -> tuple[Source, str, object]:
     task = infer(found.labels, task, source.path)
     labels = () if task == "regression" else tuple(source.labels or found.labels.names)
     source = source._replace(labels=labels, dim=source.dim or found.dim, width=found.width, task=task)
+    if source.dim < 1:  # (labels alone, or only features that hash to nothing: a model of no features)
+        raise DataError(f"{source.path}: no features in any row (every line is a label alone); nothing to learn from")
     return source, task, found
 
 
@@ -459,10 +461,22 @@ def train_file(
         raise ConfigError(f"--scale: {e}") from None
     check_step(with_pipeline(learner, steps), source.dim or 8, dense=dense)  # before the data is read
     source, task, found = prepare(source, task)
+    if task == "regression" and normalize:  # (it ruins a regression model: mse 6.06 for 1.30 on the trial's file)
+        raise ConfigError(f"--normalized: {source.path} is a regression task; --normalized is for classifiers")
+    if task == "regression" and stop_early:
+        raise ConfigError(
+            f"--stop-early: {source.path} is a regression task, with no mistakes to stop on "
+            "(--holdout K reports a held-out loss after each pass)"
+        )
     learner = build_learner(name, overrides, len(source.labels), task)
     check_learner(learner, task, source.labels, source.path)
     learner = with_pipeline(learner, steps)
-    check_step(learner, source.dim, dense=dense)
+    # (the dimension found in the file: its largest index, whose line the memory message names)
+    found_dim = found is not None and not dim and source.bits is None and not dense and found.top_line
+    where = (
+        f"{source.path}, line {found.top_line}: feature index {found.dim - 1 + (not zero_based)}" if found_dim else ""
+    )
+    check_step(learner, source.dim, dense=dense, option=where or "--bits/--dim")
     if found is not None and found.sorted_labels and task != "regression" and seed is None and warn:
         warn(
             f"{source.path}: the labels come sorted (each in one run of rows); an online learner sees one class "

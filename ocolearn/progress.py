@@ -77,8 +77,17 @@ def _columns(out) -> int:
         return 0
 
 
+SHOWN_PASSES = 5  # a per-pass list longer than twice this shows its first and last passes
+
+
 def _numbers(values, form=".6g") -> str:
-    return " ".join(f"{v:{form}}" for v in values)
+    """The values, a line's worth: the first and last ``SHOWN_PASSES`` around ``...`` (with the
+    number of passes left out) when there are more than twice that (``--passes 200``)."""
+    texts = [f"{v:{form}}" for v in values]
+    if len(texts) > 2 * SHOWN_PASSES:
+        left = len(texts) - 2 * SHOWN_PASSES
+        texts = [*texts[:SHOWN_PASSES], f"... ({left} more) ...", *texts[-SHOWN_PASSES:]]
+    return " ".join(texts)
 
 
 def report(name: str, settings: dict, progress: Progress) -> list[str]:
@@ -106,7 +115,8 @@ def report(name: str, settings: dict, progress: Progress) -> list[str]:
     if settings["task"] != "regression":
         if held:
             lines.append(f"held-out error rate per pass: {_numbers(settings['holdout_error_per_pass'], '.4f')}")
-        lines.append(f"mistakes per pass: {' '.join(map(str, settings['mistakes_per_pass']))}")
+        lines.append(f"mistakes per pass: {_numbers(settings['mistakes_per_pass'], 'd')}")
     if settings.get("skipped_lines"):
-        lines.append(f"skipped {settings['skipped_lines']} malformed lines")
+        skipped = settings["skipped_lines"]
+        lines.append(f"skipped {skipped} malformed line{'s' * (skipped != 1)}")
     return lines

@@ -10,7 +10,8 @@ bit. Memory stays that of a few chunks.
 Passes re-read the file. ``seed`` shuffles the rows within each chunk (a bounded buffer),
 with the permutation drawn from (seed, pass, chunk), so a resumed run draws the same ones.
 
-A checkpoint (``checkpoint=PATH``, every ``checkpoint_every`` rows, at the next chunk end)
+A checkpoint (``checkpoint=PATH``, every ``checkpoint_every`` rows at the next chunk end; 0:
+at the end of every chunk, so a checkpoint asked for is always written)
 holds the learner state, the running sums, the position in the stream (pass, row, byte
 offset, line) and what the run was (learner, file, chunking, seed), written atomically;
 ``resume=True`` continues from it, to the same result as a run that was never interrupted.
@@ -108,8 +109,22 @@ def _what_differs(path, ours: str, theirs: str) -> str:
             f"{path}: the data {ours['source'][0]} changed since this checkpoint was written ({change}); "
             "start again without --resume"
         )
-    differ = [name for name in ("learner", "source", "options") if ours.get(name) != theirs.get(name)]
-    return f"{path}: a checkpoint of another run (its {' and '.join(differ) or 'data'} differ from this run's)"
+    shown = lambda value: "none" if value is None else value  # noqa: E731 (no --seed: none)
+    differ = [f"{o} {shown(then)} then, {shown(now)} now" for o, now, then in _options(ours, theirs) if now != then]
+    if ours.get("learner") != theirs.get("learner"):
+        differ.insert(0, "another learner (--learner, --set)")
+    if ours.get("source") != theirs.get("source"):
+        differ.insert(0, "other data (file, --format, --dim or --labels)")
+    return f"{path}: a checkpoint of another run: {'; '.join(differ) or 'other data'}; start again without --resume"
+
+
+OPTIONS = ("--zero-based", "--bits", "--skip-bad", "--chunk-rows", "--passes", "--seed", "--holdout")  # _fingerprint's
+
+
+def _options(ours: dict, theirs: dict):
+    """``(option, this run's value, the checkpoint's)`` of each option a fingerprint holds."""
+    now, then = ours.get("options") or [], theirs.get("options") or []
+    return [(o, a, b) for o, a, b in zip(OPTIONS, now, then, strict=False)]
 
 
 def save_checkpoint(path, fingerprint, state, summary, where: dict):
@@ -211,7 +226,7 @@ def run_stream(
             since += len(chunk.y)
             index, position = index + 1, chunk.end
             mistakes[p], losses[p] = int(summary.mistakes) - base, float(summary.loss) - base_loss
-            if checkpoint is not None and checkpoint_every and since >= checkpoint_every:
+            if checkpoint is not None and since >= max(checkpoint_every, 1):  # (0: every chunk)
                 at = {"pass": p, **position._asdict(), "rounds": rounds, "mistakes": mistakes, "skipped": skipped}
                 save_checkpoint(checkpoint, fingerprint, state, summary, {**at, "losses": losses, "holdout": held})
                 since = 0

@@ -21,7 +21,7 @@ def test_reads_numeric_and_text_columns(tmp_path):
     [
         ("", "empty file"),
         ("a,b\n", "no data rows"),
-        ("a,b\n1,2\n3\n", "line 3: 1 fields, expected 2 (a, b)"),
+        ("a,b\n1,2\n3\n", "line 3: 1 field, expected 2 (a, b)"),
         ("a,b\n1,2\n3,nan\n", "line 3, column 'b': 'nan' is not a finite number"),
         ("a,b\n1,inf\n", "line 2, column 'b': 'inf' is not a finite number"),
         ("a,a\n1,2\n", "the column name 'a' is repeated"),

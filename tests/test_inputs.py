@@ -103,7 +103,7 @@ def test_numbers_and_indices_are_ascii_digits_only(tmp_path, capsys, entry, word
     one_line_error(*train(capsys, data, tmp_path / "m.npz")[::2], "d.svm", *words)
     # With --skip-bad the line is skipped (the 25-digit index raised OverflowError here too).
     status, _, err = train(capsys, data, tmp_path / "m.npz", "--skip-bad")
-    assert status == 0 and "skipped 1 malformed lines" in err
+    assert status == 0 and "skipped 1 malformed line\n" in err
 
 
 def test_a_csv_target_read_as_a_number_follows_the_same_rule(tmp_path, capsys):
@@ -593,15 +593,259 @@ def test_a_config_whose_state_or_sweep_exceeds_memory_is_refused_naming_its_key(
 
 def test_a_pipe_is_refused_naming_it_since_a_data_file_is_read_twice(tmp_path, capsys):
     """A named pipe (as ``/dev/stdin`` is under ``cat data |``) cannot be read a second time: the
-    error names it and says what to do, rather than an unnamed "not seekable"; a file works."""
+    error names it and says what to do, rather than an unnamed "not seekable"; a file works. The
+    words are true for predict too (which reads the file once, but seeks in it)."""
     data, fifo = tmp_path / "a.svm", tmp_path / "pipe"
     data.write_text("1 1:1 2:3\n-1 1:2 2:1\n")
     os.mkfifo(fifo)
-    writer = subprocess.Popen(["sh", "-c", 'cat "$0" > "$1"', str(data), str(fifo)])  # as `cat data |` would
-    try:
-        status, _, err = train(capsys, fifo, tmp_path / "m.npz")
-        one_line_error(status, err, str(fifo), "pipe", "save it to a file")
-    finally:
-        writer.wait(timeout=60)
+    assert train(capsys, data, tmp_path / "m.npz")[0] == 0
+    commands = [
+        ["train", "--learner", "perceptron", fifo, "--model", tmp_path / "m.npz"],
+        ["predict", tmp_path / "m.npz", fifo],
+    ]
+    for command in commands:
+        writer = subprocess.Popen(["sh", "-c", 'cat "$0" > "$1"', str(data), str(fifo)])  # as `cat data |` would
+        try:
+            status, _, err = call(capsys, *command)
+            one_line_error(
+                status,
+                err,
+                f"{fifo}: a pipe, but ocolearn needs a data file it can seek in",
+                "save the pipe to a file first",
+            )
+        finally:
+            writer.wait(timeout=60)
     status, _, err = train(capsys, data, tmp_path / "m.npz")
     assert status == 0, err
+
+
+# The newcomer's trial (issue 19c) ------------------------------------------------------------------
+
+
+def test_predict_or_test_with_a_format_other_than_the_models_is_refused_naming_both(tmp_path, capsys):
+    # Before: an IndexError traceback (svmlight model read as text or mira), or exit 0 and garbage
+    # (a csv model's data read as mira scored its header line too).
+    data = labelled_svmlight(tmp_path / "d.svm")
+    assert train(capsys, data, tmp_path / "m.npz")[0] == 0
+    for command in ("predict", "test"):
+        for fmt in ("text", "mira", "csv"):
+            one_line_error(
+                *call(capsys, command, tmp_path / "m.npz", data, "--format", fmt)[::2],
+                f"--format {fmt}: the model {tmp_path / 'm.npz'} was trained on svmlight data",
+            )
+    status, out, _ = call(capsys, "predict", tmp_path / "m.npz", data, "--format", "svmlight")  # its own: fine
+    assert status == 0 and len(out.splitlines()) == 400
+
+
+def test_an_output_that_is_an_input_is_refused_before_anything_is_written(tmp_path, capsys):
+    # Before: train --model DATA and --checkpoint DATA, and predict --out DATA, overwrote the data.
+    data = labelled_svmlight(tmp_path / "d.svm")
+    before = data.read_bytes()
+    one_line_error(*train(capsys, data, data)[::2], f"--model {data}: is the input file {data}")
+    alias = tmp_path / "." / "d.svm"
+    one_line_error(
+        *train(capsys, data, tmp_path / "m.npz", "--checkpoint", alias, "--checkpoint-every", 100)[::2],
+        f"--checkpoint {alias}: is the input file {data}",
+    )
+    assert not (tmp_path / "m.npz").exists()
+    assert train(capsys, data, tmp_path / "m.npz")[0] == 0
+    for victim in (data, tmp_path / "m.npz"):
+        one_line_error(
+            *call(capsys, "predict", tmp_path / "m.npz", data, "--out", victim)[::2], f"--out {victim}: is the input"
+        )
+    assert data.read_bytes() == before
+    load(tmp_path / "m.npz")
+
+
+def regression_csv(path, n=60):
+    rng = np.random.default_rng(0)
+    X = np.round(rng.normal(size=(n, 2)), 3)
+    y = np.round(X @ np.array([1.0, -2.0]) + 0.1 * rng.normal(size=n), 3)
+    path.write_text("a,b,y\n" + "".join(f"{a},{b},{t}\n" for (a, b), t in zip(X, y, strict=True)))
+    return path
+
+
+@pytest.mark.parametrize("option", ["--normalized", "--stop-early"])
+def test_class_only_options_on_a_regression_task_are_refused_naming_them(tmp_path, capsys, option):
+    # Before: --normalized scaled the regression weights to unit norm (mse 6.06 for 1.30), and
+    # --stop-early was silently ignored.
+    data = regression_csv(tmp_path / "r.csv")
+    args = ["train", "--learner", "ogd", data, "--model", tmp_path / "m.npz", "--format", "csv", "--target", "y"]
+    one_line_error(*call(capsys, *args, option, "--quiet")[::2], f"{option}: {data} is a regression task")
+    assert not (tmp_path / "m.npz").exists()
+    assert call(capsys, *args, "--quiet")[0] == 0
+
+
+def test_data_without_any_feature_is_a_data_error_naming_the_file(tmp_path, capsys):
+    # Before: a CSV of the target alone trained a model of dim 0 that nothing could read, and
+    # svmlight lines of labels alone blamed --learner/--set with JAX's "empty axis" message.
+    only = tmp_path / "only.csv"
+    only.write_text("y\n1.5\n2.5\n0.5\n")
+    args = ["--format", "csv", "--target", "y", "--quiet"]
+    err = call(capsys, "train", "--learner", "ogd", only, "--model", tmp_path / "m.npz", *args)[2]
+    one_line_error(2, err, f"{only}: no feature columns besides the target 'y'; columns: y")
+    labels = tmp_path / "labels.svm"
+    labels.write_text("1\n-1\n1\n")
+    for options in ([], ["--zero-based"]):
+        one_line_error(*train(capsys, labels, tmp_path / "m.npz", *options)[::2], f"{labels}: no features in any row")
+    assert not (tmp_path / "m.npz").exists()
+
+
+@pytest.mark.parametrize(
+    "fmt, text, options",
+    [
+        ("svmlight", "1 1:1 2:2\n-1 1:3\n1 2:1\n-1 1:2 2:-1\n", []),
+        ("mira", "a x y\nb z\na x\nb z:2 y\n", ["--learner", "mira"]),
+        ("csv", "p,q,y\n1,2,a\n4,5,b\n6,7,a\n1,0,b\n", ["--target", "y"]),
+    ],
+)
+def test_a_byte_order_mark_is_left_out_by_every_reader(tmp_path, capsys, fmt, text, options):
+    # Before: svmlight refused '\ufeff1' as a label, and the MIRA reader made '\ufeffa' a class of its own.
+    plain, marked = tmp_path / "plain.txt", tmp_path / "marked.txt"
+    plain.write_text(text)
+    marked.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    for data in (plain, marked):
+        status, _, err = train(capsys, data, tmp_path / f"{data.stem}.npz", "--format", fmt, *options)
+        assert status == 0, err
+    a, b = load(tmp_path / "plain.npz"), load(tmp_path / "marked.npz")
+    assert a.labels == b.labels == sorted(set(a.labels)) and len(a.labels) == 2
+    np.testing.assert_array_equal(a.w, b.w)
+    outputs = [call(capsys, "predict", tmp_path / "plain.npz", data)[1] for data in (plain, marked)]
+    assert outputs[0] == outputs[1] and len(outputs[0].splitlines()) == 4
+
+
+def test_documents_in_subfolders_of_a_label_folder_are_read_as_that_label(tmp_path, capsys):
+    # Before: pos/nested/x.txt was left out silently (train, test and predict read 2 documents, not 3).
+    from ocolearn.data.textdirs import text_documents
+
+    for path, words in [("neg/a.txt", "dull boring"), ("pos/b.txt", "great fun"), ("pos/more/deep/c.txt", "great")]:
+        (tmp_path / "docs" / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "docs" / path).write_text(words)
+    assert [(label, f.name) for label, f in text_documents(tmp_path / "docs")] == [
+        ("neg", "a.txt"),
+        ("pos", "b.txt"),
+        ("pos", "c.txt"),
+    ]
+    assert train(capsys, tmp_path / "docs", tmp_path / "m.npz", "--format", "text")[0] == 0
+    status, out, _ = call(capsys, "predict", tmp_path / "m.npz", tmp_path / "docs")
+    assert status == 0 and [line.split("\t")[0] for line in out.splitlines()] == [
+        "neg/a.txt",
+        "pos/b.txt",
+        "pos/more/deep/c.txt",
+    ]
+    assert call(capsys, "test", tmp_path / "m.npz", tmp_path / "docs")[1].splitlines()[-1] == "rows 3"
+
+
+def test_a_checkpoint_asked_for_without_checkpoint_every_is_written_at_each_chunk_end(tmp_path, capsys):
+    # Before: --checkpoint PATH alone (or --checkpoint-every 0) never wrote a checkpoint, and said nothing.
+    import ocolearn.streaming
+
+    data, ckpt = labelled_svmlight(tmp_path / "d.svm"), tmp_path / "c.npz"
+    saved = []
+    real = ocolearn.streaming.save_checkpoint
+    ocolearn.streaming.save_checkpoint = lambda *a: saved.append(a[-1]["row"]) or real(*a)
+    try:
+        for every in ([], ["--checkpoint-every", 0]):
+            saved.clear()
+            args = ["--chunk-rows", 150, "--checkpoint", ckpt, *every]
+            assert train(capsys, data, tmp_path / "m.npz", *args)[0] == 0
+            assert saved == [150, 300, 400] and ckpt.exists()
+    finally:
+        ocolearn.streaming.save_checkpoint = real
+    assert train(capsys, data, tmp_path / "m.npz", *args, "--resume")[0] == 0
+
+
+def test_the_sorted_labels_warning_comes_after_a_result_and_never_before_an_error(tmp_path, capsys):
+    # Before: the warning was printed at once, so a run that then diverged failed in two lines.
+    data = tmp_path / "sorted.svm"
+    data.write_text("".join(sorted(labelled_svmlight(tmp_path / "d.svm").read_text().splitlines(keepends=True))))
+    args = ["train", "--learner", "ogd", "--set", "schedule.eta=1e39", data, "--model", tmp_path / "m.npz", "--quiet"]
+    one_line_error(*call(capsys, *args)[::2], f"{data}, lines 1-400 (pass 1): the run diverged")
+    status, _, err = train(capsys, data, tmp_path / "m.npz")
+    assert status == 0 and err.splitlines()[-1].startswith(f"ocolearn: warning: {data}: the labels come sorted")
+    assert err.count("ocolearn: warning:") == 1, err
+
+
+def test_predict_reads_any_placeholder_label_of_an_svmlight_line_and_train_and_test_do_not(tmp_path, capsys):
+    # Before: predict refused '?' ("is not a number"), though the README promises any placeholder works.
+    data = labelled_svmlight(tmp_path / "d.svm")
+    assert train(capsys, data, tmp_path / "m.npz")[0] == 0
+    numbered = tmp_path / "numbered.svm"
+    numbered.write_text("1 1:1 3:2\n-1 1:-1\n1 1:2 3:1\n")
+    placeholders = tmp_path / "placeholders.svm"
+    placeholders.write_text("? 1:1 3:2\nfoo 1:-1\n1:2 3:1\n")
+    expected = call(capsys, "predict", tmp_path / "m.npz", numbered)[1]
+    status, out, err = call(capsys, "predict", tmp_path / "m.npz", placeholders, "--scores")
+    assert status == 0 and out == call(capsys, "predict", tmp_path / "m.npz", numbered, "--scores")[1], err
+    assert call(capsys, "predict", tmp_path / "m.npz", placeholders)[1] == expected and len(expected.split()) == 3
+    for command in (["test", tmp_path / "m.npz", placeholders], ["train", "--learner", "perceptron", placeholders]):
+        args = [*command, "--model", tmp_path / "p.npz"] if command[0] == "train" else command
+        one_line_error(*call(capsys, *args)[::2], f"{placeholders}, line 1, label: '?' is not a number")
+
+
+def test_messages_name_the_option_the_file_and_line_or_what_differs(tmp_path, capsys, monkeypatch):
+    # Before: "the data has 1" (it was --labels), "--bits/--dim: ..." for an index in the file,
+    # "its options differ" (which?), "its learner differ", and "File exists" for a file in the way.
+    import ocolearn.pipeline
+
+    data = labelled_svmlight(tmp_path / "d.svm")
+    one_line_error(
+        *train(capsys, data, tmp_path / "m.npz", "--labels=1")[::2], "argument --labels: '1' names one label"
+    )
+    big = tmp_path / "big.svm"
+    big.write_text("1 1:1\n-1 2147483648:2\n")
+    sizes = {"SC_PAGE_SIZE": 4096, "SC_PHYS_PAGES": 8 * 2**30 // 4096}
+    monkeypatch.setattr(ocolearn.pipeline.os, "sysconf", sizes.__getitem__)
+    line = one_line_error(*train(capsys, big, tmp_path / "m.npz")[::2], f"{big}, line 2: feature index 2147483648: ")
+    assert "2,147,483,648 features keeps 16.0 GiB of state" in line
+    one_line_error(*train(capsys, big, tmp_path / "m.npz", "--dim", 2**31)[::2], "--bits/--dim: ")
+    monkeypatch.undo()
+    ckpt = tmp_path / "c.npz"
+    assert train(capsys, data, tmp_path / "m.npz", "--checkpoint", ckpt, "--passes", 2)[0] == 0
+    err = train(capsys, data, tmp_path / "m.npz", "--checkpoint", ckpt, "--passes", 3, "--seed", 4, "--resume")[2]
+    one_line_error(2, err, f"{ckpt}: a checkpoint of another run: --passes 2 then, 3 now; --seed none then, 4 now;")
+    args = ["train", "--learner", "pegasos", data, "--model", tmp_path / "m.npz", "--checkpoint", ckpt, "--passes", 2]
+    one_line_error(*call(capsys, *args, "--resume", "--quiet")[::2], "another learner (--learner, --set)")
+    one_line_error(
+        *train(capsys, data, data / "m.npz")[::2],
+        f"{data / 'm.npz'}: {data} is a file, not a folder (a file is in the way",
+    )
+
+
+@pytest.mark.parametrize("suffix", [".gz", ".bz2", ".xz"])
+def test_a_compressed_file_without_its_suffix_says_so(tmp_path, capsys, suffix):
+    # Before: "not UTF-8 text" at line 1.
+    plain = labelled_svmlight(tmp_path / "d.svm")
+    hidden = tmp_path / "data"
+    hidden.write_bytes(compressed(tmp_path, suffix))
+    name = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz"}[suffix]
+    one_line_error(
+        *train(capsys, hidden, tmp_path / "m.npz")[::2], f"{hidden}: looks {name}-compressed: name it with {suffix}"
+    )
+    assert train(capsys, plain, tmp_path / "m.npz")[0] == 0
+
+
+def test_huge_metrics_and_long_per_pass_lists_are_printed_readably(tmp_path, capsys):
+    # Before: "mse 199450000000000...000.000000" (78 digits), and 200 numbers on each per-pass line.
+    from ocolearn.cli import _metric
+
+    assert [_metric(v) for v in (1.9945e77, 0.5, 0.0, 3e-9, 123456.5, 1234567.0)] == [
+        "1.9945e+77",
+        "0.500000",
+        "0.000000",
+        "3e-09",
+        "123456.500000",
+        "1.23457e+06",
+    ]
+    data = regression_csv(tmp_path / "r.csv")
+    args = ["--format", "csv", "--target", "y", "--quiet"]
+    assert call(capsys, "train", "--learner", "ogd", data, "--model", tmp_path / "m.npz", *args)[0] == 0
+    huge = tmp_path / "huge.csv"
+    huge.write_text("a,b,y\n1e38,1,1\n1,2,3\n")
+    status, out, _ = call(capsys, "test", tmp_path / "m.npz", huge)
+    assert status == 0 and len(out.splitlines()[0]) < 20 and "e+" in out.splitlines()[0], out
+    status, _, err = train(capsys, labelled_svmlight(tmp_path / "d.svm", n=20), tmp_path / "p.npz", "--passes", 30)
+    mistakes = next(line for line in err.splitlines() if line.startswith("mistakes per pass: "))
+    assert status == 0 and len(mistakes.split()) == 3 + 5 + 4 + 5 and "... (20 more) ..." in mistakes
+    losses = next(line for line in err.splitlines() if line.startswith("progressive loss per pass: "))
+    assert "... (20 more) ..." in losses and len(losses.split()) == 4 + 5 + 4 + 5 + 4

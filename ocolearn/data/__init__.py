@@ -56,6 +56,10 @@ def header_names(fields, source) -> list[str]:
 
 
 OPENERS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
+# The first bytes of each (a bzip2 stream: BZh, the block size, then a block's or the end's magic).
+BZIP2 = tuple(b"BZh" + bytes([size]) + block for size in b"123456789" for block in (b"1AY&SY", b"\x17rE8P\x90"))
+MAGIC = {".gz": (b"\x1f\x8b",), ".bz2": BZIP2, ".xz": (b"\xfd7zXZ\x00",)}
+COMPRESSION = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz"}
 
 
 def open_binary(path):
@@ -69,11 +73,35 @@ def open_binary(path):
     if not opened.seekable():
         opened.close()
         raise DataError(f"{path}: {PIPE}")
-    return _Decompressed(opened, path) if path.suffix in OPENERS else opened
+    if path.suffix in OPENERS:
+        return _Decompressed(opened, path)
+    start = opened.read(10)
+    opened.seek(0)
+    for suffix, magic in MAGIC.items():
+        if start.startswith(magic):  # (read as text, it would be "not UTF-8 text" at line 1)
+            opened.close()
+            raise DataError(f"{path}: looks {COMPRESSION[suffix]}-compressed: name it with {suffix}")
+    return opened
 
 
-# A data file is read more than once (the first pass finds its width, labels and task).
-PIPE = "a pipe can be read only once, and ocolearn reads a data file twice; save it to a file first"
+BOM = b"\xef\xbb\xbf"  # UTF-8's byte-order mark, which editors on Windows (and Excel) write first
+
+
+def skip_bom(f) -> int:
+    """Position ``f`` (opened by ``open_binary``, at its start) after a UTF-8 byte-order mark,
+    if it starts with one, and return that offset (3, or 0): the one place where every reader
+    leaves it out, so it is never part of a label, a class name or a column name."""
+    start = len(BOM) if f.read(len(BOM)) == BOM else 0
+    f.seek(start)
+    return start
+
+
+# Every command seeks in a data file: train reads it more than once (a first pass finds its
+# width, labels and task) and resumes from offsets, and each command peeks at its first bytes.
+PIPE = (
+    "a pipe, but ocolearn needs a data file it can seek in (it reads files more than once and resumes "
+    "from offsets); save the pipe to a file first"
+)
 
 
 class _Decompressed:

@@ -11,7 +11,7 @@ import csv
 
 import numpy as np
 
-from ocolearn.data import DataError, header_names, open_binary, shown, shown_names
+from ocolearn.data import DataError, header_names, open_binary, shown, shown_names, skip_bom
 from ocolearn.data.sparse_text import Block, Reader, _decode, _value, byte_blocks
 
 
@@ -25,7 +25,8 @@ def csv_rows(lines, source, header, first_line: int):
             continue
         if len(fields) != len(header):
             raise DataError(
-                f"{source}, line {number}: {len(fields)} fields, expected {len(header)} ({shown_names(header)})"
+                f"{source}, line {number}: {len(fields)} field{'s' * (len(fields) != 1)}, expected {len(header)} "
+                f"({shown_names(header)})"
             )
         rows.append((number, [f.strip() for f in fields]))
     return rows
@@ -36,9 +37,10 @@ def csv_header(path) -> list[str]:
     (quoted names, as R's ``write.csv`` writes them, are names), a UTF-8 byte-order mark left
     out; a repeated name is an error (``header_names``)."""
     with open_binary(path) as f:
+        skip_bom(f)
         line = f.readline()
     try:
-        text = line.decode("utf-8-sig")
+        text = line.decode("utf-8")
     except UnicodeDecodeError:
         raise DataError(f"{path}, line 1: not UTF-8 text") from None
     fields = next(csv.reader([text.rstrip("\r\n")]), [])
@@ -59,6 +61,10 @@ def csv_columns(path, target: str, columns=(), labelled=True):
         raise DataError(f"{path}: the CSV file {hint}; columns: {shown_names(header)}")
     t = header.index(target) if target in header else None
     names = list(columns) or [h for j, h in enumerate(header) if j != t]
+    if not names:  # (a model of no features: nothing could ever read it)
+        raise DataError(
+            f"{path}: no feature columns besides the target {shown(target)}; columns: {shown_names(header)}"
+        )
     missing = [n for n in names if n not in header]
     if missing:
         raise DataError(

@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from ocolearn.data import DataError, _number, open_binary, shown
+from ocolearn.data import DataError, _number, open_binary, shown, skip_bom
 from ocolearn.features import Sparse
 
 FLOAT32_MAX = float(np.finfo(np.float32).max)  # a larger number would be infinite in float32
@@ -64,8 +64,8 @@ def byte_blocks(source, start, size=None):
     and its newlines are counted by compiled code, off the GIL."""
     size = size or BLOCK_BYTES
     with open_binary(source.path) as f:
-        f.seek(start.offset)
-        rest, offset, line = np.zeros(0, np.uint8), start.offset, start.line
+        offset = skip_bom(f) if start.offset == 0 else f.seek(start.offset)
+        rest, line = np.zeros(0, np.uint8), start.line
         while True:
             data = np.empty(rest.size + size, np.uint8)
             data[: rest.size] = rest
@@ -175,9 +175,11 @@ def _decode(data, first_line: int, path) -> str:
         raise DataError(f"{path}, line {line}: not UTF-8 text") from None
 
 
-def _rows_by_line(data: bytes, first_line: int, path, row_of, label_dtype) -> Block:
+def _rows_by_line(data: bytes, first_line: int, path, row_of, label_dtype, placeholders=False) -> Block:
     """A block from text line by line: ``row_of(tokens, where)`` gives each line's features
-    as ``{index: value}`` (repeats merged by summing); comments and blank lines are skipped."""
+    as ``{index: value}`` (repeats merged by summing); comments and blank lines are skipped.
+    With ``placeholders`` (prediction input, whose labels are ignored) a numeric label that is
+    not a number (``?``) is a placeholder, read as no label."""
     text = _decode(data, first_line, path)
     labels, indptr, indices, values, numbers = [], [0], [], [], []
     for number, line in enumerate(text.split("\n"), first_line):
@@ -191,6 +193,8 @@ def _rows_by_line(data: bytes, first_line: int, path, row_of, label_dtype) -> Bl
         elif ":" in label:  # svmlight: the line starts with a feature, it has no label
             labels.append(np.nan)
             tokens = [label, *tokens]
+        elif placeholders and _number(label) is None:
+            labels.append(np.nan)
         else:
             labels.append(_value(label, f"{where}, label"))
         row = row_of(tokens, where)
@@ -239,8 +243,9 @@ def entry_error(block: Block, bad: int, dim: int, path, shift: int) -> DataError
 
 
 def read_bytes(path) -> bytes:
-    """A file's bytes, decompressed by its suffix (.gz, .bz2, .xz)."""
+    """A file's bytes, decompressed by its suffix (.gz, .bz2, .xz), without a byte-order mark."""
     with open_binary(path) as f:
+        skip_bom(f)
         return f.read()
 
 

@@ -351,11 +351,12 @@ class Scan(NamedTuple):
     dim: int  # the largest index + 1 (0-based)
     width: int  # a padded width that fits every row (a multiple of 8)
     sorted_labels: bool  # each label came in one run of rows (a file sorted by label)
+    top_line: int = 0  # the line of the largest index (which makes ``dim``)
 
 
 def scan(source: Source) -> Scan:
     """One pass over the file (see ``Scan``)."""
-    names, top, width, runs, previous, rows = set(), -1, 1, 0, None, 0
+    names, top, width, runs, previous, rows, top_line = set(), -1, 1, 0, None, 0, 0
     for _, _, _, (block, _) in _parsed(source, Position()):
         if not len(block.labels):
             continue
@@ -364,8 +365,12 @@ def scan(source: Source) -> Scan:
         labels = block.labels
         runs += int(np.count_nonzero(labels[1:] != labels[:-1])) + (previous is None or labels[0] != previous)
         previous, rows = labels[-1], rows + len(labels)
-        if block.indices.size:
-            top = max(top, int(block.indices.max()))
+        if block.indices.size and int(block.indices.max()) > top:
+            at = int(np.argmax(block.indices))
+            top, top_line = (
+                int(block.indices[at]),
+                int(block.lines[np.searchsorted(block.indptr, at, side="right") - 1]),
+            )
         width = max(width, _width(block))
     if not rows:
         raise DataError(f"{source.path}: no examples (every line is blank, a comment or skipped)")
@@ -376,4 +381,6 @@ def scan(source: Source) -> Scan:
     more = len(names) > MAX_LABELS
     found = sorted(names, key=float if numeric else None)[:MAX_LABELS]
     shift = _shift(source)
-    return Scan(Labels(found, numeric, integral, more), top + 1 - shift, width, 2 <= len(names) == runs < rows)
+    return Scan(
+        Labels(found, numeric, integral, more), top + 1 - shift, width, 2 <= len(names) == runs < rows, top_line
+    )

@@ -230,10 +230,11 @@ def parse_block(data: bytes, first_line: int, source, slow, copy=True) -> Block:
     return Block(own(labels[:n]), own(indptr[: n + 1]), own(indices[:nnz]), own(values[:nnz]), lines[:n] + first_line)
 
 
-def svmlight_lines(data: bytes, first_line: int, path) -> Block:
+def svmlight_lines(data: bytes, first_line: int, path, labelled=True) -> Block:
     """The exact, line-by-line svmlight parser (see ``ocolearn.data.svmlight``): the same rows
     as the compiled one, repeated indices of a row merged by summing, or the error naming
-    the file, the line and the expected form."""
+    the file, the line and the expected form. Without ``labelled`` (prediction input) a label
+    may be any placeholder (``?``, a name): it is read as no label."""
 
     def row_of(tokens, where):
         row: dict[int, float] = {}
@@ -250,12 +251,12 @@ def svmlight_lines(data: bytes, first_line: int, path) -> Block:
             row[int(name)] = row.get(int(name), 0.0) + _value(value, f"{where}, feature {name}")
         return row
 
-    return _rows_by_line(data, first_line, path, row_of, np.float64)
+    return _rows_by_line(data, first_line, path, row_of, np.float64, placeholders=not labelled)
 
 
-def parse_svmlight(data: bytes, first_line: int, path, copy=True) -> Block:
+def parse_svmlight(data: bytes, first_line: int, path, copy=True, labelled=True) -> Block:
     """The rows of svmlight text, by the compiled parser (``ocolearn.data.svmlight.parse_block``)."""
-    return parse_block(data, first_line, path, lambda d, f: svmlight_lines(d, f, path), copy)
+    return parse_block(data, first_line, path, lambda d, f: svmlight_lines(d, f, path, labelled), copy)
 
 
 def read_svmlight(path, *, dim: int | None = None, zero_based="auto", bits: int | None = None) -> SparseData:
@@ -281,8 +282,8 @@ READER = Reader(
     "svmlight",
     byte_blocks,
     lambda source: (
-        lambda d, f: parse_svmlight(d, f, source.path, copy=False),  # (see ``Reader.parsers``)
-        lambda d, f: svmlight_lines(d, f, source.path),
+        lambda d, f: parse_svmlight(d, f, source.path, copy=False, labelled=source.labelled),  # (``Reader.parsers``)
+        lambda d, f: svmlight_lines(d, f, source.path, source.labelled),
     ),
     one_based=True,
 )

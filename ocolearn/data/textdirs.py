@@ -48,7 +48,7 @@ def read_text_folders(root, *, vocabulary: dict[str, int] | None = None, bits: i
     """
     root = Path(root)
     files = text_documents(root)
-    counts = [Counter(tokens(f.read_text(encoding="utf-8", errors="replace"))) for _, f in files]
+    counts = [Counter(tokens(f.read_text(encoding="utf-8-sig", errors="replace"))) for _, f in files]
     if bits is not None:
         vocabulary, dim = None, 1 << bits
         rows = [_hashed(c, bits) for c in counts]
@@ -66,7 +66,8 @@ def read_text_folders(root, *, vocabulary: dict[str, int] | None = None, bits: i
 
 
 def text_documents(root, seed=None, labelled=True) -> list[tuple[str, Path]]:
-    """``(label, file)`` of every document under ``root/LABEL/``, sorted by (label, file name),
+    """``(label, file)`` of every document under ``root/LABEL/`` (in subfolders of ``LABEL``
+    too: the label is the folder under ``root``), sorted by (label, path under the label's folder),
     then, with a ``seed``, in an order shuffled by it (folders give their labels sorted, which
     an online learner must not see in that order).
 
@@ -78,7 +79,9 @@ def text_documents(root, seed=None, labelled=True) -> list[tuple[str, Path]]:
     where = paths[0] if len(paths) == 1 else "the list of files"
     if len(paths) == 1 and paths[0].is_dir():
         folders = sorted(p for p in paths[0].iterdir() if p.is_dir())
-        files = [(folder.name, f) for folder in folders for f in sorted(folder.iterdir()) if f.is_file()]
+        # Every file under a label's folder, in its subfolders too (the label is the top folder):
+        # a document left out because it sits one folder deeper would be lost silently.
+        files = [(folder.name, f) for folder in folders for f in sorted(folder.rglob("*")) if f.is_file()]
         if not folders:  # a flat folder of documents
             files = [("", f) for f in sorted(paths[0].iterdir()) if f.is_file()]
     else:
@@ -129,7 +132,7 @@ def text_blocks(root, seed=None, start=0, labelled=True):
 def text_rows(documents, first: int, bits: int) -> Block:
     """A block of documents as rows of hashed word counts, labelled by their folders; a
     row's "line" is the document's number in the reading order."""
-    rows = [_hashed(Counter(tokens(f.read_text(encoding="utf-8", errors="replace"))), bits) for _, f in documents]
+    rows = [_hashed(Counter(tokens(f.read_text(encoding="utf-8-sig", errors="replace"))), bits) for _, f in documents]
     counts = [len(r) for r in rows]
     return Block(
         np.asarray([label for label, _ in documents], str),
