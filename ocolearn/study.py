@@ -14,8 +14,11 @@ and each learner runs in two compiled programs (``ocolearn.sweep.sweep``): its g
 the tuning rows, scored by the progressive error (classifiers) or squared error (regression)
 averaged over the orders, then the chosen value x orders on the rows reported on, traced. No
 reported number has seen a tuning row. Order s is the rows shuffled by seed s, as
-``ocolearn.run(learner, X, y, seed=s)`` shuffles them; a synthetic stream with drift keeps its
-order (a shuffle would erase the drift): its order s is the stream drawn from ``seed + s``.
+``ocolearn.run(learner, X, y, seed=s)`` shuffles them (``evaluate.order = "stored"``: order 0
+is the stored order, order s the shuffle by seed s - 1); a synthetic stream with drift keeps its
+order (a shuffle would erase the drift): its order s is the stream drawn from ``seed + s``. A
+file with ``chunk_rows`` is read in chunks (``run_grid``): the same numbers in the stored order,
+shuffles within blocks of ``chunk_rows`` rows, no regret.
 
 A learner with a binary rule on a multiclass data set runs one-vs-rest (``OneVsRest``);
 parameter-free learners (``PARAMETER_FREE``) take no grid.
@@ -87,7 +90,7 @@ KEYS = {  # the keys of a [[datasets]] table, by kind
 }
 REGRET_LOSSES = ("", "none", "hinge", "logistic", "squared")
 ORDERS = ("shuffle", "stored")
-CHUNK_SEEDS = 1 << 16  # chunk j of a file read in chunks shuffles with seed s + j * CHUNK_SEEDS
+CHUNK_SEEDS = 1 << 16  # block j of a file read in chunks shuffles with seed s + j * CHUNK_SEEDS
 
 
 @dataclasses.dataclass(frozen=True)
@@ -336,18 +339,37 @@ class Dataset(NamedTuple):
     source: Any = None  # a file read in chunks (``DatasetSpec.chunk_rows``): its ``Source``; draw is None
 
 
-def pieces(data: Dataset, draw: int = 0):
-    """``(first row, SparseData)`` of the data set's rows: all of draw ``draw`` at once, or the
-    chunks of a file read in chunks, one at a time (the next one parsed meanwhile)."""
+def blocks(data: Dataset, rows, draw: int = 0):
+    """The rows ``rows`` (indices in the stored order, ascending) of draw ``draw``, as
+    ``SparseData``: all at once, or for a file read in chunks in blocks of ``chunk_rows`` of
+    them (the last one shorter), gathered from the chunks as they are read (the next one
+    parsed meanwhile), so that every block but the last has one shape: one compiled program."""
     if data.source is None:
-        yield 0, data.draw(draw)
+        examples = data.draw(draw)
+        yield SparseData(row(examples.X, rows), examples.y[rows], data.labels)
         return
     from ocolearn.data.stream import chunks, prefetched
 
-    first = 0
-    for chunk in prefetched(chunks(data.source, None, data.spec.chunk_rows)):
-        yield first, SparseData(chunk.X, chunk.y, data.labels)
+    first, pending, size = 0, [], data.spec.chunk_rows
+    for chunk in prefetched(chunks(data.source, None, size)):
+        r = rows[(rows >= first) & (rows < first + len(chunk.y))] - first
         first += len(chunk.y)
+        if len(r):
+            pending.append((row(chunk.X, r), chunk.y[r]))
+        while sum(len(y) for _, y in pending) >= size or (first == data.rows and pending):
+            X, y = _joined(pending)
+            pending = [(row(X, np.arange(size, len(y))), y[size:])] if len(y) > size else []
+            yield SparseData(row(X, np.arange(min(size, len(y)))), y[:size], data.labels)
+
+
+def _joined(parts):
+    """Feature batches (of one width: ``read_dataset`` fixes the source's) and targets, one
+    after the other."""
+    X = [x for x, _ in parts]
+    y = np.concatenate([t for _, t in parts])
+    if not isinstance(X[0], Sparse):
+        return np.concatenate(X), y
+    return Sparse(np.concatenate([x.idx for x in X]), np.concatenate([x.val for x in X]), X[0].dim), y
 
 
 def _from_arrays(X, y, task: str) -> SparseData:
@@ -429,9 +451,14 @@ def read_dataset(spec: DatasetSpec) -> Dataset:
 
         options = dict(bits=spec.bits, dim=spec.dim, labels=spec.labels or None, zero_based=spec.zero_based)
         source, task, _ = prepare(source_of(spec.source, spec.format, target=spec.target, **options), spec.task)
-        rows = sum(len(chunk.y) for chunk in chunks(source, None, spec.chunk_rows))  # the split needs the count
+        # The split needs the count; one width for every chunk, the width of the file in memory
+        # (a padded row's sum runs over its width: the same width, the same sum, bit for bit).
+        rows, width = 0, 0
+        for chunk in chunks(source, None, spec.chunk_rows):
+            rows, width = rows + len(chunk.y), max(width, getattr(chunk.X, "idx", np.zeros((0, 0))).shape[1])
         if not rows:
             raise DataError(f"{spec.source}: no examples")
+        source = source._replace(width=source.width or width or None)
         labels = None if task == "regression" else list(source.labels)
         return Dataset(spec, task_of(labels), labels, None, rows, reader_of(source).dense, source)
     if spec.kind == "sklearn":
@@ -525,8 +552,9 @@ def run_grid(learners, inner, data: Dataset, rows, spec: EvaluateSpec, trace: bo
     order): a ``Result`` with axes (C, S, ...); ``inner`` (the learner inside the pipeline)
     picks the targets. A file read in chunks runs chunk by chunk, the states and sums carried
     from one to the next (``sweep``'s ``carry``): its stored order gives the numbers of the
-    file in memory, bit for bit, and a shuffle shuffles the rows within each chunk (a buffer of
-    ``chunk_rows`` rows, as ``ocolearn train --seed`` does), chunk j with seed s + j * 2^16.
+    file in memory, bit for bit, and a shuffle shuffles the rows within each block (``blocks``:
+    a buffer of ``chunk_rows`` rows, as ``ocolearn train --seed`` shuffles within a chunk),
+    block j by seed s + j * 2^16.
     What is kept is the trace (a few numbers per row and order), never the rows."""
     from ocolearn.pipeline import targets
     from ocolearn.run import Result
@@ -535,17 +563,13 @@ def run_grid(learners, inner, data: Dataset, rows, spec: EvaluateSpec, trace: bo
     outs = []
     for draw, seeds in order_groups(data, spec):
         result = None
-        for j, (first, piece) in enumerate(pieces(data, draw)):
-            r = rows[(rows >= first) & (rows < first + len(piece.y))] - first
-            if not len(r):
-                continue
+        for j, block in enumerate(blocks(data, rows, draw)):
             chunk_seeds = None if seeds is None else [s + j * CHUNK_SEEDS for s in seeds]
-            X = row(piece.X, r)
             if result is None:
-                carry = fresh(learners, num_features(X), len(seeds or [None]), trace)
+                carry = fresh(learners, num_features(block.X), len(seeds or [None]), trace)
             else:
                 carry = (result.state, None if trace else result.trace)
-            out = sweep(learners, X, targets(inner, piece)[r], chunk_seeds, trace=trace, carry=carry)
+            out = sweep(learners, block.X, targets(inner, block), chunk_seeds, trace=trace, carry=carry)
             if trace and result is not None:
                 out = Result(
                     out.state, jax.tree.map(lambda a, b: np.concatenate([a, b], axis=2), result.trace, out.trace)
@@ -582,11 +606,8 @@ def held_out_errors(data: Dataset, inner, learner, states, held, spec: EvaluateS
     draws = [draw for draw, seeds in groups for _ in (seeds or [None])]  # order s -> its draw
     errors = [[] for _ in draws]
     for draw in dict.fromkeys(draws):
-        for first, piece in pieces(data, draw):
-            r = held[(held >= first) & (held < first + len(piece.y))] - first
-            if not len(r):
-                continue
-            X, y = row(piece.X, r), targets(inner, piece)[r]
+        for block in blocks(data, held, draw):
+            X, y = block.X, targets(inner, block)
             for s in (s for s, d in enumerate(draws) if d == draw):
                 state = jax.tree.map(lambda a, s=s: a[s], states)
                 prediction = jax.vmap(learner.predict, (None, 0))(state, X)  # (row i of X: every leaf's row i)
