@@ -7,6 +7,10 @@ experts; the adaptive one generated against each learner) and draws OUT/experts.
 regret R_t against the best expert of each prefix, with Hedge's bound ln N / eta + eta t / 8 for
 the tuned rate, which reaches sqrt(T ln N / 2) at T. Writes the numbers and the
 learners' settings to RECORD (default experiments/records/experts.json, committed).
+
+Why a script and not a study config (``ocolearn study``): learners over generated expert losses
+(no examples and labels), one sequence generated against each learner, and regret against the
+best expert with Hedge's bound (a study reads labelled examples).
 """
 
 import argparse

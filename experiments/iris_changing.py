@@ -9,6 +9,10 @@ sequences, and the adaptive regret (the largest over any interval of 50 rounds, 
 starting after the warm-up of the first 50), all in the
 learners' loss 1/2 (w . x - y)^2 and against unconstrained comparators. Writes
 OUT/iris_changing.png and RECORD (default experiments/records/iris_changing.json, committed).
+
+Why a script and not a study config (``ocolearn study``): regret against the best comparator
+sequences with k switches and over every interval of 50 rounds (a study measures regret against
+one fixed predictor).
 """
 
 import argparse

@@ -5,6 +5,11 @@
 Runs configs/iris_ridge_{arbitrary,magic,noball}.toml into OUT/<name>/, draws OUT/iris_regret.png:
 normalized cumulative loss (top) and regret with its bound (bottom), and writes the numbers of
 each setting to RECORD (default experiments/records/iris_regret.json, committed).
+
+Why a script and not a study config (``ocolearn study``): the regret of each of the post's
+settings against the best point of its own ball, with Zinkevich's bound (a study measures regret
+against the best affine predictor, unconstrained, and states no bound); each setting is an
+`ocolearn run` config; `make demo` runs it.
 """
 
 import argparse

@@ -6,6 +6,10 @@ Runs configs/iris_sweep.toml (a 32 x 32 grid of eta x lambda, 8 shuffled orders)
 compiled sweep, scores the post's three hand-picked settings on the same orders, and draws
 OUT/iris_sweep.png: the mean average loss over the grid with the picks marked. Its numbers go
 to OUT/picks.json and RECORD (default experiments/records/iris_sweep.json, committed).
+
+Why a script and not a study config (``ocolearn study``): one learner's 32 x 32 grid drawn as a
+map with the post's picks marked: a sweep (`ocolearn sweep`), not a comparison of learners (a
+study keeps only each learner's best value).
 """
 
 import argparse

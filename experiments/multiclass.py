@@ -10,6 +10,10 @@ Runs configs/iris_species.toml and configs/wine.toml (each: 30% of the rows held
 writes OUT/<config>_<learner>/ (metrics, mistakes per pass), OUT/multiclass.json and
 OUT/multiclass.png (mistakes per pass, a panel per data set) and RECORD (by default
 experiments/records/multiclass.json, committed), and prints the table.
+
+Why a script and not a study config (``ocolearn study``): up to 20 shuffled passes, stopping
+after a pass without mistakes, and the mistakes of each pass (a study runs one pass, predict
+then learn).
 """
 
 import argparse

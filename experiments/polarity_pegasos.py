@@ -9,6 +9,10 @@ README's text command) and on the write-up's raw word counts (no intercept, no s
 Writes OUT/polarity_pegasos.json (errors by lambda, the confidence table: accuracy where
 |score| > 1 and where not, at the configured lambda and pipeline), OUT/polarity_pegasos.png
 and RECORD (by default experiments/records/polarity_pegasos.json, committed).
+
+Why a script and not a study config (``ocolearn study``): a folder of text read as word counts,
+lambda swept twice (behind the pipeline and on the raw counts) over several epochs, and a table
+of accuracy by |score| (a study runs one pass and reports errors, not confidences).
 """
 
 import argparse

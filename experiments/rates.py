@@ -11,6 +11,11 @@ losses, where R_t = a ln t + b with b < 0, so that R_t / ln t approaches a from 
 eta/sqrt(t) steps for contrast; R_t against the best fixed point in hindsight of rounds
 1..t, each with its bound divided the same way. Writes the numbers, the study's sizes and the learners'
 settings to RECORD (default experiments/records/rates.json, committed).
+
+Why a script and not a study config (``ocolearn study``): generated loss sequences (random
+signs, strongly convex, exp-concave), regret against the best point of each prefix and the
+bounds divided by sqrt(t) or ln t (a study reads labelled examples and measures regret over the
+whole stream).
 """
 
 import argparse

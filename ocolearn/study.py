@@ -14,8 +14,11 @@ and each learner runs in two compiled programs (``ocolearn.sweep.sweep``): its g
 the tuning rows, scored by the progressive error (classifiers) or squared error (regression)
 averaged over the orders, then the chosen value x orders on the rows reported on, traced. No
 reported number has seen a tuning row. Order s is the rows shuffled by seed s, as
-``ocolearn.run(learner, X, y, seed=s)`` shuffles them; a synthetic stream with drift keeps its
-order (a shuffle would erase the drift): its order s is the stream drawn from ``seed + s``.
+``ocolearn.run(learner, X, y, seed=s)`` shuffles them (``evaluate.order = "stored"``: order 0
+is the stored order, order s the shuffle by seed s - 1); a synthetic stream with drift keeps its
+order (a shuffle would erase the drift): its order s is the stream drawn from ``seed + s``. A
+file with ``chunk_rows`` is read in chunks (``run_grid``): the same numbers in the stored order,
+shuffles within blocks of ``chunk_rows`` rows, no regret.
 
 A learner with a binary rule on a multiclass data set runs one-vs-rest (``OneVsRest``);
 parameter-free learners (``PARAMETER_FREE``) take no grid.
@@ -78,14 +81,16 @@ SKLEARN = {  # scikit-learn's bundled sets and their tasks
 }
 SYNTHETIC = ("hyperplane", "switches")
 KEYS = {  # the keys of a [[datasets]] table, by kind
-    "bundled": ("target",),
+    "bundled": ("target", "columns", "batch_scale"),
     "sklearn": (),
     "river": (),
-    "file": ("format", "target", "bits", "dim", "zero_based", "labels"),
+    "file": ("format", "target", "bits", "dim", "zero_based", "labels", "chunk_rows"),
     "hyperplane": ("rows", "features", "drift", "noise", "seed"),
     "switches": ("rows", "features", "concepts", "every", "noise", "seed"),
 }
 REGRET_LOSSES = ("", "none", "hinge", "logistic", "squared")
+ORDERS = ("shuffle", "stored")
+CHUNK_SEEDS = 1 << 16  # block j of a file read in chunks shuffles with seed s + j * CHUNK_SEEDS
 
 
 @dataclasses.dataclass(frozen=True)
@@ -100,7 +105,12 @@ class DatasetSpec:
     rotating hyperplane, Hulten et al. 2001) or ``switches`` (``w_t`` jumps to the next of
     ``concepts`` random unit vectors every ``every`` rounds). ``name`` labels it in the outputs
     and names its figure (default: ``source``, a file's name without its suffix, or the kind);
-    ``task`` is declared or inferred."""
+    ``task`` is declared or inferred. A bundled table may name its feature ``columns`` (default:
+    every numeric column but the target, in the table's order) and ``batch_scale`` them and the
+    target as R's ``scale()`` does (the whole table's mean and deviation: it sees every row
+    before the first round; the OGD post's preparation of iris). ``chunk_rows`` N > 0 reads a
+    file N rows at a time instead of all at once (``ocolearn.data.stream.chunks``, as
+    ``ocolearn train`` does), for files larger than memory: see ``run_grid``."""
 
     kind: str
     source: str = ""
@@ -119,6 +129,9 @@ class DatasetSpec:
     every: int = 500
     noise: float = 0.0
     seed: int = 0
+    columns: list[str] = dataclasses.field(default_factory=list)
+    batch_scale: bool = False
+    chunk_rows: int = 0
 
     @property
     def stream(self) -> bool:
@@ -137,9 +150,12 @@ class EvaluateSpec:
     regret is measured in (``hinge``, ``logistic``, ``squared``, ``none``; default by task)
     and ``tolerance`` the gradient norm its offline solver stops at; ``intercept`` and ``scale``
     (``auto``: standardize dense rows online, leave sparse ones; ``standardize``,
-    ``normalize``, ``none``) the pipeline every learner runs behind (``ocolearn.pipeline``)."""
+    ``normalize``, ``none``) the pipeline every learner runs behind (``ocolearn.pipeline``);
+    ``order``: ``shuffle`` (order s is the rows shuffled by seed s) or ``stored`` (order 0 is
+    the data's own order, and orders 1, 2, ... the shuffles by seeds 0, 1, ...)."""
 
     orders: int = 8
+    order: str = "shuffle"
     progressive: bool = True
     test: float = 0.0
     test_seed: int = 0
@@ -200,6 +216,12 @@ def from_dict(raw: dict, source: str = "<study>") -> Study:
     if not isinstance(tables, list) or not tables or not all(isinstance(t, dict) for t in tables):
         raise ConfigError(f"{source}: 'datasets' must be one or more [[datasets]] tables")
     datasets = tuple(_dataset(t, f"datasets[{i}]", source) for i, t in enumerate(tables))
+    for i, d in enumerate(datasets):
+        if d.chunk_rows and evaluate.regret not in ("", "none"):
+            raise ConfigError(
+                f"{source}: 'evaluate.regret' = {evaluate.regret!r}: the offline comparator needs the rows in memory, "
+                f"and datasets[{i}].chunk_rows reads {d.name!r} in chunks; set evaluate.regret = 'none'"
+            )
     names = [d.name for d in datasets]
     if len(set(names)) != len(names):
         twice = next(n for n in names if names.count(n) > 1)
@@ -237,6 +259,8 @@ def _check_evaluate(spec: EvaluateSpec, source: str) -> None:
         raise ConfigError(f"{source}: 'evaluate.tune' + 'evaluate.test' must leave rows to report on (< 1)")
     if spec.tune_by not in ("", "prefix", "split"):
         raise bad("tune_by", "prefix or split")
+    if spec.order not in ORDERS:
+        raise bad("order", "shuffle or stored")
     if spec.regret not in REGRET_LOSSES:
         raise bad("regret", "one of " + ", ".join(REGRET_LOSSES[1:]))
     if spec.scale not in ("auto", "standardize", "normalize", "none"):
@@ -260,10 +284,25 @@ def _dataset(table: dict, where: str, source: str) -> DatasetSpec:
         raise ConfigError(
             f"{source}: '{where}.source' = {spec.source!r} is not a {kind} data set; known: {', '.join(known)}"
         )
+    if kind == "bundled" and spec.columns:
+        from ocolearn.data import load_table
+
+        table = load_table(spec.source)
+        unknown = [c for c in spec.columns if c not in table]
+        if unknown:
+            raise ConfigError(
+                f"{source}: '{where}.columns': {spec.source} has no column {unknown[0]!r}; columns: {', '.join(table)}"
+            )
     if kind in ("river", "file") and not spec.source:
         raise ConfigError(f"{source}: '{where}' of kind {kind!r} needs 'source'")
     if kind == "file" and spec.format not in ("svmlight", "mira", "csv", "text"):
         raise ConfigError(f"{source}: '{where}.format' must be svmlight, mira, csv or text, got {spec.format!r}")
+    if spec.chunk_rows < 0:
+        raise ConfigError(
+            f"{source}: '{where}.chunk_rows' must be >= 1 (0: read it all at once), got {spec.chunk_rows}"
+        )
+    if spec.chunk_rows and spec.format == "text":
+        raise ConfigError(f"{source}: '{where}.chunk_rows': a folder of text is read in memory; remove chunk_rows")
     if spec.stream:
         if spec.rows < 2 or spec.features < 1 or spec.concepts < 1 or spec.every < 1 or not 0 <= spec.noise < 0.5:
             raise ConfigError(
@@ -294,7 +333,43 @@ class Dataset(NamedTuple):
     spec: DatasetSpec
     task: str
     labels: list | None
-    draw: Any  # order s -> SparseData; the same data for every s unless the data set is a stream
+    draw: Any  # draw s -> SparseData in memory; the same data for every s unless the data set is a stream
+    rows: int
+    dense: bool
+    source: Any = None  # a file read in chunks (``DatasetSpec.chunk_rows``): its ``Source``; draw is None
+
+
+def blocks(data: Dataset, rows, draw: int = 0):
+    """The rows ``rows`` (indices in the stored order, ascending) of draw ``draw``, as
+    ``SparseData``: all at once, or for a file read in chunks in blocks of ``chunk_rows`` of
+    them (the last one shorter), gathered from the chunks as they are read (the next one
+    parsed meanwhile), so that every block but the last has one shape: one compiled program."""
+    if data.source is None:
+        examples = data.draw(draw)
+        yield SparseData(row(examples.X, rows), examples.y[rows], data.labels)
+        return
+    from ocolearn.data.stream import chunks, prefetched
+
+    first, pending, size = 0, [], data.spec.chunk_rows
+    for chunk in prefetched(chunks(data.source, None, size)):
+        r = rows[(rows >= first) & (rows < first + len(chunk.y))] - first
+        first += len(chunk.y)
+        if len(r):
+            pending.append((row(chunk.X, r), chunk.y[r]))
+        while sum(len(y) for _, y in pending) >= size or (first == data.rows and pending):
+            X, y = _joined(pending)
+            pending = [(row(X, np.arange(size, len(y))), y[size:])] if len(y) > size else []
+            yield SparseData(row(X, np.arange(min(size, len(y)))), y[:size], data.labels)
+
+
+def _joined(parts):
+    """Feature batches (of one width: ``read_dataset`` fixes the source's) and targets, one
+    after the other."""
+    X = [x for x, _ in parts]
+    y = np.concatenate([t for _, t in parts])
+    if not isinstance(X[0], Sparse):
+        return np.concatenate(X), y
+    return Sparse(np.concatenate([x.idx for x in X]), np.concatenate([x.val for x in X]), X[0].dim), y
 
 
 def _from_arrays(X, y, task: str) -> SparseData:
@@ -368,7 +443,24 @@ def read_dataset(spec: DatasetSpec) -> Dataset:
 
     if spec.stream:
         first = synthetic(spec, spec.seed)
-        return Dataset(spec, "binary", first.labels, lambda s: first if s == 0 else synthetic(spec, spec.seed + s))
+        draw = lambda s: first if s == 0 else synthetic(spec, spec.seed + s)  # noqa: E731
+        return Dataset(spec, "binary", first.labels, draw, spec.rows, True)
+    if spec.chunk_rows:
+        from ocolearn.data.stream import chunks, reader_of
+        from ocolearn.pipeline import prepare, source_of
+
+        options = dict(bits=spec.bits, dim=spec.dim, labels=spec.labels or None, zero_based=spec.zero_based)
+        source, task, _ = prepare(source_of(spec.source, spec.format, target=spec.target, **options), spec.task)
+        # The split needs the count; one width for every chunk, the width of the file in memory
+        # (a padded row's sum runs over its width: the same width, the same sum, bit for bit).
+        rows, width = 0, 0
+        for chunk in chunks(source, None, spec.chunk_rows):
+            rows, width = rows + len(chunk.y), max(width, getattr(chunk.X, "idx", np.zeros((0, 0))).shape[1])
+        if not rows:
+            raise DataError(f"{spec.source}: no examples")
+        source = source._replace(width=source.width or width or None)
+        labels = None if task == "regression" else list(source.labels)
+        return Dataset(spec, task_of(labels), labels, None, rows, reader_of(source).dense, source)
     if spec.kind == "sklearn":
         data = _sklearn(spec)
     elif spec.kind == "river":
@@ -378,13 +470,16 @@ def read_dataset(spec: DatasetSpec) -> Dataset:
 
         target = spec.target or BUNDLED[spec.source]
         table = tables.load_table(spec.source)
-        features = [c for c, v in table.items() if c != target and v.dtype.kind in "fi"]
-        data = read_examples(DataSpec(spec.source, "table", features, target, task=spec.task))
+        features = spec.columns or [c for c, v in table.items() if c != target and v.dtype.kind in "fi"]
+        data = read_examples(DataSpec(spec.source, "table", features, target, spec.batch_scale, task=spec.task))
     else:
         options = dict(bits=spec.bits, dim=spec.dim, task=spec.task, zero_based=spec.zero_based, labels=spec.labels)
         data = read_examples(DataSpec(spec.source, spec.format, target=spec.target, **options))
-    task = "regression" if data.labels is None else "binary" if len(data.labels) == 2 else "multiclass"
-    return Dataset(spec, task, data.labels, lambda s: data)
+    return Dataset(spec, task_of(data.labels), data.labels, lambda s: data, len(data.y), not isinstance(data.X, Sparse))
+
+
+def task_of(labels) -> str:
+    return "regression" if labels is None else "binary" if len(labels) == 2 else "multiclass"
 
 
 def split_rows(n: int, spec: EvaluateSpec, stream: bool, where: str):
@@ -422,7 +517,7 @@ def fitted(entry: StudyLearner, data: Dataset, spec: EvaluateSpec, where: str):
         inner, prefix = OneVsRest(base=inner, classes=len(data.labels)), "base."
     inner = fit_learner(inner, SparseData(None, None, data.labels), where)
     try:
-        steps = default_steps(not isinstance(data.draw(0).X, Sparse), spec.intercept, spec.scale)
+        steps = default_steps(data.dense, spec.intercept, spec.scale)
     except ConfigError as e:
         raise ConfigError(f"{where}: evaluate.{e}") from None
     return inner, steps, prefix
@@ -441,24 +536,83 @@ def grid(entry: StudyLearner, inner, steps, prefix: str):
     return with_pipeline(stacked, steps, stacked=len(next(iter(columns.values())))), columns
 
 
-def _orders(data: Dataset, rows, orders: int):
-    """``(X, y-source, seeds)`` per call: one call with seeds 0..S-1 (shuffles), or for a
-    stream one call per order on its own draw, in the stored order."""
+def order_groups(data: Dataset, spec: EvaluateSpec) -> list:
+    """``(draw, seeds)`` per sweep, whose orders concatenated are orders 0..S-1: a stream's order
+    s is its draw s in its own order (seeds None); otherwise seeds 0..S-1 shuffle (``order =
+    "shuffle"``), or the stored order comes first and seeds 0..S-2 shuffle (``"stored"``)."""
     if data.spec.stream:
-        return [(data.draw(s), rows, None) for s in range(orders)]
-    return [(data.draw(0), rows, list(range(orders)))]
+        return [(s, None) for s in range(spec.orders)]
+    if spec.order == "shuffle":
+        return [(0, list(range(spec.orders)))]
+    return [(0, None)] + ([(0, list(range(spec.orders - 1)))] if spec.orders > 1 else [])
 
 
-def run_grid(learners, inner, data: Dataset, rows, orders: int, trace: bool):
-    """The stacked learners over ``orders`` orders of ``rows``: a ``Result`` with axes (C, S, ...);
-    ``inner`` (the learner inside the pipeline) picks the targets."""
+def run_grid(learners, inner, data: Dataset, rows, spec: EvaluateSpec, trace: bool):
+    """The stacked learners over the orders (``order_groups``) of ``rows`` (indices in the stored
+    order): a ``Result`` with axes (C, S, ...); ``inner`` (the learner inside the pipeline)
+    picks the targets. A file read in chunks runs chunk by chunk, the states and sums carried
+    from one to the next (``sweep``'s ``carry``): its stored order gives the numbers of the
+    file in memory, bit for bit, and a shuffle shuffles the rows within each block (``blocks``:
+    a buffer of ``chunk_rows`` rows, as ``ocolearn train --seed`` shuffles within a chunk),
+    block j by seed s + j * 2^16.
+    What is kept is the trace (a few numbers per row and order), never the rows."""
     from ocolearn.pipeline import targets
+    from ocolearn.run import Result
     from ocolearn.sweep import sweep
 
     outs = []
-    for examples, r, seeds in _orders(data, rows, orders):
-        outs.append(sweep(learners, row(examples.X, r), targets(inner, examples)[r], seeds, trace=trace))
+    for draw, seeds in order_groups(data, spec):
+        result = None
+        for j, block in enumerate(blocks(data, rows, draw)):
+            chunk_seeds = None if seeds is None else [s + j * CHUNK_SEEDS for s in seeds]
+            if result is None:
+                carry = fresh(learners, num_features(block.X), len(seeds or [None]), trace)
+            else:
+                carry = (result.state, None if trace else result.trace)
+            out = sweep(learners, block.X, targets(inner, block), chunk_seeds, trace=trace, carry=carry)
+            if trace and result is not None:
+                out = Result(
+                    out.state, jax.tree.map(lambda a, b: np.concatenate([a, b], axis=2), result.trace, out.trace)
+                )
+            result = out
+        outs.append(result)
     return jax.tree.map(lambda *a: np.concatenate(a, axis=1), *outs)
+
+
+def fresh(learners, dim: int, orders: int, trace: bool):
+    """``sweep``'s ``carry`` for a start: every configuration's initial state (and zero sums),
+    an axis per configuration and per order. A state made inside the sweep instead keeps the
+    parts that depend on no configuration (the pipeline's running means) without those axes,
+    which XLA computes in another order, and a file read in chunks would not give the numbers
+    of the file in memory bit for bit."""
+    from ocolearn.run import _zero_summary
+
+    if jax.tree.leaves(learners):
+        state = jax.vmap(lambda learner: learner.init(dim))(learners)
+    else:  # a learner without numbers (the Perceptron): one configuration
+        state = jax.tree.map(lambda a: a[None], learners.init(dim))
+    configs = jax.tree.leaves(state)[0].shape[0] if jax.tree.leaves(state) else 1
+    summary = None if trace else jax.tree.map(lambda a: np.full(configs, a), _zero_summary())
+    return jax.tree.map(lambda a: np.repeat(np.asarray(a)[:, None], orders, axis=1), (state, summary))
+
+
+def held_out_errors(data: Dataset, inner, learner, states, held, spec: EvaluateSpec) -> list[float]:
+    """Per order, the mean error (or squared error, ``per_round``) of the final weights (``states``,
+    axes (S, ...)) on the held-out rows, learning nothing from them; a file read in chunks is
+    read once more, every order scored on each chunk."""
+    from ocolearn.pipeline import targets
+
+    groups = order_groups(data, spec)
+    draws = [draw for draw, seeds in groups for _ in (seeds or [None])]  # order s -> its draw
+    errors = [[] for _ in draws]
+    for draw in dict.fromkeys(draws):
+        for block in blocks(data, held, draw):
+            X, y = block.X, targets(inner, block)
+            for s in (s for s, d in enumerate(draws) if d == draw):
+                state = jax.tree.map(lambda a, s=s: a[s], states)
+                prediction = jax.vmap(learner.predict, (None, 0))(state, X)  # (row i of X: every leaf's row i)
+                errors[s].append(per_round(data.task, prediction, y))
+    return [float(np.concatenate(e).mean()) for e in errors]
 
 
 def per_round(task: str, prediction, target):
@@ -503,13 +657,14 @@ def run_study(study: Study, out_dir, progress=None) -> dict:
     provenance.write(out)
     say = progress or (lambda text: None)
     results = {"name": study.name, "evaluate": dataclasses.asdict(study.evaluate), "datasets": {}}
+    results["learners"] = study.to_config()["learners"]  # the settings and grids, with the numbers
     curves = {}
     for spec in study.datasets:
         try:
             data = read_dataset(spec)
         except DataError as e:
             raise DataError(f"{study.source}: data set {spec.name!r}: {e}") from None
-        n = len(data.draw(0).y)
+        n = data.rows
         tune, report, held = split_rows(n, study.evaluate, spec.stream, f"{study.source}: data set {spec.name!r}")
         entry = {"task": data.task, "rows": n, "tuning_rows": len(tune), "report_rows": len(report)}
         entry.update(held_out_rows=len(held), classes=len(data.labels or ()), learners={})
@@ -538,7 +693,6 @@ def run_study(study: Study, out_dir, progress=None) -> dict:
 def evaluate_learner(study: Study, entry: StudyLearner, data: Dataset, split, comparators, name: str):
     """One learner on one data set: tuned on the tuning rows, reported on the others."""
     from ocolearn.regret import loss_values
-    from ocolearn.run import held_out
 
     tune_rows, report, held = split
     spec = study.evaluate
@@ -547,7 +701,7 @@ def evaluate_learner(study: Study, entry: StudyLearner, data: Dataset, split, co
     numbers: dict[str, Any] = {"learner": inner.name}
     chosen = 0
     if columns:
-        result = run_grid(learners, inner, data, tune_rows, spec.orders, trace=False)
+        result = run_grid(learners, inner, data, tune_rows, spec, trace=False)
         total = result.trace.squared_error if data.task == "regression" else result.trace.mistakes
         score = np.asarray(total, np.float64).mean(axis=1) / len(tune_rows)
         finite = np.isfinite(score)
@@ -556,7 +710,7 @@ def evaluate_learner(study: Study, entry: StudyLearner, data: Dataset, split, co
         numbers["tuning_score"] = float(score[chosen])
         numbers["grid_size"] = len(score)
     one = jax.tree.map(lambda a: a[chosen : chosen + 1], learners)
-    result = run_grid(one, inner, data, report, spec.orders, trace=True)
+    result = run_grid(one, inner, data, report, spec, trace=True)
     trace = jax.tree.map(lambda a: a[0], result.trace)  # (S, T, ...)
     errors = per_round(data.task, trace.prediction, trace.target)
     numbers["progressive"] = errors.mean(axis=1).tolist()
@@ -566,17 +720,8 @@ def evaluate_learner(study: Study, entry: StudyLearner, data: Dataset, split, co
         charged = loss_values(loss, trace.prediction, trace.target).sum(axis=1)
         numbers["regret"] = (charged - np.asarray(comparators["totals"])).tolist()
     if len(held):
-        from ocolearn.pipeline import targets
-
-        examples = [data.draw(s) for s in range(spec.orders)]
-        one_learner = jax.tree.map(lambda a: a[0], one)
-        held_sums = []
-        for s in range(spec.orders):
-            X, y = row(examples[s].X, held), targets(inner, examples[s])[held]
-            state = jax.tree.map(lambda a, s=s: a[0, s], result.state)
-            sums = held_out(one_learner, state, X, y)
-            held_sums.append(float(sums.squared_error if data.task == "regression" else sums.mistakes) / len(held))
-        numbers["held_out"] = held_sums
+        states = jax.tree.map(lambda a: a[0], result.state)
+        numbers["held_out"] = held_out_errors(data, inner, jax.tree.map(lambda a: a[0], one), states, held, spec)
     return numbers, np.cumsum(errors, axis=1) / np.arange(1, errors.shape[1] + 1)
 
 
@@ -589,7 +734,7 @@ def _comparators(study: Study, data: Dataset, report) -> dict:
     from ocolearn.regret import best_fixed_convex, least_squares, round_losses
 
     classes = len(data.labels) if data.task == "multiclass" else 0
-    loss = regret_loss(study, data.task, classes)
+    loss = None if data.source is not None else regret_loss(study, data.task, classes)  # (chunks: from_dict)
     if loss is None:
         return {"loss": "none"}
     draws = [data.draw(s) for s in range(study.evaluate.orders)] if data.spec.stream else [data.draw(0)]

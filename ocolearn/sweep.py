@@ -142,18 +142,20 @@ def _mesh():
 
 
 @partial(jax.jit, static_argnames=("passes", "predict_after_update", "trace"))
-def _sweep_chunk(learners, seeds, X, y, *, passes, predict_after_update, trace):
-    def one_config(learner):
-        def one_seed(key):
-            return run(learner, X, y, key, passes=passes, predict_after_update=predict_after_update, trace=trace)
+def _sweep_chunk(learners, seeds, X, y, carry, *, passes, predict_after_update, trace):
+    def one_config(learner, carry):
+        def one_seed(key, carry):
+            state, summary = (None, None) if carry is None else carry
+            options = dict(passes=passes, predict_after_update=predict_after_update, trace=trace)
+            return run(learner, X, y, key, state=state, summary=summary, **options)
 
         if seeds is None:
-            return jax.tree.map(lambda a: a[None], one_seed(None))
-        return jax.vmap(lambda s: one_seed(jax.random.key(s)))(seeds)
+            return jax.tree.map(lambda a: a[None], one_seed(None, _one(carry)))
+        return jax.vmap(lambda s, c: one_seed(jax.random.key(s), c))(seeds, carry)
 
     if not jax.tree.leaves(learners):  # a learner without numbers (the Perceptron): one configuration
-        return jax.tree.map(lambda a: a[None], one_config(learners))
-    return jax.vmap(one_config)(learners)
+        return jax.tree.map(lambda a: a[None], one_config(learners, _one(carry)))
+    return jax.vmap(one_config)(learners, carry)
 
 
 def chunk_for(learners, X, y, num_seeds, passes, trace, budget) -> int:
@@ -175,6 +177,7 @@ def sweep(
     chunk_size=None,
     memory=None,
     shard=True,
+    carry=None,
 ) -> Result:
     """Run C stacked learners (``stack``/``stack_values``) over S seeds in one compiled program.
 
@@ -182,12 +185,15 @@ def sweep(
     final states, and per-round ``Trace`` arrays if ``trace`` else a ``Summary`` of sums.
     ``chunk_size`` bounds the configurations run at once; by default it is what fits in
     ``memory`` bytes (default ``memory_budget()``) next to the data. ``shard`` spreads each
-    chunk's configurations over all devices.
+    chunk's configurations over all devices. ``carry`` = ``(state, summary)`` of an earlier
+    sweep's ``Result`` (leaves with axes ``(C, S)``; summary None with ``trace``) continues it
+    over more rows, as ``run``'s ``state=`` and ``summary=`` do: a sweep over rows read in
+    chunks equals one over them all, bit for bit (``ocolearn.study``'s files read in chunks).
     """
     learners.check("learner")  # every stacked value
     check_count(passes, "passes")
     check_data(_one(learners), X, y)
-    check_rounds(_one(learners), None, y.shape[0], passes)
+    check_rounds(_one(learners), None if carry is None else _one(_one(carry[0])), y.shape[0], passes)
     num = jax.tree.leaves(learners)[0].shape[0] if jax.tree.leaves(learners) else 1
     seeds = seed_values(seeds)
     num_seeds = 1 if seeds is None else len(seeds)
@@ -201,9 +207,10 @@ def sweep(
     outputs = []
     for start in range(0, num, chunk_size):
         index = np.minimum(np.arange(start, start + chunk_size), num - 1)  # pad with the last one
-        chunk = jax.tree.map(lambda a, index=index: a[index], learners)
-        chunk = _place(chunk, sharding)
-        out = _sweep_chunk(chunk, seeds, X, y, passes=passes, predict_after_update=predict_after_update, trace=trace)
+        chunk = jax.tree.map(lambda a, index=index: a[index], (learners, carry))
+        chunk, carried = _place(chunk, sharding)
+        options = dict(passes=passes, predict_after_update=predict_after_update, trace=trace)
+        out = _sweep_chunk(chunk, seeds, X, y, carried, **options)
         _wait(out)
         kept = min(chunk_size, num - start)
         outputs.append(jax.tree.map(lambda a, kept=kept: _to_host(a)[:kept], out))

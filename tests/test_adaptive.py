@@ -403,13 +403,15 @@ def test_adaptive_learners_come_from_configs_and_their_comparison_table(tmp_path
     from pathlib import Path
 
     from ocolearn.config import load
+    from ocolearn.study import load as load_study_file
 
     root = Path(__file__).parent.parent / "configs"
-    experiment = load(root / "iris_adaptive.toml", ["compare.ons.gamma=0.25", "compare.nag.eta=2"])
-    assert isinstance(experiment.learner, AdaGrad) and experiment.compare["ons"].gamma == 0.25
-    assert experiment.compare["nag"].eta == 2.0 and isinstance(experiment.compare["coin_betting"], CoinBetting)
+    study = load_study_file(root / "study_iris.toml", ["learners.ons.gamma=0.25", "learners.nag.eta=2"])
+    learners = {name: entry.learner for name, entry in study.learners.items()}
+    assert isinstance(learners["adagrad"], AdaGrad) and learners["ons"].gamma == 0.25
+    assert learners["nag"].eta == 2.0 and isinstance(learners["kt"], CoinBetting)
     coin = load(root / "iris_coin.toml").learner
-    assert coin == COCOB(loss=Squared())  # the best of experiments/parameter_free.py
+    assert coin == COCOB(loss=Squared())  # the best parameter-free learner of configs/study_iris.toml
     text = (root / "iris_coin.toml").read_text().split("[learner]")[0]
     (tmp_path / "optax.toml").write_text(
         text + '[learner]\nkind = "optax"\ntransformation = "adam"\nhyperparams = { learning_rate = 0.3 }\n'

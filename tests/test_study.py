@@ -106,9 +106,11 @@ def _iris_csv(path, flip=()):
     return path
 
 
-def test_tuning_rows_never_reach_the_reported_numbers(tmp_path, monkeypatch):
-    raw = small(tune_by="split", tune_seed=4)
-    raw["datasets"] = [{"kind": "file", "source": "", "format": "csv", "target": "Species", "name": "iris"}]
+@pytest.mark.parametrize("tune_by, chunk_rows", [("split", 0), ("prefix", 7), ("split", 11)])
+def test_tuning_rows_never_reach_the_reported_numbers(tmp_path, monkeypatch, tune_by, chunk_rows):
+    raw = small(tune_by=tune_by, tune_seed=4)
+    dataset = {"kind": "file", "source": "", "format": "csv", "target": "Species", "name": "iris"}
+    raw["datasets"] = [{**dataset, "chunk_rows": chunk_rows}]
     raw["learners"]["pa"]["tune"] = {"C": [0.5]}  # one value: the choice cannot move
     spec = studies.from_dict({**raw, "datasets": [{**raw["datasets"][0], "source": "x"}]}).evaluate
     tune, report, _ = studies.split_rows(150, spec, False, "test")
@@ -130,6 +132,105 @@ def test_tuning_rows_never_reach_the_reported_numbers(tmp_path, monkeypatch):
 
     monkeypatch.setattr(studies, "split_rows", leaky)
     assert leaderboard(tmp_path / "spoiled.csv", "leaky") != leaderboard(tmp_path / "clean.csv", "leaky_clean")
+
+
+def _iris_svmlight(path):
+    """Petal.Width from the other measurements, as an svmlight file (a regression target)."""
+    table = tables.load_iris()
+    columns = ["Sepal.Length", "Sepal.Width", "Petal.Length"]
+    lines = [
+        f"{w:g} " + " ".join(f"{j + 1}:{table[c][i]:g}" for j, c in enumerate(columns))
+        for i, w in enumerate(table["Petal.Width"])
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _ragged_svmlight(path):
+    """Iris' species from its measurements, and on every 50th row nine more features: chunks
+    read without a first pass (dimension and labels given) are 8 or 16 entries wide."""
+    table = tables.load_iris()
+    columns = ["Sepal.Length", "Sepal.Width", "Petal.Length", "Petal.Width"]
+    classes = {name: k + 1 for k, name in enumerate(sorted(set(table["Species"])))}
+    lines = []
+    for i, species in enumerate(table["Species"]):
+        entries = [f"{j + 1}:{table[c][i]:g}" for j, c in enumerate(columns)]
+        entries += [f"{j}:0.1" for j in range(5, 14)] if i % 50 == 17 else []
+        lines.append(f"{classes[species]} " + " ".join(entries))
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _numbers(results):
+    """Every number of a study but the wall times."""
+    return {
+        d: {n: {k: v for k, v in numbers.items() if k != "wall_s"} for n, numbers in entry["learners"].items()}
+        for d, entry in results["datasets"].items()
+    }
+
+
+@pytest.mark.parametrize(
+    "orders, chunk_rows",
+    [(1, 7), (3, 1000)],  # tiny chunks: the stored order; one chunk: the shuffles too (seed s for chunk 0)
+)
+def test_a_file_read_in_chunks_gives_the_numbers_of_the_file_in_memory(tmp_path, orders, chunk_rows):
+    evaluate = {"orders": orders, "order": "stored", "tune": 0.3, "test": 0.2, "regret": "none"}
+    classify = {
+        "perceptron": {"kind": "perceptron"},
+        "pa": {"kind": "passive_aggressive", "tune": {"C": {"geomspace": [0.01, 10.0, 4]}}},
+    }
+    regress = {
+        "ogd": {"kind": "ogd", "loss": "squared", "tune": {"schedule.eta": {"geomspace": [0.01, 1.0, 4]}}},
+        "cocob": {"kind": "cocob", "loss": "squared"},
+    }
+    files = {
+        "species": ({"source": str(_iris_csv(tmp_path / "iris.csv")), "format": "csv", "target": "Species"}, classify),
+        "width": ({"source": str(_iris_svmlight(tmp_path / "w.svm")), "task": "regression"}, regress),
+        "ragged": (
+            {"source": str(_ragged_svmlight(tmp_path / "r.svm")), "dim": 14, "labels": ["1", "2", "3"]},
+            classify,
+        ),
+    }
+    for name, (dataset, learners) in files.items():
+        raw = {"name": name, "evaluate": evaluate, "learners": learners}
+        numbers = []
+        for rows in (0, chunk_rows):
+            raw["datasets"] = [{"kind": "file", "name": name, "chunk_rows": rows, **dataset}]
+            numbers.append(_numbers(studies.run_study(studies.from_dict(copy.deepcopy(raw)), tmp_path / f"{rows}")))
+        assert numbers[0] == numbers[1]
+        assert len(numbers[0][name]) == 2 and all(len(v["held_out"]) == orders for v in numbers[0][name].values())
+    if orders > 1:  # a shuffle of a file read in chunks shuffles within blocks: not the whole file's shuffle
+        raw["datasets"][0]["chunk_rows"] = 7
+        chunked = _numbers(studies.run_study(studies.from_dict(copy.deepcopy(raw)), tmp_path / "shuffled"))[name]
+        # (the untuned learner's stored order is the same; a tuned value is chosen over all orders)
+        assert chunked["perceptron"]["progressive"][0] == numbers[0][name]["perceptron"]["progressive"][0]
+        assert any(chunked[n]["progressive"][1:] != numbers[0][name][n]["progressive"][1:] for n in chunked)
+
+
+def test_the_iris_study_is_the_posts_protocol_run_directly(tmp_path):
+    """configs/study_iris.toml (the former experiments/iris_adaptive.py and parameter_free.py): its
+    progressive squared error of order 0 is ``ocolearn.run``'s over the stored order of the post's
+    data (``[data]`` of configs/iris_coin.toml), bit for bit; order k that of the shuffle by seed
+    k - 1."""
+    from ocolearn import L2Ball, Squared
+    from ocolearn.config import load
+    from ocolearn.experiment import load_data
+    from ocolearn.regret import gradient_bound
+
+    study = studies.load(ROOT / "configs" / "study_iris.toml", ["evaluate.orders=3"])
+    results = studies.run_study(study, tmp_path)
+    X, y = load_data(load(ROOT / "configs" / "iris_coin.toml"))
+    for name, entry in study.learners.items():
+        numbers = results["datasets"]["iris"]["learners"][name]["progressive"]
+        for order, seed in enumerate([None, 0, 1]):
+            trace = run(entry.learner, np.float32(X), np.float32(y), seed).trace
+            errors = (np.asarray(trace.prediction, np.float64) - np.asarray(trace.target, np.float64)) ** 2
+            if seed is None:
+                assert numbers[order] == np.mean(errors), name
+            else:  # (vmapped over the orders, XLA adds in another order: float32 rounding)
+                assert numbers[order] == pytest.approx(np.mean(errors), rel=1e-6), (name, order)
+    # MetaGrad's G bounds the data's gradients on its ball
+    assert study.learners["metagrad"].learner.lipschitz >= gradient_bound(Squared(), L2Ball(1.0), X, y) * (1 - 1e-3)
 
 
 def test_progressive_squared_error_equals_river(tmp_path):
@@ -198,6 +299,8 @@ def _env():
     return {**os.environ, "PYTHONPATH": str(ROOT), "OCOLEARN_CACHE": "0"}
 
 
+IRIS = 'kind = "bundled"\nsource = "iris"'
+FILE = 'kind = "file"\nsource = "x.csv"\nformat = "csv"\n'
 BASE = """name = "bad"
 [evaluate]
 orders = 2
@@ -225,6 +328,21 @@ C = [0.1, 1.0]
         (("orders = 2", "orders = 2\ntune = 0.5\ntest = 0.5"), "must leave rows to report on"),
         (('kind = "bundled"', 'kind = "bundle"'), "'datasets[0].kind' must be one of bundled"),
         (('source = "iris"', 'source = "iris"\nname = "a/b"'), "'datasets[0].name' = 'a/b': a name of letters"),
+        (("orders = 2", 'orders = 2\norder = "random"'), "'evaluate.order' must be shuffle or stored, got 'random'"),
+        (('source = "iris"', 'source = "iris"\nchunk_rows = 10'), "unknown key 'datasets[0].chunk_rows'"),
+        (('source = "iris"', 'source = "iris"\ncolumns = "Sepal.Width"'), "'datasets[0].columns'"),
+        (
+            ('source = "iris"', 'source = "iris"\ncolumns = ["Sepal.Widht"]'),
+            "'datasets[0].columns': iris has no column 'Sepal.Widht'",
+        ),
+        (('source = "iris"', 'source = "iris"\nbatch_scale = "yes"'), "'datasets[0].batch_scale'"),
+        ((IRIS, FILE + "batch_scale = true"), "unknown key 'datasets[0].batch_scale'"),
+        ((IRIS, FILE + "chunk_rows = -1"), "'datasets[0].chunk_rows' must be >= 1 (0: read it all at once), got -1"),
+        ((IRIS, FILE.replace("csv", "text") + "chunk_rows = 5"), "'datasets[0].chunk_rows': a folder of text"),
+        (
+            ("orders = 2", f'orders = 2\nregret = "hinge"\n[[datasets]]\n{FILE}chunk_rows = 5'),
+            "'evaluate.regret' = 'hinge': the offline comparator needs the rows in memory, and datasets[0].chunk_rows",
+        ),
     ],
 )
 def test_bad_study_files_fail_in_one_line(tmp_path, change, expected):

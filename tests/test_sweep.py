@@ -244,3 +244,22 @@ def test_a_sweep_behind_online_scaling_has_each_orders_regret_as_run_reports_it(
     X, y = load_data(experiment)
     fit = LinearRegression().fit(X, y)
     assert metrics["comparator_offline_loss"] == pytest.approx(np.mean((fit.predict(X) - y) ** 2), rel=1e-9)
+
+
+def test_a_sweep_carried_over_two_parts_is_the_sweep_over_all_rows():
+    """``carry`` continues a sweep where it stopped: its sums, states and trace over rows 0..9 then
+    10..36 are those of one sweep over 0..36, bit for bit (a study's file read in chunks)."""
+    rng = np.random.default_rng(0)
+    X, y = rng.standard_normal((37, 3)).astype(np.float32), rng.standard_normal(37).astype(np.float32)
+    learners = stack_values(ridge(InvSqrt(1.0), 1.0), product({"schedule.eta": [0.01, 0.1, 1.0]}))
+    whole = sweep(learners, X, y)
+    first = sweep(learners, X[:10], y[:10])
+    rest = sweep(learners, X[10:], y[10:], carry=(first.state, first.trace))
+    for a, b in zip(jax.tree.leaves(rest), jax.tree.leaves(whole), strict=True):
+        np.testing.assert_array_equal(a, b)
+    fresh = sweep(learners, X[10:], y[10:])  # without the carry: another run
+    assert not np.array_equal(fresh.trace.loss, whole.trace.loss)
+    traced = [sweep(learners, X[:10], y[:10], trace=True)]
+    traced.append(sweep(learners, X[10:], y[10:], trace=True, carry=(traced[0].state, None)))
+    losses = np.concatenate([t.trace.loss for t in traced], axis=2)
+    np.testing.assert_array_equal(losses, sweep(learners, X, y, trace=True).trace.loss)
