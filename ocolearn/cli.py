@@ -462,6 +462,18 @@ class Terminated(KeyboardInterrupt):
 
 
 def _on_sigterm(signum, frame):
+    """Raise ``Terminated`` where the signal finds the main thread, unless that is inside a
+    ``__del__`` (a finalizer, such as llvmlite's ``ObjectRef.__del__`` while a sweep compiles):
+    Python ignores what a finalizer raises, and the run went on for hours. Then the signal is
+    sent again a moment later, to land outside it."""
+    inner = frame
+    while inner is not None:
+        if inner.f_code.co_name == "__del__":
+            import threading
+
+            threading.Timer(0.05, os.kill, (os.getpid(), signum)).start()
+            return
+        inner = inner.f_back
     raise Terminated
 
 
