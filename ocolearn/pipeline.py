@@ -460,6 +460,7 @@ def train_file(
     except ConfigError as e:
         raise ConfigError(f"--scale: {e}") from None
     check_step(with_pipeline(learner, steps), source.dim or 8, dense=dense)  # before the data is read
+    declared = task
     source, task, found = prepare(source, task)
     if task == "regression" and normalize:  # (it ruins a regression model: mse 6.06 for 1.30 on the trial's file)
         raise ConfigError(f"--normalized: {source.path} is a regression task; --normalized is for classifiers")
@@ -470,6 +471,12 @@ def train_file(
         )
     learner = build_learner(name, overrides, len(source.labels), task)
     check_learner(learner, task, source.labels, source.path)
+    quantities = all(_is_integer(label) for label in source.labels) and {float(v) for v in source.labels} - {-1, 0, 1}
+    if warn and not declared and task == "binary" and quantities and loss_name(learner) in REGRESSION_LOSSES:
+        warn(
+            f"{source.path}: the targets {' and '.join(source.labels)} were read as two classes, which {name!r} "
+            f"learns as -1 and +1; if they are quantities to predict, declare --task regression"
+        )
     learner = with_pipeline(learner, steps)
     # (the dimension found in the file: its largest index, whose line the memory message names)
     found_dim = found is not None and not dim and source.bits is None and not dense and found.top_line

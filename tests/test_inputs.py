@@ -876,3 +876,24 @@ def test_sigterm_inside_a_finalizer_is_sent_again_instead_of_lost(monkeypatch):
     assert sent == [(os.getpid(), 15)]
     with pytest.raises(cli.Terminated):
         cli._on_sigterm(15, sys._getframe())
+
+
+def test_two_integer_targets_read_as_classes_by_a_regression_loss_are_noted(tmp_path, capsys):
+    """Two whole numbers are two classes by the task rule; a learner with a regression loss (ogd)
+    then learned 10 and 20 as -1 and +1 without a word. A warning after the result says so and
+    how to declare a regression; -1/+1 labels and a declared task give none."""
+    data = tmp_path / "two.csv"
+    data.write_text("a,y\n1,10\n2,20\n3,20\n1.5,10\n2.5,20\n")
+    options = ("--format", "csv", "--target", "y", "--quiet")
+    status, _, err = call(capsys, "train", "--learner", "ogd", data, "--model", tmp_path / "m.npz", *options)
+    assert status == 0 and err.strip().splitlines()[-1] == (
+        f"ocolearn: warning: {data}: the targets 10 and 20 were read as two classes, which 'ogd' learns as -1 "
+        "and +1; if they are quantities to predict, declare --task regression"
+    )
+    declared = ("--task", "regression")
+    status, _, err = call(capsys, "train", "--learner", "ogd", data, "--model", tmp_path / "r.npz", *options, *declared)
+    assert status == 0 and "warning" not in err
+    signs = tmp_path / "signs.svm"
+    signs.write_text("1 1:1\n-1 1:-1\n")
+    status, _, err = call(capsys, "train", "--learner", "ogd", signs, "--model", tmp_path / "s.npz", "--quiet")
+    assert status == 0 and "warning" not in err
