@@ -563,32 +563,32 @@ def _sweep_regression(experiment: Experiment, data: SparseData, chunk_size):
     table["seed"] = np.tile([-1] if seeds is None else seeds, num)  # -1: the stored order
     table["average_loss"] = (np.asarray(result.trace.squared_error, np.float64) / T).ravel()
     table["learner_loss"] = (np.asarray(result.trace.loss, np.float64) / T).ravel()
-    solved = {}  # (projection's and parts' numbers[, seed]) -> (comparator weights or None, rows as fed, targets)
+    solved = {}  # (projection's and parts' numbers[, seed]) -> (comparator weights or None, rows, targets, total)
 
     def comparator(c, s):
-        """Configuration c's learner, its feasible comparator for seed s's order, the rows in
-        that order as the learner was fed them (``Pipeline.fed_rows``) and their targets. The
-        comparator is solved once per projection and preprocessing; behind parts with running
-        statistics (the rows fed depend on the order) once per seed too."""
+        """Configuration c's learner, its feasible comparator, the rows as the learner was fed them
+        (``Pipeline.fed_rows``) with their targets, the comparator's loss summed over the rounds,
+        and whether the rows are in seed s's round order. Behind parts with running statistics the
+        rows fed depend on the order: they are fed in that order, and the comparator is solved per
+        seed. Otherwise the rows are fed in their stored order (a round's row is ``trace.index``)
+        and solved once per projection and preprocessing, its total ``passes`` times one pass's."""
         piped = _config_learner(learners, c)
         steps, one = steps_of(piped)
-        stateful = bool(steps) and bool(jax.tree.leaves(piped.init(1).steps))
+        ordered = bool(steps) and bool(jax.tree.leaves(piped.init(1).steps))
         seed = None if seeds is None else int(seeds[s])
         numbers = jax.tree.leaves((getattr(one, "projection", None), steps))
-        key = (*(np.asarray(leaf).item() for leaf in numbers), seed if stateful else None)
+        key = (*(np.asarray(leaf).item() for leaf in numbers), seed if ordered else None)
         if key not in solved:
-            order = np.asarray(round_order(len(yt), opts.passes, None if seed is None else jax.random.key(seed)))
-            rows = piped.fed_rows(X32, order) if steps else Xt[order]
-            u = best_fixed_weights(one.loss, one.projection, rows, yt[order]) if hasattr(one, "projection") else None
-            solved[key] = (u, rows, yt[order])
-        return one, *solved[key]
-
-    def comparator_total(c, s):
-        one, u, rows, targets = comparator(c, s)
-        return np.nan if u is None else round_losses(one.loss, u, rows, targets, np.arange(len(targets))).sum()
+            key_s = None if seed is None else jax.random.key(seed)
+            order = np.asarray(round_order(len(yt), opts.passes, key_s)) if ordered else np.arange(len(yt))
+            rows, targets = piped.fed_rows(X32, order) if steps else Xt[order], yt[order]
+            u = best_fixed_weights(one.loss, one.projection, rows, targets) if hasattr(one, "projection") else None
+            total = np.nan if u is None else round_losses(one.loss, u, rows, targets, np.arange(len(order))).sum()
+            solved[key] = (u, rows, targets, total * (1 if ordered else opts.passes))
+        return one, *solved[key], ordered
 
     regret = [
-        [np.asarray(result.trace.loss[c, s], np.float64) - comparator_total(c, s) for s in range(num_seeds)]
+        [np.asarray(result.trace.loss[c, s], np.float64) - comparator(c, s)[4] for s in range(num_seeds)]
         for c in range(num)
     ]
     table["regret"] = np.ravel(regret)
@@ -615,8 +615,8 @@ def _sweep_regression(experiment: Experiment, data: SparseData, chunk_size):
                 continue
             curves = []
             for s in range(num_seeds):
-                one, u, rows, targets = comparator(c, s)
-                rounds = np.arange(len(targets))
+                one, u, rows, targets, _, ordered = comparator(c, s)
+                rounds = np.arange(len(targets)) if ordered else traced.trace.index[j, s]
                 curves.append(regret_curve(traced.trace.loss[j, s], round_losses(one.loss, u, rows, targets, rounds)))
             label = ", ".join(f"{k.split('.')[-1]}={columns[k][c]:.3g}" for k in columns)
             out.append((label, np.array(curves)))

@@ -263,3 +263,26 @@ def test_a_sweep_carried_over_two_parts_is_the_sweep_over_all_rows():
     traced.append(sweep(learners, X[10:], y[10:], trace=True, carry=(traced[0].state, None)))
     losses = np.concatenate([t.trace.loss for t in traced], axis=2)
     np.testing.assert_array_equal(losses, sweep(learners, X, y, trace=True).trace.loss)
+
+
+@pytest.mark.parametrize("scale", ["none", "standardize"])
+def test_each_seeds_regret_curve_is_the_runs(tmp_path, scale):
+    """The best configurations' regret curves (best_regret.png) pair each round's loss with the
+    comparator's loss on the row of that round, for every seed: each curve is the one ``run``
+    traces for that configuration and shuffle seed, round by round (rows fed in the stored order
+    are read through the trace's row indices; behind online scaling, in the seed's own order)."""
+    from ocolearn.experiment import _sweep_regression, apply_values, load_examples, run_regression
+
+    config = tmp_path / "c.toml"
+    text = (ROOT / "configs/iris_sweep.toml").read_text().replace('scale = "none"', f'scale = "{scale}"')
+    text = text.replace("predict_after_update = true", "predict_after_update = false")
+    config.write_text(
+        text.split("[sweep]")[0] + '[sweep]\nseeds = 3\n[sweep.values]\n"learner.schedule.eta" = [0.01, 0.1]\n'
+    )
+    experiment = load(config)
+    _, _, _, bands, _ = _sweep_regression(experiment, load_examples(experiment), None)
+    for c, (_, curves) in zip([0, 1], bands(np.array([0, 1])), strict=True):
+        for s, curve in enumerate(curves):
+            one = apply_values(experiment, {"learner.schedule.eta": [0.01, 0.1][c]})
+            one = dataclasses.replace(one, run=dataclasses.replace(one.run, shuffle_seed=s))
+            np.testing.assert_allclose(curve, run_regression(one)[1]["regret"], rtol=1e-4, atol=1e-4)
