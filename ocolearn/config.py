@@ -294,7 +294,7 @@ def _build_sweep(table, learner, source: str) -> SweepSpec:
             f" x {spec.seeds} seeds" if spec.seeds else ""
         )
         raise ConfigError(f"{source}: '[sweep]' asks for {shape} = {runs} runs, more than {MAX_RUNS}")
-    _check_swept_values(learner, values, source)
+    check_grid_ranges(learner, values, "sweep.values.", source, prefix="learner.")
     if spec.score not in SCORES:
         raise ConfigError(f"{source}: 'sweep.score' must be one of {', '.join(SCORES[1:])}, got {spec.score!r}")
     if spec.score.startswith("validation") and not spec.validation:
@@ -313,16 +313,17 @@ def _names_a_field(part, dotted: str) -> bool:
     return True
 
 
-def _check_swept_values(learner, values: dict, source: str) -> None:
-    """Each key's values in their declared range, named by the key and the value's place in its
-    list (the sweep checked them only when it ran, naming neither the file nor the key)."""
+def check_grid_ranges(learner, values: dict, where: str, source: str, prefix: str = "") -> None:
+    """Each key's values (a grid in the sweep syntax, keys ``prefix`` + a leaf path of
+    ``learner``) in their declared range, named by the key and the value's place in its list
+    (sweeps and studies checked them only when they ran, naming neither the file nor the key)."""
     from ocolearn.sweep import stack_values
 
     for key, column in grid_axes(values).items():
         try:
-            stack_values(learner, {key.removeprefix("learner."): np.asarray(column)}).check("learner")
+            stack_values(learner, {key.removeprefix(prefix): np.asarray(column)}).check("learner")
         except ConfigError as e:
-            raise ConfigError(f"{source}: 'sweep.values.{key}': {e}", e.key) from None
+            raise ConfigError(f"{source}: '{where}{key}': {e}", e.key) from None
 
 
 SEEDS = ("data.test_seed", "data.order_seed", "run.shuffle_seed", "sweep.validation_seed")

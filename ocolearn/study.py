@@ -62,6 +62,7 @@ from ocolearn.config import (
     _read_toml,
     apply_overrides,
     check_grid,
+    check_grid_ranges,
     grid_axes,
 )
 from ocolearn.data import DataError
@@ -240,6 +241,7 @@ def from_dict(raw: dict, source: str = "<study>") -> Study:
         if tune and learner.name in PARAMETER_FREE:
             raise ConfigError(f"{source}: '{where}.tune': {learner.name!r} is parameter-free; it takes no grid")
         check_grid(tune, leaf_paths(learner), f"{where}.tune.", source)
+        check_grid_ranges(learner, tune, f"{where}.tune.", source)
         if tune and not evaluate.tune:
             raise ConfigError(f"{source}: '{where}.tune' needs rows to tune on: set 'evaluate.tune' > 0")
         learners[name] = StudyLearner(learner, tune)

@@ -322,6 +322,7 @@ C = [0.1, 1.0]
         (('kind = "passive_aggressive"\n', 'kind = "passive_aggressive"\nCC = 1\n'), "unknown key 'learners.pa.CC'"),
         (("C = [0.1, 1.0]", "D = [0.1, 1.0]"), "unknown key 'learners.pa.tune.D'"),
         (("C = [0.1, 1.0]", "C = []"), "'learners.pa.tune.C' must be a non-empty list of numbers"),
+        (("C = [0.1, 1.0]", "C = [0.1, -1.0]"), "'learners.pa.tune.C': learner.C must be > 0, got -1 (at index 1)"),
         (('kind = "passive_aggressive"', 'kind = "perceptron"'), "'perceptron' is parameter-free; it takes no grid"),
         (("orders = 2", "orders = 2\ntune = 0.0"), "'learners.pa.tune' needs rows to tune on"),
         (("orders = 2", "orders = 2\ntune = 0.5\ntest = 0.5"), "must leave rows to report on"),
