@@ -31,16 +31,19 @@ class Projection(Part, family=True):
         """``(P(w + a x), ||P(w + a x)||^2)`` given ``wx = w . x`` and ``ww = ||w||^2``.
 
         The step of a projected learner in one call, so that a set can avoid extra passes over
-        the weights. By default the second value is ``ww`` itself: only sets that use the norm
-        keep it. ``intercept``: the last coordinate is an intercept's weight, stepped but not
+        the weights. ``ww`` is a float32 scalar; by default the second value is ``ww`` itself: only
+        sets that use the norm keep it. ``intercept``: the last coordinate is an intercept's weight, stepped but not
         projected (``keep_last``). ``t``: the round (the L2 ball re-sums its carried norm at
         rounds fixed by t).
         """
         return keep_last(self, add_scaled(w, a, x), intercept), ww
 
     def norm_state(self):
-        """The initial carried ``ww`` of ``update`` (at w = 0)."""
-        return jnp.zeros((2,), jnp.float32)
+        """The initial carried ``ww`` of ``update`` (at w = 0): a scalar. (Not a vector with room
+        for a compensation term: under ``vmap`` the stacked ``(configurations, 2)`` carry was
+        written through a padding loop that cost a 256-configuration sweep a quarter of its time,
+        ``benchmarks/bench_sweep.py``.)"""
+        return jnp.zeros((), jnp.float32)
 
     separable = False  # the set is a product of intervals: any diagonal norm projects by clipping
 
@@ -71,8 +74,8 @@ def keep_last(projection, v, intercept):
 
 
 def carried_sum(w, intercept=False):
-    """The L2 ball's carried ``ww = (||w||^2, 0)`` summed from ``w`` itself."""
-    return jnp.stack([sum_of_squares(head(w) if intercept else w), jnp.zeros((), w.dtype)])
+    """The L2 ball's carried ``ww = ||w||^2`` summed from ``w`` itself."""
+    return sum_of_squares(head(w) if intercept else w)
 
 
 def head(v):
@@ -166,8 +169,8 @@ class L2Ball(Projection, name="l2_ball"):
 
     def update(self, w, a, x, wx, ww, intercept=False, t=None):
         """``P(w + a x) = f (w + a x)`` with ``f = min(1, radius / ||w + a x||)``, in O(1) besides
-        the step itself: ``S = U + a (2 wx + a ||x||^2)`` with ``U = ww[0]`` an upper bound of
-        ``||w||^2`` carried from round to round (``ww[1]`` is 0), and ``f = radius / sqrt(S)``
+        the step itself: ``S = U + a (2 wx + a ||x||^2)`` with ``U = ww`` an upper bound of
+        ``||w||^2`` carried from round to round, and ``f = radius / sqrt(S)``
         where ``S > radius^2`` (``factors``). With ``intercept`` the last coordinate takes its
         step unprojected and stays out of ``U``, ``wx`` and ``||x||^2``.
 
@@ -232,7 +235,7 @@ class L2Ball(Projection, name="l2_ball"):
         if intercept:
             xl, wl = last_feature(x), w[..., -1]
             wx, xx = wx - wl * xl, jnp.maximum(xx - xl * xl, 0.0)
-        top, r = ww[0], self.radius
+        top, r = ww, self.radius
         k = unit_of(r)  # k^2 multiplies what is known before a: the path to f is that of S
         kk = k * k
         S_k = kk * top + a * (2.0 * (kk * wx) + a * (kk * xx))
@@ -248,7 +251,6 @@ class L2Ball(Projection, name="l2_ball"):
         # Beyond 2^32 1.8e19 radii even k^2 S overflows and f is 0: not silently, the next
         # round's factor, and so the weights, are NaN (a diverged run says so).
         bound = jnp.where(jnp.isfinite(S_k), bound, jnp.nan)
-        bound = jnp.stack([bound, jnp.zeros_like(bound)])
         if t is None:
             return new, bound
         return new, jax.lax.cond(t % RESUM_EVERY == 0, partial(carried_sum, new, intercept), lambda: bound)

@@ -496,3 +496,21 @@ def test_prefetched_stops_its_thread_when_the_consumer_stops_early():
     assert [next(items), next(items)] == [0, 1]
     items.close()
     assert closed.wait(5)  # the producer saw the stop and closed the source (a pass's parsing threads)
+
+
+def test_a_checkpoint_of_another_state_shape_is_refused(tmp_path):
+    # The L2 ball's carried norm was a (2,) vector before it became a scalar: such a checkpoint
+    # loaded without complaint and the resumed scan failed in JAX's shape checks.
+    import jax.numpy as jnp
+
+    from ocolearn import InvSqrt, ridge
+    from ocolearn.run import _zero_summary
+    from ocolearn.streaming import load_checkpoint, save_checkpoint
+
+    template = ridge(InvSqrt(0.1), 1.0).init(3)
+    path = tmp_path / "run.ckpt.npz"
+    save_checkpoint(path, "same run", template._replace(sqnorm=jnp.zeros(2)), _zero_summary(), {})
+    with pytest.raises(DataError, match=f"^{re.escape(str(path))}: a checkpoint of another version"):
+        load_checkpoint(path, "same run", template)
+    save_checkpoint(path, "same run", template, _zero_summary(), {"pass": 1})
+    assert load_checkpoint(path, "same run", template)[2] == {"pass": 1}

@@ -18,7 +18,7 @@ from ocolearn.schedules import InvSqrt, Schedule, as_schedule
 class OGDState(NamedTuple):
     t: jax.Array
     w: jax.Array
-    sqnorm: jax.Array  # (2,): (an upper bound of ||w||^2, 0) where the projection carries it (the L2 ball), else 0
+    sqnorm: jax.Array  # an upper bound of ||w||^2 where the projection carries it (the L2 ball), else 0
 
 
 class OGD(Learner, name="ogd", static=("intercept",)):
@@ -87,7 +87,7 @@ def ridge(rate, radius) -> OGD:
 class OCPSVMState(NamedTuple):
     t: jax.Array
     w: jax.Array
-    sqnorm: jax.Array  # (2,): (an upper bound of ||w||^2, 0), as OGD's
+    sqnorm: jax.Array  # an upper bound of ||w||^2, as OGD's
     mean: jax.Array  # the average of w_2, ..., w_t, the weights after each round so far
 
 
