@@ -3,16 +3,20 @@
     python benchmarks/bench_ogd.py [--dims 10 100 1000] [--n 1000000] [--repeats 5]
                                    [--device cpu|gpu] [--no-peers] [--out benchmarks/records]
 
+ocolearn runs as scikit-learn's ``fit`` and the C loop do, keeping the weights and the sums
+of the losses (``run(..., trace=False)``, as ``bench_classifiers.py`` and the sweep time it); the
+row "ocolearn, per-round trace" also records each round's prediction, target and loss (``run``'s
+default), and "ocolearn, no projection" runs the same OGD without the ball (what the ball costs).
+
 Peers on the same synthetic float32 data, timed in alternating repeats: scikit-learn
 ``SGDRegressor`` (one epoch through ``fit``, as users call it, input validation included;
-``invscaling``, power_t 0.5, no projection), a plain NumPy loop, river ``LinearRegression``
-with an inverse-scaling SGD, and Vowpal Wabbit learning from its binary cache file (``--sgd``,
-and its default adaptive/normalized/invariant update). What each row counts: ocolearn,
-scikit-learn, NumPy and river start from arrays in memory; VW reads its cache from disk (no
-text parsing); "ocolearn, from .npy" loads its arrays from disk in every repeat, loading counted
-like VW's. ocolearn is also run in fresh processes without the one-kernel-loop flag
-(``OCOLEARN_FAST_CPU_LOOPS=0``; CPU only) to show what it buys. Slow peers (NumPy loop, river) run
-on a prefix of the data.
+``invscaling``, power_t 0.5, no projection), a plain NumPy loop, river ``LinearRegression`` with an
+inverse-scaling SGD, and Vowpal Wabbit learning from its binary cache file (``--sgd``, and its
+default adaptive/normalized/invariant update). What each row counts: ocolearn, scikit-learn, NumPy
+and river start from arrays in memory; VW reads its cache from disk (no text parsing); "ocolearn,
+from .npy" loads its arrays from disk in every repeat, loading counted like VW's. ocolearn is also
+run in fresh processes without the one-kernel-loop flag (``OCOLEARN_FAST_CPU_LOOPS=0``; CPU only) to
+show what it buys. Slow peers (NumPy loop, river) run on a prefix of the data.
 
 The bound: on CPU the same rule in C (``ogd_reference.c``, compiled here by the system's compiler
 at ``-O3 -march=native``, with and without ``-ffast-math``; ``c_reference.py``) runs on the same
@@ -48,33 +52,48 @@ import ocolearn  # noqa: F401  (first: XLA's CPU flags)
 ETA, RADIUS = 0.1, 10.0
 
 
-def compiled_run(X, y):
-    """(compile seconds, a callable timing one pass of the compiled runner) on arrays ``X``, ``y``."""
+def compiled_run(X, y, trace=False, projected=True):
+    """(compile seconds, one pass of the compiled runner, the learner) on arrays ``X``, ``y``;
+    ``trace``: record every round (``run``'s default) instead of summing the losses; not
+    ``projected``: the same OGD without the ball (the floor of the loop the ball is in)."""
     import jax
 
     from ocolearn import InvSqrt, ridge, run
+    from ocolearn.projections import Identity
 
     learner = ridge(InvSqrt(ETA), RADIUS)
+    if not projected:
+        learner = learner.replace(projection=Identity())
     Xj, yj = jax.device_put(X), jax.device_put(y)
     start = time.perf_counter()
-    compiled = jax.jit(lambda lrn, X, y: run(lrn, X, y)).lower(learner, Xj, yj).compile()
+    compiled = jax.jit(lambda lrn, X, y: run(lrn, X, y, trace=trace)).lower(learner, Xj, yj).compile()
     compile_s = time.perf_counter() - start
     jax.block_until_ready(compiled(learner, Xj, yj))  # the first call allocates
     return compile_s, compiled, learner
 
 
 def ocolearn_runs(X, y, npy):
-    """Callables for the in-memory run and the run that loads its arrays from ``npy`` first."""
+    """Callables for the in-memory run, the run that loads its arrays from ``npy`` first, the
+    in-memory run with the per-round trace, and the in-memory run without the ball."""
     import jax
 
     compile_s, compiled, learner = compiled_run(X, y)
+    _, traced, _ = compiled_run(X, y, trace=True)
+    _, unprojected, plain = compiled_run(X, y, projected=False)
     Xj, yj = jax.device_put(X), jax.device_put(y)
 
     def from_disk():
         Xd, yd = jax.device_put(np.load(npy[0])), jax.device_put(np.load(npy[1]))
         jax.block_until_ready(compiled(learner, Xd, yd))
 
-    return compile_s, (lambda: jax.block_until_ready(compiled(learner, Xj, yj))), from_disk
+    def with_trace():
+        jax.block_until_ready(traced(learner, Xj, yj))
+
+    def without_ball():
+        jax.block_until_ready(unprojected(plain, Xj, yj))
+
+    runs = (lambda: jax.block_until_ready(compiled(learner, Xj, yj))), from_disk, with_trace, without_ball
+    return compile_s, *runs
 
 
 def c_rows(X, y, weights):
@@ -139,7 +158,7 @@ def default_loops_process(n, d):
 def one_pass(n, d):
     """The child of ``default_loops_process``: print the seconds of one compiled pass."""
     X, y = regression_data(n, d)
-    _, run_once, _ = ocolearn_runs(X, y, None)
+    _, run_once, *_ = ocolearn_runs(X, y, None)
     start = time.perf_counter()
     run_once()
     print(json.dumps({"seconds": time.perf_counter() - start}))
@@ -169,8 +188,12 @@ def main():
         for path, array in zip(npy, (X, y), strict=False):  # none with --no-peers
             path.parent.mkdir(parents=True, exist_ok=True)
             np.save(path, array)
-        compile_s, in_memory, from_disk = ocolearn_runs(X, y, npy)
-        timed = {"ocolearn": (n, in_memory)}
+        compile_s, in_memory, from_disk, with_trace, without_ball = ocolearn_runs(X, y, npy)
+        timed = {
+            "ocolearn": (n, in_memory),
+            "ocolearn, per-round trace": (n, with_trace),
+            "ocolearn, no projection (the loop's floor)": (n, without_ball),
+        }
         differences = {}
         if device == "cpu":
             final = np.asarray(in_memory().state.w)

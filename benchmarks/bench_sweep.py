@@ -8,7 +8,8 @@ sweep, timed in repeats after its compile. For the first C, unless ``--no-peers`
 configurations also run as ocolearn single runs looped in Python, and as scikit-learn
 ``SGDRegressor`` fits looped (one epoch through ``fit`` per configuration, as users call it; no
 projection, so only the rate matters to it), alternating with the sweep; one configuration's
-single run is timed (for the first C) in every case. On CPU the bound: the same sweep in C
+single run is timed (for the first C) in every case, and so is the same sweep without the ball
+(its floor: the loop of steps alone). On CPU the bound: the same sweep in C
 (``ogd_reference.c``'s ``ogd_sweep``, compiled here at ``-O3 -march=native``, with and without
 ``-ffast-math``; ``c_reference.py``), each row read once for all configurations, its weights checked
 against the sweep's (``max_abs_difference``). All start from arrays in memory (no loading counted).
@@ -39,6 +40,14 @@ def grid_learners(configs):
     grid = product({"schedule.eta": np.geomspace(0.01, 1.0, side), "projection.radius": np.geomspace(0.1, 10, side)})
     template = ridge(InvSqrt(1.0), 1.0)
     return template, grid, stack_values(template, grid)
+
+
+def unprojected_learners(template, grid):
+    """The grid's rates without the ball: the sweep's loop with nothing but the steps."""
+    from ocolearn.projections import Identity
+    from ocolearn.sweep import stack_values
+
+    return stack_values(template.replace(projection=Identity()), {"schedule.eta": grid["schedule.eta"]})
 
 
 def singles(template, grid, X, Xj, yj, peers):
@@ -96,6 +105,12 @@ def main():
                 sweep(ls, Xj, yj)
             )
         }
+        if i == 0:  # the floor: the same sweep without the ball
+            unprojected = unprojected_learners(template, grid)
+            jax.block_until_ready(sweep(unprojected, Xj, yj))
+            timed["ocolearn sweep, no projection (the loop's floor)"] = lambda ls=unprojected: jax.block_until_ready(
+                sweep(ls, Xj, yj)
+            )
         entry = {"configs": configs, "first_call_s": first}
         differences = {}
         if i == 0:

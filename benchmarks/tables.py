@@ -325,7 +325,7 @@ def targets() -> str:
     rows = ["| target | measured | |", "|---|---|---|"]
 
     def against(base, other, goal, what):  # goal None: a row for scale, no target
-        if other is None:
+        if base is None or other is None:
             return
         values = ratios(base, other)
         ratio = rate(base) / rate(other)
@@ -346,6 +346,12 @@ def targets() -> str:
         20.0,
         f"the {entry['configs']}-configuration sweep at least 20x scikit-learn looped",
     )
+    against(
+        maybe(entry["results"], "ocolearn sweep, no projection"),
+        maybe(entry["results"], "scikit-learn"),
+        None,
+        "for scale: the same sweep without the ball (its loop's floor) against scikit-learn looped",
+    )
     if 100 in by_d:
         run = by_d[100]["results"]
         against(
@@ -359,6 +365,12 @@ def targets() -> str:
             maybe(run, "C reference, -O3 -march=native"),
             None,
             "for scale: OGD at d = 100 against the C loop without -ffast-math",
+        )
+        against(
+            maybe(run, "ocolearn, no projection"),
+            maybe(run, "C reference, -O3 -march=native -ffast-math"),
+            None,
+            "for scale: OGD at d = 100 without the ball (its loop's floor) against the C loop with -ffast-math",
         )
     against(
         s_base,
