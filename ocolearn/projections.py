@@ -110,18 +110,24 @@ def step_norm(ww, a, wx, xx):
     return m * jnp.sqrt(jnp.maximum(ww / m / m + 2 * s * (wx / m) + s * s * xx, 0.0))
 
 
-RESUM_EVERY = 16  # the L2 ball's carried ||w||^2 is re-summed from w after every so many rounds
+RESUM_EVERY = 16  # the L2 ball's carried ||w||^2 is re-summed from w after every so many rounds (a power of two)
 UNIT = 2.0**-24  # u, float32's unit roundoff
 
 
 def unit_of(radius):
     """``k = 2^-32 / radius`` rounded to a power of two (``2^(-32 - e)`` for ``radius = m 2^e``,
-    0.5 <= m < 1). Scaling by a power of two changes no bits, so ``k^2 ||w + a x||^2`` gives the
-    factor of ``||w + a x||^2`` itself, but it cannot overflow for steps up to ``|a| ||x|| = 2^32
-    1.8e19 radius`` (float32 squares overflow beyond 1.8e19), and the ball's own scale, ``(k
-    radius)^2 >= 2^-66``, stays far above float32's smallest normal number."""
-    _, e = jnp.frexp(jnp.asarray(radius, jnp.float32))
-    return jnp.ldexp(jnp.float32(1.0), jnp.clip(-32 - e, -63, 63))
+    0.5 <= m < 1, the exponent clipped to [-63, 63]). Scaling by a power of two changes no bits, so
+    ``k^2 ||w + a x||^2`` gives the factor of ``||w + a x||^2`` itself, but it cannot overflow for
+    steps up to ``|a| ||x|| = 2^32 1.8e19 radius`` (float32 squares overflow beyond 1.8e19), and
+    the ball's own scale, ``(k radius)^2 >= 2^-66``, stays far above float32's smallest normal
+    number.
+
+    Read from the bits: a normal radius's biased exponent b is e + 126, so k's is 127 + clip(94 - b,
+    -63, 63) = clip(221 - b, 64, 190) (a subnormal radius, b = 0, gets 2^63, as for the smallest
+    normal ones). Three integer operations where ``frexp`` and ``ldexp`` took some thirty with
+    their special cases, in every round: XLA does not hoist them out of the loop."""
+    bits = jax.lax.bitcast_convert_type(jnp.asarray(radius, jnp.float32), jnp.int32)
+    return jax.lax.bitcast_convert_type(jnp.clip(221 - (bits >> 23), 64, 190) << 23, jnp.float32)
 
 
 @jax.custom_batching.custom_vmap
@@ -253,7 +259,8 @@ class L2Ball(Projection, name="l2_ball"):
         bound = jnp.where(jnp.isfinite(S_k), bound, jnp.nan)
         if t is None:
             return new, bound
-        return new, jax.lax.cond(t % RESUM_EVERY == 0, partial(carried_sum, new, intercept), lambda: bound)
+        due = (t & (RESUM_EVERY - 1)) == 0  # t % RESUM_EVERY == 0 for t >= 1, without the signed remainder
+        return new, jax.lax.cond(due, partial(carried_sum, new, intercept), lambda: bound)
 
     def in_norm(self, v, h, iterations=64):
         """``u_i = h_i v_i / (h_i + mu)`` with the ``mu >= 0`` at which ``||u|| = radius`` (the

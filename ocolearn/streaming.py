@@ -145,7 +145,8 @@ def load_checkpoint(path, fingerprint, template):
                 raise DataError(_what_differs(path, fingerprint, str(f["fingerprint"])))
             leaves = [f[f"state_{i}"] for i in range(len(jax.tree.leaves(template)))]
             if [a.shape for a in leaves] != [np.shape(a) for a in jax.tree.leaves(template)]:
-                raise DataError(f"{path}: a checkpoint of another version of this learner's state; start without --resume")
+                what = "a checkpoint of another version of this learner's state; start without --resume"
+                raise DataError(f"{path}: {what}")
             summary = Summary(*(jax.numpy.asarray(f[f"sum_{k}"]) for k in Summary._fields))
             where = json.loads(str(f["where"]))
     except DataError:

@@ -77,7 +77,8 @@ def test_ogd_projects_all_but_the_intercept(sparse):
     expected = ogd_by_hand(np.tile(X, (3, 1)), np.tile(y, 3), 0.1, 0.5)
     np.testing.assert_allclose(state.w, expected, rtol=1e-4, atol=1e-5)
     assert np.linalg.norm(expected[:-1]) == pytest.approx(0.5) and abs(expected[-1]) > 1.0  # ball active, bias out
-    assert float(state.sqnorm) == pytest.approx(float(expected[:-1] @ expected[:-1]), rel=1e-5)  # the carried norm skips it
+    # The carried norm skips the intercept's weight.
+    assert float(state.sqnorm) == pytest.approx(float(expected[:-1] @ expected[:-1]), rel=1e-5)
     plain = run(OGD(Squared(), InvSqrt(0.1), L2Ball(0.5)), data, y, passes=3, trace=False).state.w
     assert np.linalg.norm(plain) <= 0.5 * (1 + 1e-6)
 

@@ -1,3 +1,4 @@
+import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
@@ -122,9 +123,7 @@ def test_update_is_the_projection_of_the_step(projection, pair, a):
     expected = np.asarray(projection(jnp.asarray(w.astype(np.float64) + np.float64(a) * x, jnp.float32)))
     np.testing.assert_allclose(new, expected, rtol=2e-5, atol=1e-5 * (1 + np.abs(expected).max()))
     if projection.name == "l2_ball":
-        assert float(sqnorm) == pytest.approx(
-            float(np.sum(np.asarray(new, np.float64) ** 2)), rel=1e-4, abs=1e-6
-        )
+        assert float(sqnorm) == pytest.approx(float(np.sum(np.asarray(new, np.float64) ** 2)), rel=1e-4, abs=1e-6)
 
 
 def test_projections_are_found_by_their_names():
@@ -158,3 +157,12 @@ def test_the_l2_ball_leaves_its_inside_alone():
     # The carried value is an upper bound: ||new||^2 plus the margin, u (8 ||w||^2 + 24 |a| (2 |w.x| + |a| ||x||^2)).
     norm2, margin = float(new @ new), 2.0**-24 * (8 * 0.25 + 24 * 0.1 * (2 * 0.5 + 0.1 * 5))
     assert norm2 <= float(sqnorm) <= norm2 + 1.01 * margin
+
+
+def test_the_balls_unit_is_2_to_the_minus_32_over_the_radius_rounded_to_a_power_of_two():
+    from ocolearn.projections import unit_of
+
+    radii = np.concatenate([np.geomspace(1e-45, 3e38, 4001), [1.0, 0.5, 0.75, 2.0**-126, 2.0**-149]]).astype(np.float32)
+    mantissa, exponent = np.frexp(radii.astype(np.float64))
+    expected = np.ldexp(1.0, np.clip(-32 - exponent, -63, 63))
+    np.testing.assert_array_equal(np.asarray(jax.vmap(unit_of)(jnp.asarray(radii))), expected.astype(np.float32))
