@@ -199,17 +199,18 @@ class L2Ball(Projection, name="l2_ball"):
         + q)(2 p + 3 q) <= u (2.5 p^2 + 15.5 q^2) <= u f^2 (2.5 U + 15.5 T)`` (5pq <= 0.5 p^2 + 12.5
         q^2; a^2 ||x||^2 <= T). Where steps fall below half an ulp of the weights this goes one
         way round after round (the stored weights do not move while the formula says they do),
-        so it is added, not hoped away. (3) ``U' = fl(f fl(f S)) + M`` rounds ``f^2 S`` by 2u and
-        the sum by u. So ``M = u f^2 (8 U + 24 T)`` covers (1) to (3), which need ``6.5 U + 22.5
-        T``. f itself needs no accuracy: ``U'`` is computed from the f applied (where S >
-        radius^2, ``f^2 S`` is radius^2 to a few u).
+        so it is added, not hoped away. (3) ``U' = fl(f fl(f fl(S + m)))`` rounds the sum by u and
+        the products by 2u. So ``f^2 m = u f^2 (8 U + 64 R)``, with ``R = |a| max(2 |wx|, |a|
+        ||x||^2) >= T / 2``, covers (1) to (3), which need ``6.5 U + 22.5 T`` (45 R). f itself
+        needs no accuracy: ``U'`` is computed from the f applied (where S > radius^2, ``f^2 S`` is
+        radius^2 to a few u).
 
         The drift, and the re-sum. Each margin moves ``U`` above ``||w||^2`` for good, and a
         projection keeps the gap (it sets ``U'`` to radius^2 and the weights a gap's worth
         inside). So after every ``RESUM_EVERY`` = 16 rounds (t a multiple of 16: the same rounds
         in a run in chunks, and in every configuration of a sweep, where the ``lax.cond`` on t
         stays a branch) ``U`` is re-summed from the new weights (``carried_sum``). Between
-        re-sums the margins add up to at most ``16 u (8 + 24 (2 rho + rho^2))`` of ``||w||^2``
+        re-sums the margins add up to at most ``16 u (8 + 64 (2 rho + rho^2))`` of ``||w||^2``
         (rho = |a| ||x|| / ||w||, the step relative to the weights; 7.6e-6 for small steps): the
         iterate lies inside the ball by at most that much relative to the exact projection (half
         of it in the norm).
@@ -249,11 +250,15 @@ class L2Ball(Projection, name="l2_ball"):
         new = add_scaled(f * w, fa, x)
         if intercept:
             new = new.at[..., -1].set(wl + a * xl)
-        # f^2 S and M = u f^2 (8 U + 24 T) in an order that neither overflows nor underflows
-        # for huge steps (f^2 alone can be below float32's smallest normal number).
-        S, q = top + a * (2.0 * wx + a * xx), jnp.abs(fa)
-        margin = UNIT * (8.0 * f * (f * top) + 24.0 * q * (2.0 * f * jnp.abs(wx) + q * xx))
-        bound = jnp.where(jnp.isfinite(S), f * (f * S) + margin, (1 + 16 * UNIT) * (r * r))
+        # U' = f (f (S + m)) with m = 8u (U + 8 R), R = |a| max(2 |wx|, |a| ||x||^2): f^2 m = u f^2
+        # (8 U + 64 R) >= M, as T <= 2 R. f last, so that huge steps neither overflow nor underflow
+        # (f^2 alone can be below float32's smallest normal number). Every sum adds a product by a
+        # power of two, which is exact: a multiply-add fused or not gives the same bits. (With the
+        # sums of products of M, XLA:CPU fused them in some vectorized loops and not in others: a
+        # sweep's bits depended on how many configurations ran at once.)
+        S, abs_a = top + a * (2.0 * wx + a * xx), jnp.abs(a)
+        m = (8.0 * UNIT) * (top + 8.0 * (abs_a * jnp.maximum(2.0 * jnp.abs(wx), abs_a * xx)))
+        bound = jnp.where(jnp.isfinite(S), f * (f * (S + m)), (1 + 16 * UNIT) * (r * r))
         # Beyond 2^32 1.8e19 radii even k^2 S overflows and f is 0: not silently, the next
         # round's factor, and so the weights, are NaN (a diverged run says so).
         bound = jnp.where(jnp.isfinite(S_k), bound, jnp.nan)
