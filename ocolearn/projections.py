@@ -200,17 +200,17 @@ class L2Ball(Projection, name="l2_ball"):
         q^2; a^2 ||x||^2 <= T). Where steps fall below half an ulp of the weights this goes one
         way round after round (the stored weights do not move while the formula says they do),
         so it is added, not hoped away. (3) ``U' = fl(f fl(f fl(S + m)))`` rounds the sum by u and
-        the products by 2u. So ``f^2 m = u f^2 (8 U + 64 R)``, with ``R = |a| max(2 |wx|, |a|
-        ||x||^2) >= T / 2``, covers (1) to (3), which need ``6.5 U + 22.5 T`` (45 R). f itself
-        needs no accuracy: ``U'`` is computed from the f applied (where S > radius^2, ``f^2 S`` is
-        radius^2 to a few u).
+        the products by 2u. So ``M = f^2 m = u f^2 (8 U + 24 T)`` covers (1) to (3), which need
+        ``6.5 U + 22.5 T`` (m's own four roundings take at most 4u of it). f itself needs no
+        accuracy: ``U'`` is computed from the f applied (where S > radius^2, ``f^2 S`` is radius^2
+        to a few u).
 
         The drift, and the re-sum. Each margin moves ``U`` above ``||w||^2`` for good, and a
         projection keeps the gap (it sets ``U'`` to radius^2 and the weights a gap's worth
         inside). So after every ``RESUM_EVERY`` = 16 rounds (t a multiple of 16: the same rounds
         in a run in chunks, and in every configuration of a sweep, where the ``lax.cond`` on t
         stays a branch) ``U`` is re-summed from the new weights (``carried_sum``). Between
-        re-sums the margins add up to at most ``16 u (8 + 64 (2 rho + rho^2))`` of ``||w||^2``
+        re-sums the margins add up to at most ``16 u (8 + 24 (2 rho + rho^2))`` of ``||w||^2``
         (rho = |a| ||x|| / ||w||, the step relative to the weights; 7.6e-6 for small steps): the
         iterate lies inside the ball by at most that much relative to the exact projection (half
         of it in the norm).
@@ -250,14 +250,15 @@ class L2Ball(Projection, name="l2_ball"):
         new = add_scaled(f * w, fa, x)
         if intercept:
             new = new.at[..., -1].set(wl + a * xl)
-        # U' = f (f (S + m)) with m = 8u (U + 8 R), R = |a| max(2 |wx|, |a| ||x||^2): f^2 m = u f^2
-        # (8 U + 64 R) >= M, as T <= 2 R. f last, so that huge steps neither overflow nor underflow
-        # (f^2 alone can be below float32's smallest normal number). Every sum adds a product by a
-        # power of two, which is exact: a multiply-add fused or not gives the same bits. (With the
-        # sums of products of M, XLA:CPU fused them in some vectorized loops and not in others: a
-        # sweep's bits depended on how many configurations ran at once.)
+        # U' = f (f (S + m)) with m = u (8 U + 24 T), T = p + q: f^2 m = M. f last, so that huge
+        # steps neither overflow nor underflow (f^2 alone can be below float32's smallest normal
+        # number). Each term of m is a product by a power of two (24 u p = 16 u p + 8 u p), which is
+        # exact: fused into a multiply-add or not, every sum gives the same bits. (XLA:CPU fused
+        # M's sums of products in some vectorized loops and not in others, and a sweep's bits
+        # depended on how many configurations ran at once.)
         S, abs_a = top + a * (2.0 * wx + a * xx), jnp.abs(a)
-        m = (8.0 * UNIT) * (top + 8.0 * (abs_a * jnp.maximum(2.0 * jnp.abs(wx), abs_a * xx)))
+        p, q = abs_a * (2.0 * jnp.abs(wx)), abs_a * (abs_a * xx)  # T = p + q
+        m = 8 * UNIT * top + 16 * UNIT * p + 8 * UNIT * p + 16 * UNIT * q + 8 * UNIT * q
         bound = jnp.where(jnp.isfinite(S), f * (f * (S + m)), (1 + 16 * UNIT) * (r * r))
         # Beyond 2^32 1.8e19 radii even k^2 S overflows and f is 0: not silently, the next
         # round's factor, and so the weights, are NaN (a diverged run says so).

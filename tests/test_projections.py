@@ -154,8 +154,8 @@ def test_the_l2_ball_leaves_its_inside_alone():
     np.testing.assert_array_equal(L2Ball(1.5)(w), w)
     new, sqnorm = L2Ball(1.5).update(w, jnp.float32(0.1), x, w @ x, w @ w)
     np.testing.assert_allclose(new, w + 0.1 * x, rtol=1e-6)
-    # The carried value is an upper bound: ||new||^2 plus the margin, u (8 ||w||^2 + 64 |a| max(2 |w.x|, |a| ||x||^2)).
-    norm2, margin = float(new @ new), 2.0**-24 * (8 * 0.25 + 64 * 0.1 * max(2 * 0.5, 0.1 * 5))
+    # The carried value is an upper bound: ||new||^2 plus the margin, u (8 ||w||^2 + 24 |a| (2 |w.x| + |a| ||x||^2)).
+    norm2, margin = float(new @ new), 2.0**-24 * (8 * 0.25 + 24 * 0.1 * (2 * 0.5 + 0.1 * 5))
     assert norm2 <= float(sqnorm) <= norm2 + 1.01 * margin
 
 
