@@ -38,6 +38,13 @@ def least_squares_in_ball(X, y, radius):
     return least_squares_in_ball_gram(X.T @ X, X.T @ y, radius)
 
 
+def scaled_norm(v):
+    """``||v||`` computed as ``m ||v / m||`` with ``m = max |v_i|``: no overflow of the squares for
+    entries beyond 1e154 (tiny rows make the least-squares solution that large)."""
+    m = np.abs(v).max(initial=0.0)
+    return m * np.linalg.norm(v / m) if 0 < m < np.inf else m
+
+
 def least_squares_in_ball_gram(A, b, radius=np.inf):
     """``least_squares_in_ball`` from the Gram matrix ``A = X^T X`` and ``b = X^T y`` alone (an
     infinite radius: the minimum-norm least-squares solution), so that the comparators of many
@@ -46,11 +53,12 @@ def least_squares_in_ball_gram(A, b, radius=np.inf):
     c = V.T @ np.asarray(b, np.float64)
     keep = s > s.max(initial=0.0) * len(s) * np.finfo(np.float64).eps
     u0 = V[:, keep] @ (c[keep] / s[keep])
-    if np.linalg.norm(u0) <= radius:
+    if scaled_norm(u0) <= radius:
         return u0
 
     def norm(mu):
-        return np.linalg.norm(c / (s + mu))
+        with np.errstate(over="ignore"):  # an infinite ||u(mu)|| says as well that mu is too small
+            return scaled_norm(c / (s + mu))
 
     m = np.abs(c).max()
     lo, hi = 0.0, m * np.linalg.norm(c / m) / radius  # ||u(hi)|| <= ||c|| / hi = radius (||c|| kept from underflow)

@@ -82,6 +82,16 @@ def test_ball_solution_is_optimal_and_feasible(data, radius, seed):
     assert objective(X, y, u) <= best + 1e-8 * (1 + best)
 
 
+def test_ball_solution_of_tiny_rows_does_not_overflow():
+    # Rows of 4e-159 make the least-squares solution 1e158, whose squares overflowed in ||u||
+    # (a RuntimeWarning, an error in the suite); Hypothesis found such rows now and then.
+    X, y = np.zeros((30, 2)), np.ones(30)
+    X[0, 0], X[1, 1] = 4e-159, 1.2e-158
+    u = least_squares_in_ball(X, y, 1.0)
+    # On the sphere, along X^T y = (4e-159, 1.2e-158): the squares of X are negligible beside it.
+    np.testing.assert_allclose(u, np.array([1.0, 3.0]) / np.sqrt(10.0), rtol=1e-12)
+
+
 def sequences(max_d=3):
     return st.integers(1, max_d).flatmap(
         lambda d: st.integers(2, 60).flatmap(
