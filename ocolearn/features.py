@@ -275,6 +275,40 @@ def sqnorm(x):
     return jnp.sum(x * x, axis=-1)
 
 
+UNITS = (2.0**-70, 1.0, 2.0**70)  # ||x||^2 of any float32 x is in float32's range at one of them (scaled_sqnorm)
+
+
+def power_of_two(n):
+    """``2^n`` in float32 for an integer ``n`` in [-126, 127], exactly: written from its exponent bits."""
+    return jax.lax.bitcast_convert_type((jnp.asarray(n, jnp.int32) + 127) << 23, jnp.float32)
+
+
+def scaled_sqnorm(x):
+    """``(||2^e x||^2, e)`` for one example x, with e the integer that puts ``||2^e x||`` in
+    [1, 2) (clipped to [-126, 126], where ``2^e`` and ``2^-e`` are normal float32 numbers; for
+    x = 0, ``(0, 126)``).
+
+    Scaling by a power of two changes no bits, so ``||x||^2 = ||2^e x||^2 / 4^e`` to float32's
+    rounding also where ``||x||^2`` itself is beyond float32 (features of 1e20 overflow it, of
+    1e-30 flush it to 0), and ``2^e x_i`` are x's values, exactly, at a scale where a step's
+    coefficient and its products with them stay in range. The sum of squares is taken at the
+    three ``UNITS`` at once, of ``x``, ``2^-70 x`` and ``2^70 x``: x's when it lies in
+    [2^-60, 2^100], else the one below (above), which holds it (each square is below 2^116: any x
+    of fewer than 4096 values) and where each square float32 flushes to 0 is below 2^-66 of it;
+    its exponent gives e. So no pass for ``max |x_i|`` precedes the sum, nor a division per
+    feature follows it: on a sparse step those took 0.7x of the floor round's time
+    (``benchmarks/bench_sparse_steps.py``)."""
+    v = values(x)
+    squares = jnp.square(v[None, :] * jnp.asarray(UNITS, v.dtype)[:, None])
+    low, mid, high = pairwise_sum(squares) if isinstance(x, Sparse) else jnp.sum(squares, axis=-1)
+    big, small = mid > 2.0**100, mid < 2.0**-60  # an overflow (inf) is big
+    s = jnp.where(big, low, jnp.where(small, high, mid))
+    unit = jnp.where(big, -70, jnp.where(small, 70, 0))  # s = ||2^unit x||^2
+    floor_log2 = ((jax.lax.bitcast_convert_type(s, jnp.int32) >> 23) & 0xFF) - 127  # s in [2^f, 2^(f + 1))
+    e = jnp.clip(unit - (floor_log2 >> 1), -126, 126)
+    return s * power_of_two(2 * (e - unit)), e
+
+
 def row(batch, i):
     """Example ``i`` of a dense or sparse batch. A NumPy-backed batch indexed by a traced ``i``
     (under ``vmap`` or ``jit``) is read as a JAX array, since NumPy cannot index with a tracer."""

@@ -8,8 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ocolearn import OCPSVM, EpsilonInsensitive, PassiveAggressive, Perceptron, run
+from ocolearn import OCPSVM, EpsilonInsensitive, PassiveAggressive, Perceptron, Sparse, run
 from ocolearn.cli import main
+from ocolearn.features import row
 
 
 def binary(n=300, d=6, seed=0):
@@ -123,6 +124,45 @@ def test_pa_takes_the_exact_step_on_features_float32_cannot_square(scale, varian
         multiclass = run(PassiveAggressive(0.5, 0, classes=3), Xs, labels)
         expected = pa_by_hand(X * np.float64(scale), labels, 0.5, 0, "multiclass")
         np.testing.assert_allclose(multiclass.state.w, expected, rtol=1e-4, atol=1e-5 * np.max(np.abs(expected)))
+
+
+def as_sparse(X):
+    """Dense rows as ``Sparse`` rows holding every feature."""
+    n, d = X.shape
+    return Sparse(jnp.tile(jnp.arange(d, dtype=jnp.int32), (n, 1)), jnp.asarray(X), d)
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+@pytest.mark.parametrize("variant, C", [(0, 1.0), (1, 0.05), (1, 10.0)])
+def test_pa_step_is_the_float32_formula_bit_for_bit(variant, C, sparse):
+    """The first round on rows of a grid of 1/8 (||x||^2 exact, 1 / ||x||^2 mostly not): the
+    weights are Figure 1's in float32, ``tau = min(C, 1 / ||x||^2)`` rounded once and each
+    ``tau y x_i`` rounded once, bit for bit. The step is taken as ``(tau / k)(k x)`` with k a
+    power of two, which changes no bits (with ``x / max |x_i|``, the step of before, most rows
+    were an ulp off)."""
+    X, y = binary(n=40, d=7, seed=5)
+    learner = PassiveAggressive(C, variant)
+    rows = as_sparse(X) if sparse else jnp.asarray(X)
+    for i, (x, label) in enumerate(zip(X, y, strict=True)):
+        q = np.float32(x @ x)  # exact
+        tau = np.float32(1.0) / q if variant == 0 else min(np.float32(C), np.float32(1.0) / q)
+        state = learner.update(learner.init(7), (row(rows, i), label))
+        expected = np.zeros(7, np.float32) + (tau * label) * x  # w_2 = w_1 + tau y x (0 + -0 = 0)
+        assert np.asarray(state.w).tobytes() == expected.tobytes(), i
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+def test_pa_is_scale_free_bit_for_bit(sparse):
+    """PA (variant 0) on rows scaled by 2^m: the weights are 2^-m times those on the rows and
+    the predictions the same, bit for bit, also at m = +-70 and +-100, where ||x||^2 is beyond
+    float32 (2^+-200): the step's sum of squares is taken at a power-of-two unit that holds it."""
+    X, y = binary(n=200)
+    base = run(PassiveAggressive(variant=0), as_sparse(X) if sparse else X, y)
+    for m in (-100, -70, 70, 100):
+        Xm = np.float32(X * 2.0**m)
+        result = run(PassiveAggressive(variant=0), as_sparse(Xm) if sparse else Xm, y)
+        assert np.asarray(result.state.w).tobytes() == np.float32(base.state.w * 2.0**-m).tobytes(), m
+        assert np.asarray(result.trace.prediction).tobytes() == np.asarray(base.trace.prediction).tobytes(), m
 
 
 def test_pa_from_the_command_line_learns_rows_of_1e20(tmp_path, capsys):

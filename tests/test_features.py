@@ -1,8 +1,20 @@
+import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from ocolearn.features import Sparse, add_scaled, add_to_rows, dense, dot, num_features, row, sqnorm, table_column
+from ocolearn.features import (
+    Sparse,
+    add_scaled,
+    add_to_rows,
+    dense,
+    dot,
+    num_features,
+    row,
+    scaled_sqnorm,
+    sqnorm,
+    table_column,
+)
 
 
 def random_sparse(rng, n, k, d):
@@ -65,3 +77,32 @@ def test_table_columns_and_added_rows_on_sparse_and_dense_rows():
     for v in (x.val, xd):  # changes laid out as x's values: (k,) sparse, (d,) dense
         got = add_to_rows(table, x if v is x.val else xd, [v, v * v])
         np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+def test_scaled_sqnorm_is_the_float64_norm_at_every_scale_and_scale_free_in_its_bits(sparse):
+    """``scaled_sqnorm(x) = (||2^e x||^2, e)`` with ``||2^e x||`` in [1, 2): at 2^m x for m from
+    -110 to 110 (||x||^2 from 2^-220 to 2^220, float32 holds neither end) the norm is float64's,
+    and the sum's bits are those at m = 0 (scaling by a power of two changes none), with e + m
+    the same; features of 1e20 and 1e-30 too. An all-zero row is (0, 126)."""
+    rng = np.random.default_rng(3)
+    rows = (rng.normal(size=(8, 12)) * np.exp2(rng.integers(-8, 9, size=(8, 12)))).astype(np.float32)
+    rows[:, -2:] = 0.0  # padding, for the sparse rows
+
+    def scaled(v):
+        x = Sparse(jnp.arange(v.size, dtype=jnp.int32), jnp.asarray(v), v.size) if sparse else jnp.asarray(v)
+        q, e = jax.jit(scaled_sqnorm)(x)
+        return np.float32(q), int(e)
+
+    for v in rows:
+        q0, e0 = scaled(v)
+        for m in range(-110, 111, 10):
+            q, e = scaled(np.float32(v * 2.0**m))
+            assert 1.0 <= q < 4.0 and q.tobytes() == q0.tobytes() and e + m == e0
+            exact = np.sum(np.float64(v) ** 2) * 4.0**m
+            np.testing.assert_allclose(np.float64(q) * 4.0 ** -np.float64(e), exact, rtol=1e-6)
+        for scale in (1e20, 1e-30):
+            q, e = scaled(np.float32(v * scale))
+            exact = np.sum((np.float64(np.float32(v * scale)) / scale) ** 2) * scale**2
+            np.testing.assert_allclose(np.float64(q) * 4.0 ** -np.float64(e), exact, rtol=1e-6)
+    assert scaled(np.zeros(12, np.float32)) == (0.0, 126)
