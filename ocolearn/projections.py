@@ -15,7 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ocolearn.features import Sparse, add_scaled, last_feature, norm, sqnorm
+from ocolearn.features import Sparse, add_scaled, last_feature, norm, power_of_two, sqnorm
 from ocolearn.parts import ConfigError, Part, concrete, hyper
 
 
@@ -122,12 +122,12 @@ def unit_of(radius):
     the ball's own scale, ``(k radius)^2 >= 2^-66``, stays far above float32's smallest normal
     number.
 
-    Read from the bits: a normal radius's biased exponent b is e + 126, so k's is 127 + clip(94 - b,
-    -63, 63) = clip(221 - b, 64, 190) (a subnormal radius, b = 0, gets 2^63, as for the smallest
-    normal ones). Three integer operations where ``frexp`` and ``ldexp`` took some thirty with
-    their special cases, in every round: XLA does not hoist them out of the loop."""
+    Read from the bits: a normal radius's biased exponent b is e + 126, so k = 2^clip(94 - b, -63,
+    63) (a subnormal radius, b = 0, gets 2^63, as for the smallest normal ones). A few integer
+    operations where ``frexp`` and ``ldexp`` took some thirty with their special cases, in every
+    round: XLA does not hoist them out of the loop."""
     bits = jax.lax.bitcast_convert_type(jnp.asarray(radius, jnp.float32), jnp.int32)
-    return jax.lax.bitcast_convert_type(jnp.clip(221 - (bits >> 23), 64, 190) << 23, jnp.float32)
+    return power_of_two(jnp.clip(94 - (bits >> 23), -63, 63))
 
 
 @jax.custom_batching.custom_vmap
