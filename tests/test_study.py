@@ -4,12 +4,16 @@ offline comparators against scipy and scikit-learn."""
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import io
 import json
 import math
+import os
 import subprocess
 import sys
 from pathlib import Path
+from unittest import mock
 
 import jax
 import jax.numpy as jnp
@@ -285,16 +289,28 @@ def test_a_rerun_gives_the_same_numbers_bit_for_bit(tmp_path):
     assert again.to_config() == study.to_config()
 
 
-def cli(*args, cwd=ROOT):
-    done = subprocess.run(
-        [sys.executable, "-m", "ocolearn.cli", *args], capture_output=True, text=True, cwd=cwd, env=_env()
-    )
+def cli(*args):
+    """``(exit status, stderr)`` of ``ocolearn ARGS`` run in this process, as tests/test_cli.py runs
+    its commands (a Python start and JAX's import each would be most of these tests' time);
+    ``process_cli`` runs one in a process of its own, where all the process prints is on stderr."""
+    from ocolearn.cli import main
+
+    err = io.StringIO()
+    with mock.patch.dict(os.environ, {"OCOLEARN_CACHE": "0"}), contextlib.redirect_stderr(err):
+        with contextlib.redirect_stdout(io.StringIO()):
+            try:
+                status = main(list(args))
+            except SystemExit as e:  # usage errors
+                status = e.code
+    return status, err.getvalue()
+
+
+def process_cli(*args):
+    done = subprocess.run([sys.executable, "-m", "ocolearn.cli", *args], capture_output=True, text=True, env=_env())
     return done.returncode, done.stderr
 
 
 def _env():
-    import os
-
     return {**os.environ, "PYTHONPATH": str(ROOT), "OCOLEARN_CACHE": "0"}
 
 
@@ -357,7 +373,7 @@ def test_bad_study_files_fail_in_one_line(tmp_path, change, expected):
 def test_a_tuning_split_that_leaves_no_rows_is_one_line(tmp_path):
     path = tmp_path / "bad.toml"
     path.write_text(BASE.replace("orders = 2", "orders = 2\ntune = 0.001"))
-    status, err = cli("study", str(path), "--out", str(tmp_path / "out"))
+    status, err = process_cli("study", str(path), "--out", str(tmp_path / "out"))
     assert status == 2 and err.count("\n") == 1, err
     assert "data set 'iris': evaluate.tune = 0.001 of its 150 rows leaves no rows to tune on" in err, err
 
