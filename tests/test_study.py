@@ -4,21 +4,18 @@ offline comparators against scipy and scikit-learn."""
 
 from __future__ import annotations
 
-import contextlib
 import copy
-import io
 import json
 import math
-import os
 import subprocess
 import sys
 from pathlib import Path
-from unittest import mock
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from conftest import in_process
 
 from ocolearn import data as tables
 from ocolearn import study as studies
@@ -290,19 +287,10 @@ def test_a_rerun_gives_the_same_numbers_bit_for_bit(tmp_path):
 
 
 def cli(*args):
-    """``(exit status, stderr)`` of ``ocolearn ARGS`` run in this process, as tests/test_cli.py runs
-    its commands (a Python start and JAX's import each would be most of these tests' time);
-    ``process_cli`` runs one in a process of its own, where all the process prints is on stderr."""
-    from ocolearn.cli import main
-
-    err = io.StringIO()
-    with mock.patch.dict(os.environ, {"OCOLEARN_CACHE": "0"}), contextlib.redirect_stderr(err):
-        with contextlib.redirect_stdout(io.StringIO()):
-            try:
-                status = main(list(args))
-            except SystemExit as e:  # usage errors
-                status = e.code
-    return status, err.getvalue()
+    """``(exit status, stderr)`` of ``ocolearn ARGS`` in this process (``process_cli``: in a process
+    of its own, where all that the process prints is on stderr)."""
+    done = in_process(*args)
+    return done.returncode, done.stderr
 
 
 def process_cli(*args):
@@ -311,6 +299,8 @@ def process_cli(*args):
 
 
 def _env():
+    import os
+
     return {**os.environ, "PYTHONPATH": str(ROOT), "OCOLEARN_CACHE": "0"}
 
 
