@@ -1,4 +1,8 @@
+import contextlib
+import io
 import os
+import subprocess
+from unittest import mock
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -37,3 +41,20 @@ def stopping_progress(after: int):
                 raise Stop
 
     return StopAfter()
+
+
+def in_process(*args) -> subprocess.CompletedProcess:
+    """``ocolearn ARGS`` run in this process, as ``subprocess.run(..., capture_output=True,
+    text=True)`` would report it (exit status, stdout, stderr): ``entry`` only exits with
+    ``main``'s status, and a Python start with JAX's import is most of a short command's time.
+    (``OCOLEARN_CACHE=0``: leave this process's JAX cache settings alone.)"""
+    from ocolearn.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with mock.patch.dict(os.environ, {"OCOLEARN_CACHE": "0"}), contextlib.redirect_stdout(out):
+        with contextlib.redirect_stderr(err):
+            try:
+                status = main([str(a) for a in args])
+            except SystemExit as e:  # usage errors
+                status = e.code
+    return subprocess.CompletedProcess(["ocolearn", *map(str, args)], status, out.getvalue(), err.getvalue())

@@ -98,13 +98,18 @@ def test_adagrad_is_figure_1(kwargs, learner):
     close(run(learner, X, y).state.w, adagrad_by_hand(X, y, 0.5, **kwargs))
 
 
+# Compiled once, as AdaGrad's round runs it (called outside a compiled function, its bisection's
+# fori_loop would be traced and compiled again at every call).
+in_unit_ball = jax.jit(lambda v, h: L2Ball(1.0).in_norm(v, h))
+
+
 @given(
     v=st.lists(st.floats(-10, 10), min_size=3, max_size=3),
     h=st.lists(st.floats(0.01, 10), min_size=3, max_size=3),
 )
 def test_diagonal_norm_projection_onto_the_ball_is_the_nearest_point(v, h):
     v, h = np.array(v), np.array(h)
-    u = np.asarray(L2Ball(1.0).in_norm(jnp.asarray(v, jnp.float32), jnp.asarray(h, jnp.float32)), np.float64)
+    u = np.asarray(in_unit_ball(jnp.asarray(v, jnp.float32), jnp.asarray(h, jnp.float32)), np.float64)
     assert np.linalg.norm(u) <= 1.0 + 1e-5
     close(u, diag_ball(v, h, 1.0), rtol=1e-3, atol=1e-4)
 
@@ -329,8 +334,8 @@ def test_sketched_ons_with_a_shrinking_sketch_is_algorithm_1(m, C):
 def test_frequent_directions_guarantee(seed, m):
     G = np.random.default_rng(seed).normal(size=(30, 8)).astype(np.float32)
     B = jnp.zeros((m, 8), jnp.float32)
-    for g in G:
-        B = frequent_directions(B, jnp.asarray(g))
+    for g in G:  # (compiled, as a learner's round runs it: one program per m, not each operation dispatched)
+        B = jax.jit(frequent_directions)(B, jnp.asarray(g))
     gap = G.T.astype(np.float64) @ G - np.asarray(B, np.float64).T @ np.asarray(B, np.float64)
     eig = np.linalg.eigvalsh(gap)
     assert eig.min() >= -1e-3 * np.sum(G * G)  # B'B never exceeds G'G

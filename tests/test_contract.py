@@ -217,10 +217,13 @@ def test_scan_equals_a_python_loop_of_update(case):
     learner, _, task = case
     X, y = stream(task)
     result = run(learner, X, y)
+    # Each round's step compiled on its own (called outside a compiled function, a step with a
+    # lax.cond or loop inside, such as the L2 ball's re-sum, would be traced and compiled each round).
+    predict, update = jax.jit(learner.predict), jax.jit(learner.update)
     state, losses = learner.init(D), []
     for i in range(len(y)):
-        losses.append(learner.loss.value(learner.predict(state, X[i]), y[i]))
-        state = learner.update(state, (X[i], y[i]))
+        losses.append(learner.loss.value(predict(state, X[i]), y[i]))
+        state = update(state, (X[i], y[i]))
     # Up to float32 rounding: XLA fuses the compiled scan's arithmetic differently (ONS's
     # eigendecomposition and root find move by a few ulps of ||w||).
     np.testing.assert_allclose(result.state.w, state.w, rtol=1e-5, atol=5e-6)

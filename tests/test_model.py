@@ -6,6 +6,7 @@ import sys
 
 import numpy as np
 import pytest
+from conftest import in_process as cli
 
 from ocolearn import run
 from ocolearn.data import DataError
@@ -64,7 +65,8 @@ def test_model_predictions_are_the_learners(tmp_path, name, overrides, labels):
     )
 
 
-def cli(*args):
+def process_cli(*args):
+    """``ocolearn ARGS`` as a user runs it: a process of its own, all it prints on its stdout and stderr."""
     return subprocess.run([sys.executable, "-m", "ocolearn.cli", *map(str, args)], capture_output=True, text=True)
 
 
@@ -132,16 +134,16 @@ def test_cli_train_predict_test_on_svmlight_and_mira(tmp_path):
 def test_cli_errors_name_file_and_line(tmp_path):
     bad = tmp_path / "bad.svm"
     bad.write_text("1 1:0.5\n-1 2:oops\n")
-    done = cli("train", "--learner", "perceptron", bad, "--model", tmp_path / "m.npz")
+    done = process_cli("train", "--learner", "perceptron", bad, "--model", tmp_path / "m.npz")
     assert done.returncode == 2 and "bad.svm, line 2, feature 2: 'oops' is not a number" in done.stderr
     assert not (tmp_path / "m.npz").exists()
-    done = cli("train", "--learner", "perceptrn", bad, "--model", tmp_path / "m.npz")
+    done = process_cli("train", "--learner", "perceptrn", bad, "--model", tmp_path / "m.npz")
     assert done.returncode == 2 and "did you mean 'perceptron'" in done.stderr
     path = svmlight_file(tmp_path, [-1, 1])
-    assert cli("train", "--learner", "perceptron", path, "--model", tmp_path / "m.npz").returncode == 0
+    assert process_cli("train", "--learner", "perceptron", path, "--model", tmp_path / "m.npz").returncode == 0
     other = tmp_path / "other.svm"
     other.write_text("1 1:1\n# a comment\n3 1:1\n")
-    done = cli("test", tmp_path / "m.npz", other)
+    done = process_cli("test", tmp_path / "m.npz", other)
     assert (
         done.returncode == 2
         and "other.svm, line 3: label '3' is not one of the model's labels ['-1', '1']" in done.stderr

@@ -84,7 +84,12 @@ def test_snapshots_every_k_rounds(k):
     y = jnp.asarray(rng.normal(size=25).astype(np.float32))
     learner = ridge(InvSqrt(0.3), L2Ball(0.8).radius)
     result = run(learner, X, y, snapshot_every=k)
-    expected = [run(learner, X[:m], y[:m]).state.w for m in range(k, 26, k)]
+    # the weights after every k rounds: runs of k rounds, each from the state the one before left
+    # (one compiled run per k, where a run of each first m rounds compiled one per m)
+    expected, state = [], learner.init(2)
+    for m in range(k, 26, k):
+        state = run(learner, X[m - k : m], y[m - k : m], state=state).state
+        expected.append(state.w)
     assert result.trace.snapshots.shape == (25 // k, 2)
     np.testing.assert_allclose(result.trace.snapshots, np.reshape(expected, (-1, 2)), rtol=1e-6)
     np.testing.assert_array_equal(result.trace.loss, run(learner, X, y).trace.loss)

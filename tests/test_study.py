@@ -15,6 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from conftest import in_process
 
 from ocolearn import data as tables
 from ocolearn import study as studies
@@ -285,10 +286,15 @@ def test_a_rerun_gives_the_same_numbers_bit_for_bit(tmp_path):
     assert again.to_config() == study.to_config()
 
 
-def cli(*args, cwd=ROOT):
-    done = subprocess.run(
-        [sys.executable, "-m", "ocolearn.cli", *args], capture_output=True, text=True, cwd=cwd, env=_env()
-    )
+def cli(*args):
+    """``(exit status, stderr)`` of ``ocolearn ARGS`` in this process (``process_cli``: in a process
+    of its own, where all that the process prints is on stderr)."""
+    done = in_process(*args)
+    return done.returncode, done.stderr
+
+
+def process_cli(*args):
+    done = subprocess.run([sys.executable, "-m", "ocolearn.cli", *args], capture_output=True, text=True, env=_env())
     return done.returncode, done.stderr
 
 
@@ -357,7 +363,7 @@ def test_bad_study_files_fail_in_one_line(tmp_path, change, expected):
 def test_a_tuning_split_that_leaves_no_rows_is_one_line(tmp_path):
     path = tmp_path / "bad.toml"
     path.write_text(BASE.replace("orders = 2", "orders = 2\ntune = 0.001"))
-    status, err = cli("study", str(path), "--out", str(tmp_path / "out"))
+    status, err = process_cli("study", str(path), "--out", str(tmp_path / "out"))
     assert status == 2 and err.count("\n") == 1, err
     assert "data set 'iris': evaluate.tune = 0.001 of its 150 rows leaves no rows to tune on" in err, err
 
