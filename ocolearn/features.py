@@ -283,6 +283,12 @@ def power_of_two(n):
     return jax.lax.bitcast_convert_type((jnp.asarray(n, jnp.int32) + 127) << 23, jnp.float32)
 
 
+def floor_log2(v):
+    """``floor(log2 v)`` of a positive normal float32 ``v``, read from its exponent bits (-127 for
+    0 and subnormal numbers)."""
+    return ((jax.lax.bitcast_convert_type(jnp.asarray(v, jnp.float32), jnp.int32) >> 23) & 0xFF) - 127
+
+
 def scaled_sqnorm(x):
     """``(||2^e x||^2, e)`` for one example x, with e the integer that puts ``||2^e x||`` in
     [1, 2) (clipped to [-126, 126], where ``2^e`` and ``2^-e`` are normal float32 numbers; for
@@ -304,8 +310,7 @@ def scaled_sqnorm(x):
     big, small = mid > 2.0**100, mid < 2.0**-60  # an overflow (inf) is big
     s = jnp.where(big, low, jnp.where(small, high, mid))
     unit = jnp.where(big, -70, jnp.where(small, 70, 0))  # s = ||2^unit x||^2
-    floor_log2 = ((jax.lax.bitcast_convert_type(s, jnp.int32) >> 23) & 0xFF) - 127  # s in [2^f, 2^(f + 1))
-    e = jnp.clip(unit - (floor_log2 >> 1), -126, 126)
+    e = jnp.clip(unit - (floor_log2(s) >> 1), -126, 126)  # s in [2^f, 2^(f + 1)), f = floor_log2(s)
     return s * power_of_two(2 * (e - unit)), e
 
 

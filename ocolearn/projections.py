@@ -15,7 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ocolearn.features import Sparse, add_scaled, last_feature, norm, power_of_two, sqnorm
+from ocolearn.features import Sparse, add_scaled, floor_log2, last_feature, norm, power_of_two, sqnorm
 from ocolearn.parts import ConfigError, Part, concrete, hyper
 
 
@@ -122,12 +122,11 @@ def unit_of(radius):
     the ball's own scale, ``(k radius)^2 >= 2^-66``, stays far above float32's smallest normal
     number.
 
-    Read from the bits: a normal radius's biased exponent b is e + 126, so k = 2^clip(94 - b, -63,
-    63) (a subnormal radius, b = 0, gets 2^63, as for the smallest normal ones). A few integer
-    operations where ``frexp`` and ``ldexp`` took some thirty with their special cases, in every
-    round: XLA does not hoist them out of the loop."""
-    bits = jax.lax.bitcast_convert_type(jnp.asarray(radius, jnp.float32), jnp.int32)
-    return power_of_two(jnp.clip(94 - (bits >> 23), -63, 63))
+    Read from the bits: e = floor_log2(radius) + 1, so k = 2^clip(-33 - floor_log2(radius), -63, 63)
+    (a subnormal radius, floor_log2 -127, gets 2^63, as for the smallest normal ones). A few
+    integer operations where ``frexp`` and ``ldexp`` took some thirty with their special cases, in
+    every round: XLA does not hoist them out of the loop."""
+    return power_of_two(jnp.clip(-33 - floor_log2(radius), -63, 63))
 
 
 @jax.custom_batching.custom_vmap
