@@ -461,20 +461,49 @@ class Terminated(KeyboardInterrupt):
     the last checkpoint named) and the process exits with 143 (128 + 15)."""
 
 
-def _on_sigterm(signum, frame):
-    """Raise ``Terminated`` where the signal finds the main thread, unless that is inside a
-    ``__del__`` (a finalizer, such as llvmlite's ``ObjectRef.__del__`` while a sweep compiles):
-    Python ignores what a finalizer raises, and the run went on for hours. Then the signal is
-    sent again a moment later, to land outside it."""
-    inner = frame
-    while inner is not None:
-        if inner.f_code.co_name == "__del__":
-            import threading
+_RESENDS: list = []  # the pending ``threading.Timer``s of ``_send_again``
 
-            threading.Timer(0.05, os.kill, (os.getpid(), signum)).start()
-            return
-        inner = inner.f_back
-    raise Terminated
+
+def _on_sigterm(signum, frame):
+    """Raise ``Terminated`` where the signal finds the main thread. Python drops what is raised
+    inside a finalizer (``__del__``: llvmlite's ``ObjectRef.__del__`` while a sweep compiles) or
+    a garbage collector's callback (JAX's ``_xla_gc_callback``), and the run went on for hours:
+    there the handler only sends the signal again 0.1 s later, to land outside. Elsewhere it
+    raises, and sends it again too, in case the raise lands in another place that drops it; the
+    sends stop once ``Terminated`` is being handled (its clean-up runs: it is ignored then) and
+    are cancelled when ``main`` catches it or ends."""
+    if isinstance(sys.exc_info()[1], Terminated):
+        return
+    _send_again(signum)
+    if not _dropped_here(frame):
+        raise Terminated
+
+
+def _dropped_here(frame) -> bool:
+    """Whether Python drops an exception raised at ``frame``: inside a ``__del__`` or a callback
+    of the garbage collector (``gc.callbacks``)."""
+    import gc
+
+    callbacks = {getattr(callback, "__code__", None) for callback in gc.callbacks}
+    while frame is not None:
+        if frame.f_code.co_name == "__del__" or frame.f_code in callbacks:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _send_again(signum) -> None:
+    import threading
+
+    timer = threading.Timer(0.1, os.kill, (os.getpid(), signum))
+    timer.daemon = True
+    _RESENDS.append(timer)
+    timer.start()
+
+
+def _cancel_resends() -> None:
+    while _RESENDS:
+        _RESENDS.pop().cancel()
 
 
 def main(argv=None) -> int:
@@ -488,6 +517,7 @@ def main(argv=None) -> int:
     try:
         return _main(args)
     finally:
+        _cancel_resends()
         if handler is not None:  # (as it was: main may run inside another program)
             signal.signal(signal.SIGTERM, handler)
 
@@ -520,6 +550,7 @@ def _main(args) -> int:
     except OSError as e:  # a folder given as a file, a full disk, no permission
         return _fail(_os_error(e))
     except KeyboardInterrupt as e:
+        _cancel_resends()  # (caught: no signal is sent again)
         checkpoint = getattr(args, "checkpoint", None)
         where = (
             f"; the last checkpoint is {checkpoint} (continue with --resume)"

@@ -14,8 +14,8 @@ import functools
 import json
 import os
 import re
+import secrets
 import shutil
-import tempfile
 import time
 from pathlib import Path
 
@@ -32,23 +32,22 @@ def atomic_write(path, data: bytes | str) -> Path:
 def atomic_lines(path, pieces) -> Path:
     """Write the pieces (str or bytes, produced one by one: constant memory) to ``path``
     through a temporary file in the same folder (created if missing), fsync, rename. The file
-    gets the permissions a new file of the user gets (the umask), not the temporary file's 0600.
+    gets the permissions a new file of the user gets (0o666 less the umask).
     An ``OSError`` (a full disk, a read-only folder, ``path`` a folder) names ``path``."""
     path = Path(path)
     with _naming(path):
         path.parent.mkdir(parents=True, exist_ok=True)
         clean_stale(path.parent)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=_prefix(path), suffix=".tmp")
+        tmp = _sibling(path)  # (named before it is made: see atomic_folder)
         try:
-            with os.fdopen(fd, "wb") as f:
+            with open(tmp, "xb") as f:
                 for piece in pieces:
                     f.write(piece.encode() if isinstance(piece, str) else piece)
                 f.flush()
-                os.fchmod(f.fileno(), 0o666 & ~_umask())
                 os.fsync(f.fileno())
             os.replace(tmp, path)
         except BaseException:
-            Path(tmp).unlink(missing_ok=True)
+            tmp.unlink(missing_ok=True)
             raise
     return path
 
@@ -82,9 +81,11 @@ def writable(path, folder: bool = False) -> None:
         if path.exists() and folder and not path.is_dir():
             raise NotADirectoryError(errno.ENOTDIR, "is a file; give a folder name")
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=_prefix(path), suffix=".tmp")
-        os.close(fd)
-        os.unlink(tmp)
+        tmp = _sibling(path)
+        try:
+            open(tmp, "xb").close()
+        finally:
+            tmp.unlink(missing_ok=True)
 
 
 @contextlib.contextmanager
@@ -98,21 +99,30 @@ def atomic_folder(path):
     _replaceable(path)
     with _naming(path):
         clean_stale(path.parent)
-        tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=_prefix(path), suffix=".tmp"))
-        os.chmod(tmp, 0o777 & ~_umask())
+    # Both names are bound before anything is made or moved, so that a signal's exception (the
+    # CLI's SIGTERM handler raises one) that lands just after a creation or a rename, between two
+    # Python steps, still finds what to undo.
+    tmp, old = _sibling(path), _sibling(path)
     try:
+        with _naming(path):
+            os.mkdir(tmp)  # (mode 0o777 less the umask: the permissions of a new folder of the user's)
         yield tmp
         with _naming(path):
-            old = None
             if path.exists():
-                old = Path(tempfile.mkdtemp(dir=path.parent, prefix=_prefix(path), suffix=".tmp"))
-                os.replace(path, old)  # (onto the empty folder just made: a rename, no copy)
+                os.replace(path, old)
             os.replace(tmp, path)
     except BaseException:
+        if old.exists() and not path.exists():
+            os.replace(old, path)  # interrupted between the two renames: the old folder goes back
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def _sibling(path: Path) -> Path:
+    """A new name ``.NAME.PID.XXXXXXXX.tmp`` beside ``path`` (``clean_stale``'s pattern; eight
+    random hexadecimal digits, so another of this process's temporaries has it with chance 2^-32)."""
+    return path.parent / f"{_prefix(path)}{secrets.token_hex(4)}.tmp"
 
 
 MARKER = "provenance.json"  # every output folder holds one (``ocolearn.provenance.FILE``)
@@ -188,12 +198,6 @@ def _alive(pid: int) -> bool:
     except (PermissionError, OverflowError):  # another user's process (alive), or not a PID
         return True
     return True
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def write_json(path, obj) -> Path:
