@@ -188,16 +188,21 @@ def _rows_by_line(data: bytes, first_line: int, path, row_of, label_dtype, place
             continue
         where = f"{path}, line {number}"
         label, *tokens = line.split()
-        if label_dtype is not np.float64:
-            labels.append(label)
-        elif ":" in label:  # svmlight: the line starts with a feature, it has no label
-            labels.append(np.nan)
-            tokens = [label, *tokens]
-        elif placeholders and _number(label) is None:
-            labels.append(np.nan)
-        else:
-            labels.append(_value(label, f"{where}, label"))
-        row = row_of(tokens, where)
+        try:
+            if label_dtype is not np.float64:
+                labels.append(label)
+            elif ":" in label:  # svmlight: the line starts with a feature, it has no label
+                labels.append(np.nan)
+                tokens = [label, *tokens]
+            elif placeholders and _number(label) is None:
+                labels.append(np.nan)
+            else:
+                labels.append(_value(label, f"{where}, label"))
+            row = row_of(tokens, where)
+        except DataError as e:
+            if label_dtype is np.float64 and "," in line:  # (svmlight is the commands' default format)
+                raise DataError(f"{e} (a line with commas: if this is a CSV file, give the format csv)") from None
+            raise
         numbers.append(number)
         indices += list(row)
         values += list(row.values())
