@@ -183,7 +183,7 @@ def sweep(
 
     Returns a ``Result`` whose leaves have leading axes ``(C, S)`` (S = 1 without seeds): the
     final states, and per-round ``Trace`` arrays if ``trace`` else a ``Summary`` of sums.
-    ``chunk_size`` bounds the configurations run at once; by default it is what fits in
+    ``chunk_size`` bounds the configurations run at once (two at least); by default it is what fits in
     ``memory`` bytes (default ``memory_budget()``) next to the data. ``shard`` spreads each
     chunk's configurations over all devices. ``carry`` = ``(state, summary)`` of an earlier
     sweep's ``Result`` (leaves with axes ``(C, S)``; summary None with ``trace``) continues it
@@ -200,7 +200,9 @@ def sweep(
     devices = len(jax.devices()) if shard else 1
     if chunk_size is None:
         chunk_size = chunk_for(learners, X, y, num_seeds, passes, trace, memory or memory_budget())
-    chunk_size = devices * math.ceil(min(chunk_size, num) / devices)
+    # At least two configurations at once, even for one: with a batch of one XLA drops the
+    # configuration axis and compiles other code, whose last bits differ.
+    chunk_size = devices * math.ceil(max(2, min(chunk_size, num)) / devices)
     sharding = NamedSharding(_mesh(), P("configs")) if devices > 1 else None
     replicated = NamedSharding(_mesh(), P()) if devices > 1 else None
     X, y, seeds = _place((X, y, seeds), replicated)

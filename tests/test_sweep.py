@@ -57,9 +57,15 @@ def test_chunks_and_traces_give_the_same_numbers():
     learners = stack_values(OGD(Hinge(), InvSqrt(1.0), L2Ball(1.0)), GRID)
     y = np.sign(y)
     whole = sweep(learners, X, y, seeds=2)
-    chunked = sweep(learners, X, y, seeds=2, chunk_size=4)  # 6 configurations: a full and a padded chunk
-    for a, b in zip(jax.tree.leaves(whole), jax.tree.leaves(chunked), strict=True):
-        np.testing.assert_array_equal(a, b)
+    # 6 configurations: a full and a padded chunk of 4; chunks of 1 (run two at once: alone, one
+    # compiled to other code and differed in the last bits); one configuration swept alone.
+    for size in (4, 1):
+        chunked = sweep(learners, X, y, seeds=2, chunk_size=size)
+        for a, b in zip(jax.tree.leaves(whole), jax.tree.leaves(chunked), strict=True):
+            np.testing.assert_array_equal(a, b)
+    alone = sweep(jax.tree.map(lambda a: a[2:3], learners), X, y, seeds=2)
+    for a, b in zip(jax.tree.leaves(whole), jax.tree.leaves(alone), strict=True):
+        np.testing.assert_array_equal(a[2:3], b)
     traced = sweep(learners, X, y, seeds=2, trace=True)
     np.testing.assert_allclose(traced.trace.loss.sum(axis=-1), whole.trace.loss, rtol=1e-5)
     mistakes = (traced.trace.prediction * traced.trace.target <= 0).sum(axis=-1)
