@@ -207,20 +207,21 @@ class L2Ball(Projection, name="l2_ball"):
         divisions): 15 M examples/s at d = 10 where this runs 29 (``benchmarks/bench_ogd.py``).
 
         How it stays exact: ``U`` never falls below ``||w||^2`` of the weights stored (up to the
-        float32 sums ``wx``, ``||x||^2`` and the re-sum, below), so the factor can only err
-        inwards. With v = w + a x (exact), ``T = |a| (2 |wx| + |a| ||x||^2)``, p = f ||w||, q = f
-        |a| ||x|| and u = 2^-24, to first order in u: (1) ``S`` is four roundings (or fewer,
-        fused) from ``U + a (2 wx + a ||x||^2) >= ||v||^2``: within ``u U + 4 u T``. (2) The
-        weights stored, ``fl(fl(f w_i) + fl(f a) x_i)``, are within ``u/2 (|f w_i| + |f v_i| + 2
-        |f a x_i|)`` of ``f v_i``, so their squared norm exceeds ``f^2 ||v||^2`` by at most ``u (p
-        + q)(2 p + 3 q) <= u (2.5 p^2 + 15.5 q^2) <= u f^2 (2.5 U + 15.5 T)`` (5pq <= 0.5 p^2 + 12.5
-        q^2; a^2 ||x||^2 <= T). Where steps fall below half an ulp of the weights this goes one
-        way round after round (the stored weights do not move while the formula says they do),
-        so it is added, not hoped away. (3) ``U' = fl(f fl(f fl(S + m)))`` rounds the sum by u and
-        the products by 2u. So ``M = f^2 m = u f^2 (8 U + 24 T)`` covers (1) to (3), which need
-        ``6.5 U + 22.5 T`` (m's own four roundings take at most 4u of it). f itself needs no
-        accuracy: ``U'`` is computed from the f applied (where S > radius^2, ``f^2 S`` is radius^2
-        to a few u).
+        float32 sums ``wx``, ``||x||^2`` and the re-sum, below), so the factor can only err inwards.
+        With v = w + a x (exact), ``T = |a| (2 |wx| + |a| ||x||^2)``, p = f ||w||, q = f |a| ||x||
+        and u = 2^-24, to first order in u: (1) ``S`` is four roundings (or fewer, fused) from ``U +
+        a (2 wx + a ||x||^2) >= ||v||^2``: within ``u U + 4 u T``. (2) The weights stored, ``fl(fl(f
+        w_i) + fl(f a) x_i)``, are within ``u/2 (|f w_i| + |f v_i| + 2 |f a x_i|)`` of ``f v_i`` (a
+        single run's ``fl(f fl(w_i + a x_i))``, ``scaled_step``, within ``u/2 (2 |f v_i| + |f a
+        x_i|)``, no more as ``|v_i| <= |w_i| + |a x_i|``), so their squared norm exceeds ``f^2
+        ||v||^2`` by at most ``u (p + q)(2 p + 3 q) <= u (2.5 p^2 + 15.5 q^2) <= u f^2 (2.5 U + 15.5
+        T)`` (5pq <= 0.5 p^2 + 12.5 q^2; a^2 ||x||^2 <= T). Where steps fall below half an ulp of
+        the weights this goes one way round after round (the stored weights do not move while the
+        formula says they do), so it is added, not hoped away. (3) ``U' = fl(f fl(f fl(S + m)))``
+        rounds the sum by u and the products by 2u. So ``M = f^2 m = u f^2 (8 U + 24 T)`` covers (1)
+        to (3), which need ``6.5 U + 22.5 T`` (m's own four roundings take at most 4u of it). f
+        itself needs no accuracy: ``U'`` is computed from the f applied (where S > radius^2, ``f^2
+        S`` is radius^2 to a few u).
 
         The drift, and the re-sum. Each margin moves ``U`` above ``||w||^2`` for good, and a
         projection keeps the gap (it sets ``U'`` to radius^2 and the weights a gap's worth
@@ -250,10 +251,12 @@ class L2Ball(Projection, name="l2_ball"):
         never re-summed an inactive ball's ``U`` was 1% above ``||w||^2`` after 20,000 rounds,
         and with neither the iterate left the ball.
 
-        Huge steps. f comes from ``k^2 S`` (``unit_of``: the same bits), which does not overflow
-        for steps up to 2^32 1.8e19 radii; where ``S`` itself does, ``U'`` is ``(1 + 16 u)
-        radius^2`` (f < 1 there, and ``||w'|| <= radius (1 + 2u)``). Beyond, ``U'`` is NaN, and so
-        are the next round's weights: a run that diverged that far is reported as diverged.
+        Huge steps. f comes from ``k^2 S`` (``unit_of``: the same bits), which does not overflow for
+        steps up to 2^32 1.8e19 radii (in a single run, and up to 3.4e38, float32's largest number,
+        in each coordinate ``a x_i``: beyond, ``w + a x`` is infinite); where ``S`` itself does,
+        ``U'`` is ``(1 + 16 u) radius^2`` (f < 1 there, and ``||w'|| <= radius (1 + 2u)``). Beyond,
+        ``U'`` is NaN, and so are the next round's weights: a run that diverged that far is reported
+        as diverged.
         """
         xx = squares(x)
         if intercept:
