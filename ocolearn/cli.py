@@ -466,12 +466,14 @@ class Terminated(KeyboardInterrupt):
 
 def _on_sigterm(signum, frame):
     """Raise ``Terminated`` where the signal finds the main thread, unless that is inside a
-    ``__del__`` (a finalizer, such as llvmlite's ``ObjectRef.__del__`` while a sweep compiles):
-    Python ignores what a finalizer raises, and the run went on for hours. Then the signal is
+    ``__del__`` (a finalizer, such as llvmlite's ``ObjectRef.__del__`` while a sweep compiles) or
+    inside llvmlite (its ctypes callbacks, such as ``ExecutionEngine._raw_object_cache_notify``
+    while numba compiles the parser on a machine whose numba cache is empty): Python ignores what
+    a finalizer or a ctypes callback raises, and the run went on for hours. Then the signal is
     sent again a moment later, to land outside it."""
     inner = frame
     while inner is not None:
-        if inner.f_code.co_name == "__del__":
+        if inner.f_code.co_name == "__del__" or f"{os.sep}llvmlite{os.sep}" in inner.f_code.co_filename:
             import threading
 
             threading.Timer(0.05, os.kill, (os.getpid(), signum)).start()
