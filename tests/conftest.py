@@ -2,12 +2,22 @@ import contextlib
 import io
 import os
 import subprocess
-from unittest import mock
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
 
 import ocolearn  # noqa: F401  (first: sets XLA's CPU flags before JAX starts)
+from ocolearn.cli import _compilation_cache
+
+# One persistent compilation cache for the whole run, as the command keeps one: every xdist worker,
+# every in-process ``main()`` and every ``ocolearn`` process the tests start (they inherit the
+# variable) reads and writes the same folder, so a program is compiled once per run instead of once
+# per process (most of the suite's time is XLA compiling), and a second run finds it compiled. The
+# folder is the repository's .pytest_cache/xla, not the user's ~/.cache; ``OCOLEARN_CACHE`` set
+# beforehand names another (``0``: none).
+os.environ.setdefault("OCOLEARN_CACHE", str(Path(__file__).resolve().parent.parent / ".pytest_cache" / "xla"))
+_compilation_cache()
 
 # Deterministic example generation: the same examples on every run and machine.
 settings.register_profile(
@@ -47,11 +57,11 @@ def in_process(*args) -> subprocess.CompletedProcess:
     """``ocolearn ARGS`` run in this process, as ``subprocess.run(..., capture_output=True,
     text=True)`` would report it (exit status, stdout, stderr): ``entry`` only exits with
     ``main``'s status, and a Python start with JAX's import is most of a short command's time.
-    (``OCOLEARN_CACHE=0``: leave this process's JAX cache settings alone.)"""
+    (``main`` turns on the run's compilation cache above, already on.)"""
     from ocolearn.cli import main
 
     out, err = io.StringIO(), io.StringIO()
-    with mock.patch.dict(os.environ, {"OCOLEARN_CACHE": "0"}), contextlib.redirect_stdout(out):
+    with contextlib.redirect_stdout(out):
         with contextlib.redirect_stderr(err):
             try:
                 status = main([str(a) for a in args])

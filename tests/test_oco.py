@@ -397,8 +397,7 @@ def test_learners_come_from_configs_by_kind():
     assert from_dict(experiment.to_config()).compare == experiment.compare
 
 
-def test_cli_trains_ftrl_proximal_on_svmlight(tmp_path, capsys, monkeypatch):
-    monkeypatch.setenv("OCOLEARN_CACHE", "0")  # in-process: leave JAX's cache settings alone
+def test_cli_trains_ftrl_proximal_on_svmlight(tmp_path, capsys):
     from ocolearn.cli import main
     from ocolearn.modelfile import load
     from ocolearn.pipeline import data_for, error_rate

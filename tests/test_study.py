@@ -301,7 +301,7 @@ def process_cli(*args):
 def _env():
     import os
 
-    return {**os.environ, "PYTHONPATH": str(ROOT), "OCOLEARN_CACHE": "0"}
+    return {**os.environ, "PYTHONPATH": str(ROOT)}
 
 
 IRIS = 'kind = "bundled"\nsource = "iris"'
