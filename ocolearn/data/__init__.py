@@ -43,6 +43,18 @@ def shown_names(names, count: int = 12) -> str:
     return listed + (f", ... ({len(names)} in all)" if len(names) > count else "")
 
 
+# A target cell that holds no value: empty, or a missing-value marker (R's NA, and pandas'
+# read_csv's default markers but "None"), never a class of its own nor a label of regression.
+MISSING = frozenset({"", "NA", "N/A", "n/a", "#N/A", "<NA>", "NaN", "nan", "-NaN", "-nan", "NULL", "null"})
+
+
+def check_target(cell: str, where: str, column: str) -> None:
+    """Refuse a missing target ``cell`` (``MISSING``), naming ``where`` (file and line) and the column."""
+    if cell in MISSING:
+        what = "is empty" if not cell else f"holds {cell!r}, a missing value"
+        raise DataError(f"{where}: the target column {column!r} {what}")
+
+
 def header_names(fields, source) -> list[str]:
     """A CSV header's column names (the fields as the CSV parser split them, stripped): the one
     rule for every CSV reader. A repeated name is an error: a column chosen by name must be one."""
