@@ -936,11 +936,18 @@ def test_two_integer_targets_read_as_classes_by_a_regression_loss_are_noted(tmp_
 @pytest.mark.parametrize("cell", ["NA", "", "null"])
 def test_a_missing_target_marker_is_an_error_naming_its_line_not_a_class(tmp_path, capsys, cell):
     """R's write.csv writes a missing value as NA, pandas as an empty cell; before, the CSV
-    reader made 'NA' a class of its own (labels 0, 1, 2, 'NA') with status 0. Now it names its
-    line; --skip-bad skips it."""
+    reader made 'NA' a class of its own (labels 0, 1, 2, 'NA') with status 0, and a config's
+    table a class '' or 'NA'. Now each names its line; --skip-bad skips it."""
     data = tmp_path / "d.csv"
     data.write_text(f"a,y\n1,1\n2,{cell}\n3,0\n4,2\n5,1\n")
     what = "is empty" if not cell else f"holds {cell!r}, a missing value"
     one_line_error(*train(capsys, data, tmp_path / "m.npz", "--format", "csv", "--target", "y")[::2], "line 3", what)
     assert train(capsys, data, tmp_path / "m.npz", "--format", "csv", "--target", "y", "--skip-bad")[0] == 0
     assert load(tmp_path / "m.npz").labels == ["0", "1", "2"]
+    config = tmp_path / "c.toml"
+    config.write_text(
+        f"name = 'c'\n[data]\nsource = '{data}'\nfeatures = ['a']\ntarget = 'y'\n[learner]\nkind = 'mira'\n"
+    )
+    status, _, err = call(capsys, "run", config, "--out", tmp_path / "run")
+    one_line_error(status, err, "d.csv, line 3", what)
+    assert not (tmp_path / "run").exists()
