@@ -951,3 +951,15 @@ def test_a_missing_target_marker_is_an_error_naming_its_line_not_a_class(tmp_pat
     status, _, err = call(capsys, "run", config, "--out", tmp_path / "run")
     one_line_error(status, err, "d.csv, line 3", what)
     assert not (tmp_path / "run").exists()
+
+
+def test_a_folder_among_the_documents_given_to_predict_is_named_as_a_folder(tmp_path, capsys):
+    # Before: "txt/pos: no such file or folder" for a folder that exists.
+    for label, words in (("pos", "good great"), ("neg", "bad awful")):
+        (tmp_path / "txt" / label).mkdir(parents=True)
+        (tmp_path / "txt" / label / f"{label}.txt").write_text(words)
+    assert train(capsys, tmp_path / "txt", tmp_path / "m.npz", "--format", "text")[0] == 0
+    status, _, err = call(
+        capsys, "predict", tmp_path / "m.npz", tmp_path / "txt" / "neg" / "neg.txt", tmp_path / "txt" / "pos"
+    )
+    one_line_error(status, err, f"{tmp_path / 'txt' / 'pos'}: a folder among 2 paths", "give a folder alone")

@@ -86,6 +86,8 @@ def text_documents(root, seed=None, labelled=True) -> list[tuple[str, Path]]:
             files = [("", f) for f in sorted(paths[0].iterdir()) if f.is_file()]
     else:
         for path in paths:
+            if path.is_dir():  # (its documents are named by their path in it: give it alone)
+                raise DataError(f"{path}: a folder among {len(paths)} paths; give a folder alone, or document files")
             if not path.is_file():
                 raise DataError(f"{path}: no such file or folder")
         files = [("", path) for path in paths]
