@@ -963,3 +963,17 @@ def test_a_folder_among_the_documents_given_to_predict_is_named_as_a_folder(tmp_
         capsys, "predict", tmp_path / "m.npz", tmp_path / "txt" / "neg" / "neg.txt", tmp_path / "txt" / "pos"
     )
     one_line_error(status, err, f"{tmp_path / 'txt' / 'pos'}: a folder among 2 paths", "give a folder alone")
+
+
+def test_a_csv_file_without_a_header_is_refused_not_read_without_its_first_row(tmp_path, capsys):
+    # Before: a file of rows alone trained with status 0 on its rows after the first, which had
+    # become the column names (--target naming one of its numbers).
+    data = tmp_path / "d.csv"
+    data.write_text("5.1,3.5,0.2\n4.9,3.0,0.2\n6.3,2.5,1.9\n")
+    err = call(capsys, "train", "--learner", "ogd", data, "--model", tmp_path / "m.npz", "--format", "csv",
+               "--target", "0.2")[2]  # fmt: skip
+    one_line_error(2, err, "d.csv, line 1: the header is only numbers (5.1, 3.5, 0.2)", "first line names its columns")
+    with pytest.raises(DataError, match="line 1: the header is only numbers"):
+        parse_csv(data.read_text().splitlines(), "d.csv")
+    data.write_text("x,2019,2020\n1,2,3\n2,3,5\n")  # whole numbers may name columns
+    assert list(read_csv(data)) == ["x", "2019", "2020"]

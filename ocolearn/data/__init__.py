@@ -57,8 +57,15 @@ def check_target(cell: str, where: str, column: str) -> None:
 
 def header_names(fields, source) -> list[str]:
     """A CSV header's column names (the fields as the CSV parser split them, stripped): the one
-    rule for every CSV reader. A repeated name is an error: a column chosen by name must be one."""
+    rule for every CSV reader. A repeated name is an error: a column chosen by name must be one; a
+    header of numbers alone, not all whole, is a row of data, an error."""
     names = [f.strip() for f in fields]
+    # A file without a header would lose its first row; whole numbers may name columns (years, indices).
+    if all(_number(name) is not None for name in names) and not all(name.isdigit() for name in names):
+        raise DataError(
+            f"{source}, line 1: the header is only numbers ({shown_names(names, 4)}), a row of data; "
+            "a CSV file's first line names its columns"
+        )
     seen = set()
     for name in names:
         if name in seen:
