@@ -977,3 +977,16 @@ def test_a_csv_file_without_a_header_is_refused_not_read_without_its_first_row(t
         parse_csv(data.read_text().splitlines(), "d.csv")
     data.write_text("x,2019,2020\n1,2,3\n2,3,5\n")  # whole numbers may name columns
     assert list(read_csv(data)) == ["x", "2019", "2020"]
+
+
+def test_an_svmlight_line_without_a_label_is_named_by_its_line_in_train_and_test(tmp_path, capsys):
+    # Before: train said "nl.svm: a line without a label" (no line), test "line 3: no label is not
+    # one of the model's labels ['-1', '1']".
+    data, unlabelled = tmp_path / "d.svm", tmp_path / "nl.svm"
+    data.write_text("1 1:2\n-1 2:1\n1 1:1 2:0.5\n")
+    unlabelled.write_text("1 1:2\n-1 2:1\n2:1\n")
+    one_line_error(*train(capsys, unlabelled, tmp_path / "m.npz")[::2], "nl.svm, line 3: a line without a label")
+    assert train(capsys, data, tmp_path / "m.npz")[0] == 0
+    err = call(capsys, "test", tmp_path / "m.npz", unlabelled)[2]
+    one_line_error(2, err, "nl.svm, line 3: no label, where one of the model's labels ['-1', '1'] is needed")
+    assert call(capsys, "predict", tmp_path / "m.npz", unlabelled)[0] == 0
