@@ -117,6 +117,11 @@ def _train(args) -> int:
         raise DataError("--checkpoint-every needs --checkpoint PATH")
     if args.resume and not args.checkpoint:
         raise DataError("--resume needs --checkpoint PATH, the checkpoint to continue from")
+    for option, formats in FORMAT_OPTIONS.items():  # (an option the format does not read would do nothing)
+        if getattr(args, option.removeprefix("--").replace("-", "_")) not in (None, "", False) and (
+            args.format not in formats
+        ):
+            raise DataError(f"{option} applies to --format {' or '.join(formats)}, not to {args.format}")
     _not_an_input("--model", args.model, [args.data])
     if args.checkpoint:
         _not_an_input("--checkpoint", args.checkpoint, [args.data])
@@ -313,6 +318,14 @@ def _data_options(p, train=True) -> None:
     p.add_argument("--zero-based", action="store_true", help="svmlight indices start at 0 (default 1)")
     p.add_argument("--skip-bad", action="store_true", help="skip and count malformed lines instead of stopping")
 
+
+# The reading options of train that apply to some formats only.
+FORMAT_OPTIONS = {
+    "--target": ("csv",),
+    "--bits": ("svmlight", "mira", "text"),
+    "--dim": ("svmlight",),
+    "--zero-based": ("svmlight",),
+}
 
 FORMAT_HELP = (
     "svmlight (default for train; predict and test read as the model was trained); mira; "

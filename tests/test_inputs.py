@@ -990,3 +990,17 @@ def test_an_svmlight_line_without_a_label_is_named_by_its_line_in_train_and_test
     err = call(capsys, "test", tmp_path / "m.npz", unlabelled)[2]
     one_line_error(2, err, "nl.svm, line 3: no label, where one of the model's labels ['-1', '1'] is needed")
     assert call(capsys, "predict", tmp_path / "m.npz", unlabelled)[0] == 0
+
+
+@pytest.mark.parametrize(
+    "fmt, option",
+    [("csv", ["--bits", "10"]), ("csv", ["--dim", "4"]), ("csv", ["--zero-based"]), ("svmlight", ["--target", "y"])],
+)
+def test_a_reading_option_the_format_does_not_read_is_refused_naming_it(tmp_path, capsys, fmt, option):
+    # Before: each was ignored, status 0 (--target y on an svmlight file, --bits on a CSV file).
+    data = tmp_path / f"d.{fmt}"
+    data.write_text("a,b,y\n1,2,p\n3,4,q\n1,5,p\n" if fmt == "csv" else "1 1:2\n-1 2:1\n")
+    target = ["--target", "y"] if fmt == "csv" else []
+    err = train(capsys, data, tmp_path / "m.npz", "--format", fmt, *target, *option)[2]
+    one_line_error(2, err, f"{option[0]} applies to --format", f"not to {fmt}")
+    assert not (tmp_path / "m.npz").exists()
