@@ -1004,3 +1004,20 @@ def test_a_reading_option_the_format_does_not_read_is_refused_naming_it(tmp_path
     err = train(capsys, data, tmp_path / "m.npz", "--format", fmt, *target, *option)[2]
     one_line_error(2, err, f"{option[0]} applies to --format", f"not to {fmt}")
     assert not (tmp_path / "m.npz").exists()
+
+
+def test_hidden_files_and_folders_of_a_text_folder_are_neither_labels_nor_documents(tmp_path, capsys):
+    # Before: Jupyter's .ipynb_checkpoints became a third class and macOS's .DS_Store a document
+    # of 'pos', with status 0.
+    for label, words in (("pos", "good great"), ("neg", "bad awful")):
+        (tmp_path / "txt" / label).mkdir(parents=True)
+        (tmp_path / "txt" / label / f"{label}.txt").write_text(words)
+    (tmp_path / "txt" / ".ipynb_checkpoints").mkdir()
+    (tmp_path / "txt" / ".ipynb_checkpoints" / "pos-checkpoint.txt").write_text("good")
+    (tmp_path / "txt" / "pos" / ".DS_Store").write_bytes(b"\x00\x01Bud1")
+    assert train(capsys, tmp_path / "txt", tmp_path / "m.npz", "--format", "text")[0] == 0
+    assert load(tmp_path / "m.npz").labels == ["neg", "pos"]
+    status, out, _ = call(capsys, "predict", tmp_path / "m.npz", tmp_path / "txt")
+    assert status == 0 and [line.split("\t")[0] for line in out.splitlines()] == ["neg/neg.txt", "pos/pos.txt"]
+    status, out, _ = call(capsys, "predict", tmp_path / "m.npz", tmp_path / "txt" / "pos")
+    assert status == 0 and [line.split("\t")[0] for line in out.splitlines()] == ["pos.txt"]
