@@ -1021,3 +1021,15 @@ def test_hidden_files_and_folders_of_a_text_folder_are_neither_labels_nor_docume
     assert status == 0 and [line.split("\t")[0] for line in out.splitlines()] == ["neg/neg.txt", "pos/pos.txt"]
     status, out, _ = call(capsys, "predict", tmp_path / "m.npz", tmp_path / "txt" / "pos")
     assert status == 0 and [line.split("\t")[0] for line in out.splitlines()] == ["pos.txt"]
+
+
+def test_one_number_written_two_ways_is_not_two_classes(tmp_path, capsys):
+    # Before: a CSV target 1.0, 1, 0, 0.0 trained a four-class model ('0', '0.0', '1', '1.0') with
+    # status 0, and 01, 1 two classes; svmlight labels, numbers, were one class each.
+    data = tmp_path / "d.csv"
+    for column, a, b in (("1.0,1,0,0.0", "0", "0.0"), ("01,1,0,0", "01", "1")):
+        data.write_text("a,y\n" + "".join(f"{i},{v}\n" for i, v in enumerate(column.split(","))))
+        err = train(capsys, data, tmp_path / "m.npz", "--format", "csv", "--target", "y")[2]
+        one_line_error(2, err, f"d.csv: the labels {a!r} and {b!r} are one number written two ways")
+    regression = ("--format", "csv", "--target", "y", "--task", "regression")  # (values: 1.0 is 1)
+    assert call(capsys, "train", "--learner", "ogd", data, "--model", tmp_path / "m.npz", *regression)[0] == 0
