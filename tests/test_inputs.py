@@ -1033,3 +1033,17 @@ def test_one_number_written_two_ways_is_not_two_classes(tmp_path, capsys):
         one_line_error(2, err, f"d.csv: the labels {a!r} and {b!r} are one number written two ways")
     regression = ("--format", "csv", "--target", "y", "--task", "regression")  # (values: 1.0 is 1)
     assert call(capsys, "train", "--learner", "ogd", data, "--model", tmp_path / "m.npz", *regression)[0] == 0
+
+
+def test_a_csv_column_without_a_name_is_refused_not_read_as_a_feature(tmp_path, capsys):
+    # Before: R's write.csv (and pandas' to_csv) row names, a column named "", became a feature,
+    # the row number, with status 0; a trailing comma's empty column failed on its first value.
+    data = tmp_path / "d.csv"
+    data.write_bytes(b'"","a","b","y"\n"1",1,2,"p"\n"2",3,4,"q"\n"3",1,5,"p"\n')
+    err = train(capsys, data, tmp_path / "m.npz", "--format", "csv", "--target", "y")[2]
+    one_line_error(2, err, "d.csv, line 1: column 1 has no name", "write.csv(row.names = FALSE)", "index=False")
+    with pytest.raises(DataError, match="line 1: column 1 has no name"):
+        read_csv(data)
+    data.write_text("a,b,y,\n1,2,p,\n3,4,q,\n")
+    one_line_error(*train(capsys, data, tmp_path / "m.npz", "--format", "csv", "--target", "y")[::2], "column 4 has no")
+    assert not (tmp_path / "m.npz").exists()
