@@ -1047,3 +1047,20 @@ def test_a_csv_column_without_a_name_is_refused_not_read_as_a_feature(tmp_path, 
     data.write_text("a,b,y,\n1,2,p,\n3,4,q,\n")
     one_line_error(*train(capsys, data, tmp_path / "m.npz", "--format", "csv", "--target", "y")[::2], "column 4 has no")
     assert not (tmp_path / "m.npz").exists()
+
+
+@pytest.mark.parametrize(
+    "fmt, key", [("csv", "bits = 4"), ("csv", "zero_based = true"), ("svmlight", "target = 'y'"), ("csv", "dim = 3")]
+)
+def test_a_data_key_the_format_does_not_read_is_refused_naming_it(tmp_path, capsys, fmt, key):
+    # Before: [data] bits or zero_based of a CSV file, or a target of an svmlight file, were ignored, status 0.
+    data = tmp_path / f"d.{fmt}"
+    data.write_text("a,b,y\n1,2,1.5\n3,4,2.5\n1,5,0.5\n" if fmt == "csv" else "1 1:2\n-1 2:1\n")
+    target = "target = 'y'\n" if fmt == "csv" else ""
+    config = tmp_path / "c.toml"
+    config.write_text(
+        f"name = 'c'\n[data]\nformat = '{fmt}'\nsource = '{data}'\n{target}{key}\n[learner]\nkind = 'ogd'\n"
+    )
+    status, _, err = call(capsys, "run", config, "--out", tmp_path / "run")
+    one_line_error(status, err, f"c.toml: 'data.{key.split()[0]}' applies to 'data.format'", f"not to '{fmt}'")
+    assert not (tmp_path / "run").exists()
