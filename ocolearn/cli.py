@@ -38,7 +38,7 @@ import warnings
 from pathlib import Path
 
 import ocolearn  # first: sets XLA's CPU flags before JAX starts (and imports no JAX itself)
-from ocolearn.names import FORMATS, MAX_SEED, SCALES, TASKS
+from ocolearn.names import FORMAT_KEYS, FORMATS, MAX_SEED, SCALES, TASKS
 
 # Nothing here imports NumPy or JAX before the arguments are parsed: ``--help``, ``--version``
 # and usage errors answer at once; each command imports what it needs.
@@ -117,6 +117,10 @@ def _train(args) -> int:
         raise DataError("--checkpoint-every needs --checkpoint PATH")
     if args.resume and not args.checkpoint:
         raise DataError("--resume needs --checkpoint PATH, the checkpoint to continue from")
+    for key in ("target", "bits", "dim", "zero_based"):  # (an option the format does not read would do nothing)
+        if getattr(args, key) not in (None, "", False) and args.format not in FORMAT_KEYS[key]:
+            formats = " or ".join(f for f in FORMAT_KEYS[key] if f in FORMATS)
+            raise DataError(f"--{key.replace('_', '-')} applies to --format {formats}, not to {args.format}")
     _not_an_input("--model", args.model, [args.data])
     if args.checkpoint:
         _not_an_input("--checkpoint", args.checkpoint, [args.data])

@@ -108,6 +108,8 @@ def read_examples(spec: DataSpec) -> SparseData:
             raise datasets.DataError(f"{spec.source}: unknown target {spec.target!r}; columns: {', '.join(table)}")
         column, lines = table[spec.target], np.arange(2, len(X) + 2)
         names = _label_names(column)
+        for line, name in zip(lines, names, strict=True):
+            datasets.check_target(name, f"{spec.source}, line {line}", spec.target)
         numeric = column.dtype.kind in "fi"
         distinct = sorted(set(names), key=float if numeric else None)
         found = Labels(distinct, numeric, numeric and bool(np.all(np.mod(column, 1) == 0)) if numeric else False)

@@ -6,6 +6,16 @@ Kept free of imports, so that the command line builds its parser (``ocolearn --h
 
 FORMATS = ("svmlight", "mira", "csv", "text")  # the file formats of ``ocolearn.data.stream``
 TASKS = ("regression", "binary", "multiclass")  # see ``ocolearn.data.task``
+# The reading settings (train's options, a config's [data] keys) that some formats read, and
+# which: one given for another format would do nothing, and is refused ("table": a config's).
+FORMAT_KEYS = {
+    "target": ("csv", "table"),
+    "features": ("table",),
+    "batch_scale": ("table",),
+    "bits": ("svmlight", "mira", "text"),
+    "dim": ("svmlight",),
+    "zero_based": ("svmlight",),
+}
 # Seeds are whole numbers 0..2^32 - 1: NumPy refuses negative ones, and JAX keeps only the low
 # 32 bits (seed 2^32 would shuffle as seed 0 does).
 MAX_SEED = 2**32 - 1

@@ -959,3 +959,136 @@ def test_two_integer_targets_read_as_classes_by_a_regression_loss_are_noted(tmp_
     signs.write_text("1 1:1\n-1 1:-1\n")
     status, _, err = call(capsys, "train", "--learner", "ogd", signs, "--model", tmp_path / "s.npz", "--quiet")
     assert status == 0 and "warning" not in err
+
+
+@pytest.mark.parametrize("cell", ["NA", "", "null"])
+def test_a_missing_target_marker_is_an_error_naming_its_line_not_a_class(tmp_path, capsys, cell):
+    """R's write.csv writes a missing value as NA, pandas as an empty cell; before, the CSV
+    reader made 'NA' a class of its own (labels 0, 1, 2, 'NA') with status 0, and a config's
+    table a class '' or 'NA'. Now each names its line; --skip-bad skips it."""
+    data = tmp_path / "d.csv"
+    data.write_text(f"a,y\n1,1\n2,{cell}\n3,0\n4,2\n5,1\n")
+    what = "is empty" if not cell else f"holds {cell!r}, a missing value"
+    one_line_error(*train(capsys, data, tmp_path / "m.npz", "--format", "csv", "--target", "y")[::2], "line 3", what)
+    assert train(capsys, data, tmp_path / "m.npz", "--format", "csv", "--target", "y", "--skip-bad")[0] == 0
+    assert load(tmp_path / "m.npz").labels == ["0", "1", "2"]
+    config = tmp_path / "c.toml"
+    config.write_text(
+        f"name = 'c'\n[data]\nsource = '{data}'\nfeatures = ['a']\ntarget = 'y'\n[learner]\nkind = 'mira'\n"
+    )
+    status, _, err = call(capsys, "run", config, "--out", tmp_path / "run")
+    one_line_error(status, err, "d.csv, line 3", what)
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_folder_among_the_documents_given_to_predict_is_named_as_a_folder(tmp_path, capsys):
+    # Before: "txt/pos: no such file or folder" for a folder that exists.
+    for label, words in (("pos", "good great"), ("neg", "bad awful")):
+        (tmp_path / "txt" / label).mkdir(parents=True)
+        (tmp_path / "txt" / label / f"{label}.txt").write_text(words)
+    assert train(capsys, tmp_path / "txt", tmp_path / "m.npz", "--format", "text")[0] == 0
+    status, _, err = call(
+        capsys, "predict", tmp_path / "m.npz", tmp_path / "txt" / "neg" / "neg.txt", tmp_path / "txt" / "pos"
+    )
+    one_line_error(status, err, f"{tmp_path / 'txt' / 'pos'}: a folder among 2 paths", "give a folder alone")
+
+
+def test_a_csv_file_without_a_header_is_refused_not_read_without_its_first_row(tmp_path, capsys):
+    # Before: a file of rows alone trained with status 0 on its rows after the first, which had
+    # become the column names (--target naming one of its numbers).
+    data = tmp_path / "d.csv"
+    data.write_text("5.1,3.5,0.2\n4.9,3.0,0.2\n6.3,2.5,1.9\n")
+    err = call(capsys, "train", "--learner", "ogd", data, "--model", tmp_path / "m.npz", "--format", "csv",
+               "--target", "0.2")[2]  # fmt: skip
+    one_line_error(2, err, "d.csv, line 1: the header is only numbers (5.1, 3.5, 0.2)", "first line names its columns")
+    with pytest.raises(DataError, match="line 1: the header is only numbers"):
+        parse_csv(data.read_text().splitlines(), "d.csv")
+    data.write_text("x,2019,2020\n1,2,3\n2,3,5\n")  # whole numbers may name columns
+    assert list(read_csv(data)) == ["x", "2019", "2020"]
+
+
+def test_an_svmlight_line_without_a_label_is_named_by_its_line_in_train_and_test(tmp_path, capsys):
+    # Before: train said "nl.svm: a line without a label" (no line), test "line 3: no label is not
+    # one of the model's labels ['-1', '1']".
+    data, unlabelled = tmp_path / "d.svm", tmp_path / "nl.svm"
+    data.write_text("1 1:2\n-1 2:1\n1 1:1 2:0.5\n")
+    unlabelled.write_text("1 1:2\n-1 2:1\n2:1\n")
+    one_line_error(*train(capsys, unlabelled, tmp_path / "m.npz")[::2], "nl.svm, line 3: a line without a label")
+    assert train(capsys, data, tmp_path / "m.npz")[0] == 0
+    err = call(capsys, "test", tmp_path / "m.npz", unlabelled)[2]
+    one_line_error(2, err, "nl.svm, line 3: no label, where one of the model's labels ['-1', '1'] is needed")
+    assert call(capsys, "predict", tmp_path / "m.npz", unlabelled)[0] == 0
+
+
+@pytest.mark.parametrize(
+    "fmt, option",
+    [("csv", ["--bits", "10"]), ("csv", ["--dim", "4"]), ("csv", ["--zero-based"]), ("svmlight", ["--target", "y"])],
+)
+def test_a_reading_option_the_format_does_not_read_is_refused_naming_it(tmp_path, capsys, fmt, option):
+    # Before: each was ignored, status 0 (--target y on an svmlight file, --bits on a CSV file).
+    data = tmp_path / f"d.{fmt}"
+    data.write_text("a,b,y\n1,2,p\n3,4,q\n1,5,p\n" if fmt == "csv" else "1 1:2\n-1 2:1\n")
+    target = ["--target", "y"] if fmt == "csv" else []
+    err = train(capsys, data, tmp_path / "m.npz", "--format", fmt, *target, *option)[2]
+    one_line_error(2, err, f"{option[0]} applies to --format", f"not to {fmt}")
+    assert not (tmp_path / "m.npz").exists()
+
+
+def test_hidden_files_and_folders_of_a_text_folder_are_neither_labels_nor_documents(tmp_path, capsys):
+    # Before: Jupyter's .ipynb_checkpoints became a third class and macOS's .DS_Store a document
+    # of 'pos', with status 0.
+    for label, words in (("pos", "good great"), ("neg", "bad awful")):
+        (tmp_path / "txt" / label).mkdir(parents=True)
+        (tmp_path / "txt" / label / f"{label}.txt").write_text(words)
+    (tmp_path / "txt" / ".ipynb_checkpoints").mkdir()
+    (tmp_path / "txt" / ".ipynb_checkpoints" / "pos-checkpoint.txt").write_text("good")
+    (tmp_path / "txt" / "pos" / ".DS_Store").write_bytes(b"\x00\x01Bud1")
+    assert train(capsys, tmp_path / "txt", tmp_path / "m.npz", "--format", "text")[0] == 0
+    assert load(tmp_path / "m.npz").labels == ["neg", "pos"]
+    status, out, _ = call(capsys, "predict", tmp_path / "m.npz", tmp_path / "txt")
+    assert status == 0 and [line.split("\t")[0] for line in out.splitlines()] == ["neg/neg.txt", "pos/pos.txt"]
+    status, out, _ = call(capsys, "predict", tmp_path / "m.npz", tmp_path / "txt" / "pos")
+    assert status == 0 and [line.split("\t")[0] for line in out.splitlines()] == ["pos.txt"]
+
+
+def test_one_number_written_two_ways_is_not_two_classes(tmp_path, capsys):
+    # Before: a CSV target 1.0, 1, 0, 0.0 trained a four-class model ('0', '0.0', '1', '1.0') with
+    # status 0, and 01, 1 two classes; svmlight labels, numbers, were one class each.
+    data = tmp_path / "d.csv"
+    for column, a, b in (("1.0,1,0,0.0", "0", "0.0"), ("01,1,0,0", "01", "1")):
+        data.write_text("a,y\n" + "".join(f"{i},{v}\n" for i, v in enumerate(column.split(","))))
+        err = train(capsys, data, tmp_path / "m.npz", "--format", "csv", "--target", "y")[2]
+        one_line_error(2, err, f"d.csv: the labels {a!r} and {b!r} are one number written two ways")
+    regression = ("--format", "csv", "--target", "y", "--task", "regression")  # (values: 1.0 is 1)
+    assert call(capsys, "train", "--learner", "ogd", data, "--model", tmp_path / "m.npz", *regression)[0] == 0
+
+
+def test_a_csv_column_without_a_name_is_refused_not_read_as_a_feature(tmp_path, capsys):
+    # Before: R's write.csv (and pandas' to_csv) row names, a column named "", became a feature,
+    # the row number, with status 0; a trailing comma's empty column failed on its first value.
+    data = tmp_path / "d.csv"
+    data.write_bytes(b'"","a","b","y"\n"1",1,2,"p"\n"2",3,4,"q"\n"3",1,5,"p"\n')
+    err = train(capsys, data, tmp_path / "m.npz", "--format", "csv", "--target", "y")[2]
+    one_line_error(2, err, "d.csv, line 1: column 1 has no name", "write.csv(row.names = FALSE)", "index=False")
+    with pytest.raises(DataError, match="line 1: column 1 has no name"):
+        read_csv(data)
+    data.write_text("a,b,y,\n1,2,p,\n3,4,q,\n")
+    one_line_error(*train(capsys, data, tmp_path / "m.npz", "--format", "csv", "--target", "y")[::2], "column 4 has no")
+    assert not (tmp_path / "m.npz").exists()
+
+
+@pytest.mark.parametrize(
+    "fmt, key", [("csv", "bits = 4"), ("csv", "zero_based = true"), ("svmlight", "target = 'y'"), ("csv", "dim = 3")]
+)
+def test_a_data_key_the_format_does_not_read_is_refused_naming_it(tmp_path, capsys, fmt, key):
+    # Before: [data] bits or zero_based of a CSV file, or a target of an svmlight file, were ignored, status 0.
+    data = tmp_path / f"d.{fmt}"
+    data.write_text("a,b,y\n1,2,1.5\n3,4,2.5\n1,5,0.5\n" if fmt == "csv" else "1 1:2\n-1 2:1\n")
+    target = "target = 'y'\n" if fmt == "csv" else ""
+    config = tmp_path / "c.toml"
+    config.write_text(
+        f"name = 'c'\n[data]\nformat = '{fmt}'\nsource = '{data}'\n{target}{key}\n[learner]\nkind = 'ogd'\n"
+    )
+    status, _, err = call(capsys, "run", config, "--out", tmp_path / "run")
+    one_line_error(status, err, f"c.toml: 'data.{key.split()[0]}' applies to 'data.format'", f"not to '{fmt}'")
+    assert not (tmp_path / "run").exists()

@@ -43,10 +43,34 @@ def shown_names(names, count: int = 12) -> str:
     return listed + (f", ... ({len(names)} in all)" if len(names) > count else "")
 
 
+# A target cell that holds no value: empty, or a missing-value marker (R's NA, and pandas'
+# read_csv's default markers but "None"), never a class of its own nor a label of regression.
+MISSING = frozenset({"", "NA", "N/A", "n/a", "#N/A", "<NA>", "NaN", "nan", "-NaN", "-nan", "NULL", "null"})
+
+
+def check_target(cell: str, where: str, column: str) -> None:
+    """Refuse a missing target ``cell`` (``MISSING``), naming ``where`` (file and line) and the column."""
+    if cell in MISSING:
+        what = "is empty" if not cell else f"holds {cell!r}, a missing value"
+        raise DataError(f"{where}: the target column {column!r} {what}")
+
+
 def header_names(fields, source) -> list[str]:
     """A CSV header's column names (the fields as the CSV parser split them, stripped): the one
-    rule for every CSV reader. A repeated name is an error: a column chosen by name must be one."""
+    rule for every CSV reader. A repeated name is an error: a column chosen by name must be one; a
+    header of numbers alone, not all whole, is a row of data, and a column without a name is R's row
+    names, both errors."""
     names = [f.strip() for f in fields]
+    # A file without a header would lose its first row; whole numbers may name columns (years, indices).
+    if all(_number(name) is not None for name in names) and not all(name.isdigit() for name in names):
+        raise DataError(
+            f"{source}, line 1: the header is only numbers ({shown_names(names, 4)}), a row of data; "
+            "a CSV file's first line names its columns"
+        )
+    if "" in names:  # (R's write.csv and pandas' to_csv name their column of row names "": no feature)
+        at = names.index("")
+        hint = "R's and pandas' row names? write.csv(row.names = FALSE), to_csv(index=False)" if not at else "a comma?"
+        raise DataError(f"{source}, line 1: column {at + 1} has no name ({hint})")
     seen = set()
     for name in names:
         if name in seen:

@@ -11,7 +11,7 @@ import csv
 
 import numpy as np
 
-from ocolearn.data import DataError, header_names, open_binary, shown, shown_names, skip_bom
+from ocolearn.data import DataError, check_target, header_names, open_binary, shown, shown_names, skip_bom
 from ocolearn.data.sparse_text import Block, Reader, _decode, _value, byte_blocks
 
 
@@ -80,8 +80,8 @@ def csv_lines(data: bytes, first_line: int, path, target, features, header) -> B
     number is an error naming the line and column."""
     labels, rows, numbers = [], [], []
     for number, fields in csv_rows(_decode(data, first_line, path).split("\n"), path, header, first_line):
-        if target is not None and not fields[target]:  # (not a class named '')
-            raise DataError(f"{path}, line {number}: the target column {header[target]!r} is empty")
+        if target is not None:  # (not a class named '' or 'NA')
+            check_target(fields[target], f"{path}, line {number}", header[target])
         labels.append(fields[target] if target is not None else "")
         rows.append([_value(fields[j], f"{path}, line {number}, column {header[j]!r}") for j in features])
         numbers.append(number)

@@ -158,9 +158,12 @@ def class_of(source: Source, block: Block, start: int = 0, stop: int | None = No
     known = {name: k for k, name in enumerate(source.labels)}
     for name in sorted(set(names.tolist()) - set(known)):
         line = block.lines[start:stop][np.argmax(np.isin(inverse, np.flatnonzero(names == name)))]
-        what = "no label" if name in ("nan", "") else f"label {shown(name)}"
-        place = reader_of(source).unit
-        raise DataError(f"{source.path}, {place} {line}: {what} is not one of the model's labels {list(source.labels)}")
+        where, labels = f"{source.path}, {reader_of(source).unit} {line}", list(source.labels)
+        if name in ("nan", ""):
+            raise DataError(
+                f"{where}: no label, where one of the model's labels {labels} is needed (predict needs none)"
+            )
+        raise DataError(f"{where}: label {shown(name)} is not one of the model's labels {labels}")
     return np.array([known[n] for n in names.tolist()], np.int32)[inverse.reshape(-1)]
 
 
@@ -363,6 +366,11 @@ def scan(source: Source) -> Scan:
         if len(names) <= MAX_LABELS:
             names.update(label_names(block.labels).tolist())
         labels = block.labels
+        if source.labelled and source.format == "svmlight" and np.isnan(labels).any():  # (NaN: no label)
+            line = int(block.lines[np.flatnonzero(np.isnan(labels))[0]])
+            raise DataError(
+                f"{source.path}, line {line}: a line without a label (it starts with a feature); training needs labels"
+            )
         runs += int(np.count_nonzero(labels[1:] != labels[:-1])) + (previous is None or labels[0] != previous)
         previous, rows = labels[-1], rows + len(labels)
         if block.indices.size and int(block.indices.max()) > top:
@@ -374,8 +382,6 @@ def scan(source: Source) -> Scan:
         width = max(width, _width(block))
     if not rows:
         raise DataError(f"{source.path}: no examples (every line is blank, a comment or skipped)")
-    if source.labelled and "nan" in names and source.format == "svmlight":
-        raise DataError(f"{source.path}: a line without a label (it starts with a feature); training needs labels")
     numeric = all(_is_number(n) for n in names)
     integral = numeric and all(float(n).is_integer() for n in names)
     more = len(names) > MAX_LABELS

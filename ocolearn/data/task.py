@@ -44,17 +44,32 @@ def infer(labels: Labels, declared: str = "", where: str = "the data") -> str:
             first = next(n for n in labels.names if not _is_number(n))
             raise DataError(f"{where}: --task regression needs numeric targets; label {shown(first)} is not a number")
         return declared
+    if real and not declared:
+        return "regression"
+    _written_alike(labels.names, where)
     if declared:
         if labels.more:
             raise DataError(f"{where}: {count} distinct labels cannot be classes; is it a regression target?")
         if declared == "binary" and len(labels.names) != 2:
             raise DataError(f"{where}: --task binary needs exactly two labels, the data has {count}")
         return declared
-    if real:
-        return "regression"
     if len(labels.names) < 2:
         raise DataError(f"{where}: only one label, {shown(labels.names[0])}; classification needs two or more")
     return "binary" if len(labels.names) == 2 else "multiclass"
+
+
+def _written_alike(names, where: str) -> None:
+    """Classes named by numbers: one number written two ways (``1`` and ``1.0``, ``01``, ``+1``)
+    would be two classes, an error naming both (svmlight labels are numbers already: one name)."""
+    seen = {}
+    for name in names:
+        value = _number(str(name))
+        if value is not None and seen.setdefault(value, name) != name:
+            a, b = sorted((seen[value], name))
+            raise DataError(
+                f"{where}: the labels {shown(a)} and {shown(b)} are one number written two ways, "
+                "which would be two classes; write each class alike"
+            )
 
 
 def _is_number(text: str) -> bool:

@@ -74,18 +74,29 @@ def text_documents(root, seed=None, labelled=True) -> list[tuple[str, Path]]:
     Without ``labelled`` (prediction input), ``root`` may also be a flat folder of documents
     (sorted by file name), or a file or a tuple of files (in the order given); their label is
     "". A folder with label folders is read as labelled: files beside those folders (a README)
-    are not documents. Sorting is by code point (Python's ``sorted``, as ``LC_ALL=C ls``)."""
+    are not documents, nor are hidden files and folders (a name starting with "."). Sorting is by
+    code point (Python's ``sorted``, as ``LC_ALL=C ls``)."""
     paths = [Path(p) for p in root] if isinstance(root, tuple) else [Path(root)]
     where = paths[0] if len(paths) == 1 else "the list of files"
     if len(paths) == 1 and paths[0].is_dir():
-        folders = sorted(p for p in paths[0].iterdir() if p.is_dir())
+        # Hidden files and folders (a name starting with "."), as ``ls`` hides them, are not
+        # documents nor labels: .DS_Store, .ipynb_checkpoints, .git.
+        visible = lambda path, top: not any(part.startswith(".") for part in path.relative_to(top).parts)  # noqa: E731
+        folders = sorted(p for p in paths[0].iterdir() if p.is_dir() and visible(p, paths[0]))
         # Every file under a label's folder, in its subfolders too (the label is the top folder):
         # a document left out because it sits one folder deeper would be lost silently.
-        files = [(folder.name, f) for folder in folders for f in sorted(folder.rglob("*")) if f.is_file()]
+        files = [
+            (folder.name, f)
+            for folder in folders
+            for f in sorted(folder.rglob("*"))
+            if f.is_file() and visible(f, folder)
+        ]
         if not folders:  # a flat folder of documents
-            files = [("", f) for f in sorted(paths[0].iterdir()) if f.is_file()]
+            files = [("", f) for f in sorted(paths[0].iterdir()) if f.is_file() and visible(f, paths[0])]
     else:
         for path in paths:
+            if path.is_dir():  # (its documents are named by their path in it: give it alone)
+                raise DataError(f"{path}: a folder among {len(paths)} paths; give a folder alone, or document files")
             if not path.is_file():
                 raise DataError(f"{path}: no such file or folder")
         files = [("", path) for path in paths]
