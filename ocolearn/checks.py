@@ -224,5 +224,5 @@ def check_finite(result, where: str = "") -> None:
     when = f"predictions from round {round_}" if round_ else f"weights after round {int(result.state.t) - 1}"
     raise NonFiniteError(
         f"{where + ': ' if where else ''}the run diverged: NaN or infinite {when}; "
-        "try a smaller rate (eta), a larger lam, or scaled features"
+        "try scaled features, or a smaller rate (eta) or a larger lam where the learner has one"
     )

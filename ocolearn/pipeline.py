@@ -277,11 +277,16 @@ def check_learner(learner: Learner, task: str, labels=(), where="the data") -> N
             raise DataError(
                 f"{where}: the target is real-valued (a regression task), but {name!r} with loss "
                 f"{loss_name(learner) or 'of its own'} is a classifier{fix}; train a regression learner "
-                f"({regression_learners()}), or declare the classes with --task binary|multiclass"
+                f"({regression_learners()}), or declare the classes with --task binary|multiclass "
+                "(data.task in a config)"
             )
     elif task == "multiclass" and not getattr(learner, "classes", 0):
         numbers = all(_is_integer(label) for label in labels)
-        quantity = "; if the labels are quantities to predict, declare --task regression" if numbers else ""
+        quantity = (
+            "; if the labels are quantities to predict, declare --task regression (data.task in a config)"
+            if numbers
+            else ""
+        )
         raise DataError(
             f"{where}: {len(labels)} labels (a multiclass task), but {name!r} is a binary learner; "
             f"use --learner one_vs_rest --set base.kind={name}, or a multiclass learner "

@@ -1092,3 +1092,21 @@ def test_a_data_key_the_format_does_not_read_is_refused_naming_it(tmp_path, caps
     status, _, err = call(capsys, "run", config, "--out", tmp_path / "run")
     one_line_error(status, err, f"c.toml: 'data.{key.split()[0]}' applies to 'data.format'", f"not to '{fmt}'")
     assert not (tmp_path / "run").exists()
+
+
+def test_a_configs_task_and_divergence_messages_name_what_a_config_can_set(tmp_path, capsys):
+    # Before: a config's perceptron on a real-valued target was told "--task binary|multiclass", an
+    # option a config does not have, and every diverged run "a larger lam", a Perceptron included.
+    data = tmp_path / "r.csv"
+    data.write_text("a,y\n1,0.5\n2,1.7\n3,2.2\n")
+    config = f'name = "r"\n[data]\nsource = "{data}"\nformat = "csv"\ntarget = "y"\n[learner]\nkind = "perceptron"\n'
+    one_line_error(
+        *run_config(capsys, tmp_path, config)[::2], "c.toml", "--task binary|multiclass (data.task in a config)"
+    )
+    from ocolearn.checks import NonFiniteError, check_finite
+    from ocolearn.learners import Perceptron
+    from ocolearn.run import run
+
+    huge = np.full((2, 1), 3e38, np.float32)
+    with pytest.raises(NonFiniteError, match="or a larger lam where the learner has one$"):
+        check_finite(run(Perceptron(), huge, np.ones(2, np.float32)))
