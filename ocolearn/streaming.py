@@ -221,7 +221,7 @@ def run_stream(
                 X, y = (X, y) if seed is None else _shuffled(X, y, seed, p, index)
                 result = run(learner, X, targets(y), state=state, trace=False, summary=summary)
                 state, summary = result.state, result.trace
-                check_finite(result, f"{source.path}, lines {position.line}-{chunk.end.line - 1} (pass {p + 1})")
+                check_finite(result, f"{source.path}, lines {chunk.first_line}-{chunk.end.line - 1} (pass {p + 1})")
                 rounds += len(y)
             if out is not None:
                 sums = held_out(learner, state, out[0], targets(out[1]))

@@ -1110,3 +1110,16 @@ def test_a_configs_task_and_divergence_messages_name_what_a_config_can_set(tmp_p
     huge = np.full((2, 1), 3e38, np.float32)
     with pytest.raises(NonFiniteError, match="or a larger lam where the learner has one$"):
         check_finite(run(Perceptron(), huge, np.ones(2, np.float32)))
+
+
+def test_a_diverged_csv_run_names_the_lines_of_its_rows_not_the_header(tmp_path, capsys):
+    # Before: "r.csv, lines 1-6": line 1 is the header; the rows are lines 2 to 6.
+    data = tmp_path / "r.csv"
+    data.write_text("a,y\n1,1\n1e30,2\n3,3\n4,4\n5,5\n")
+    options = ("--format", "csv", "--target", "y", "--scale", "none", "--task", "regression", "--quiet")
+    err = call(capsys, "train", "--learner", "ogd", data, "--model", tmp_path / "m.npz", *options)[2]
+    one_line_error(2, err, "r.csv, lines 2-6 (pass 1): the run diverged")
+    chunked = call(
+        capsys, "train", "--learner", "ogd", data, "--model", tmp_path / "m.npz", *options, "--chunk-rows", 2
+    )
+    one_line_error(*chunked[::2], "r.csv, lines 2-3 (pass 1): the run diverged")

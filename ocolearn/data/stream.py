@@ -72,6 +72,7 @@ class Chunk(NamedTuple):
     y: np.ndarray  # int32 class indices into the source's labels
     end: Position  # just after the last row
     skipped: int  # malformed lines skipped in it
+    first_line: int  # the file's line of its first row (a CSV file's first row is on line 2)
 
 
 READERS = {
@@ -290,7 +291,8 @@ def chunks(source: Source, start: Position | None = None, chunk_rows: int = 6553
         X = val if reader.dense else Sparse(idx, val, source.dim)
         rows, _, b = segments[-1]
         position = Position(int(rows.ends[b - 1]), int(rows.lines[b - 1]) + 1, row)
-        return Chunk(X, y, position, skipped)
+        first_rows, first = segments[0][:2]
+        return Chunk(X, y, position, skipped, int(first_rows.lines[first]))
 
     for data, first_line, offset, (rows, bad) in _parsed(source, start, partial(_rows, source)):
         skipped += bad
@@ -309,7 +311,7 @@ def chunks(source: Source, start: Position | None = None, chunk_rows: int = 6553
         data, first_line, offset = last
         end = Position(offset + len(data), first_line + bytes(data).count(b"\n"), row)  # (not for text: never skips)
         empty = Sparse(np.zeros((0, 1), np.int32), np.zeros((0, 1), np.float32), source.dim)
-        yield Chunk(empty, np.zeros(0, np.int32), end, skipped)
+        yield Chunk(empty, np.zeros(0, np.int32), end, skipped, end.line)
 
 
 def prefetched(iterator, ahead=1):
