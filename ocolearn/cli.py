@@ -38,7 +38,7 @@ import warnings
 from pathlib import Path
 
 import ocolearn  # first: sets XLA's CPU flags before JAX starts (and imports no JAX itself)
-from ocolearn.names import FORMAT_KEYS, FORMATS, MAX_SEED, SCALES, TASKS
+from ocolearn.names import FORMAT_KEYS, FORMATS, MAX_SEED, SCALES, TASKS, unread_setting
 
 # Nothing here imports NumPy or JAX before the arguments are parsed: ``--help``, ``--version``
 # and usage errors answer at once; each command imports what it needs.
@@ -117,10 +117,11 @@ def _train(args) -> int:
         raise DataError("--checkpoint-every needs --checkpoint PATH")
     if args.resume and not args.checkpoint:
         raise DataError("--resume needs --checkpoint PATH, the checkpoint to continue from")
-    for key in ("target", "bits", "dim", "zero_based"):  # (an option the format does not read would do nothing)
-        if getattr(args, key) not in (None, "", False) and args.format not in FORMAT_KEYS[key]:
-            formats = " or ".join(f for f in FORMAT_KEYS[key] if f in FORMATS)
-            raise DataError(f"--{key.replace('_', '-')} applies to --format {formats}, not to {args.format}")
+    # (an option the format does not read would do nothing)
+    key = unread_setting(args.format, {key: getattr(args, key) for key in ("target", "bits", "dim", "zero_based")})
+    if key:
+        formats = " or ".join(f for f in FORMAT_KEYS[key] if f in FORMATS)
+        raise DataError(f"--{key.replace('_', '-')} applies to --format {formats}, not to {args.format}")
     _not_an_input("--model", args.model, [args.data])
     if args.checkpoint:
         _not_an_input("--checkpoint", args.checkpoint, [args.data])
@@ -476,11 +477,11 @@ def _on_sigterm(signum, frame):
     inside a finalizer (``__del__``: llvmlite's ``ObjectRef.__del__`` while a sweep compiles), a
     garbage collector's callback (JAX's ``_xla_gc_callback``) or a ctypes callback (llvmlite's
     ``ExecutionEngine._raw_object_cache_notify`` while numba compiles the parser on a machine
-    whose numba cache is empty), and the run went on for hours:
-    there the handler only sends the signal again 0.1 s later, to land outside. Elsewhere it
-    raises, and sends it again too, in case the raise lands in another place that drops it; the
-    sends stop once ``Terminated`` is being handled (its clean-up runs: it is ignored then) and
-    are cancelled when ``main`` catches it or ends."""
+    whose numba cache is empty), and the run went on for hours: there the handler only sends
+    the signal again 0.1 s later, to land outside. Elsewhere it raises, and sends it again too,
+    in case the raise lands in another place that drops it; the sends stop once ``Terminated`` is
+    being handled (its clean-up runs: it is ignored then) and are cancelled when ``main`` catches
+    it or ends."""
     if isinstance(sys.exc_info()[1], Terminated):
         return
     _send_again(signum)

@@ -24,7 +24,7 @@ import numpy as np
 
 from ocolearn.checks import MAX_ROUNDS
 from ocolearn.learners import Learner
-from ocolearn.names import FORMAT_KEYS, MAX_SEED, SCALES
+from ocolearn.names import FORMAT_KEYS, MAX_SEED, SCALES, unread_setting
 from ocolearn.parts import ConfigError, Part, fields_of
 
 FORMATS = ("table", "svmlight", "mira", "csv", "text")
@@ -388,11 +388,10 @@ def from_dict(raw: dict, source: str = "<config>") -> Experiment:
         raise ConfigError(f"{source}: 'data.test' must be a fraction in [0, 1), got {data.test}")
     if data.task not in TASKS:
         raise ConfigError(f"{source}: 'data.task' must be one of {', '.join(TASKS[1:])}, got {data.task!r}")
-    for key, formats in FORMAT_KEYS.items():  # (a key the format does not read would do nothing)
-        if getattr(data, key) not in (None, "", False, []) and data.format not in formats:
-            raise ConfigError(
-                f"{source}: 'data.{key}' applies to 'data.format' {' or '.join(formats)}, not to {data.format!r}"
-            )
+    key = unread_setting(data.format, {key: getattr(data, key) for key in FORMAT_KEYS})  # (it would do nothing)
+    if key:
+        formats = " or ".join(FORMAT_KEYS[key])
+        raise ConfigError(f"{source}: 'data.{key}' applies to 'data.format' {formats}, not to {data.format!r}")
     if data.format == "csv" and not data.target:
         raise ConfigError(f"{source}: '[data]' of format 'csv' needs 'target', the column of labels or values")
     if data.bits is not None and not 1 <= data.bits <= 30 or data.dim is not None and data.dim < 1:

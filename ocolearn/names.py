@@ -16,6 +16,15 @@ FORMAT_KEYS = {
     "dim": ("svmlight",),
     "zero_based": ("svmlight",),
 }
+
+
+def unread_setting(format: str, settings: dict) -> str | None:
+    """The first reading setting given in ``settings`` (set: not None, "", False or []) that
+    ``format`` does not read (``FORMAT_KEYS``), else None: the one rule of train and of a config."""
+    given = (key for key, value in settings.items() if value not in (None, "", False, []))
+    return next((key for key in given if format not in FORMAT_KEYS[key]), None)
+
+
 # Seeds are whole numbers 0..2^32 - 1: NumPy refuses negative ones, and JAX keeps only the low
 # 32 bits (seed 2^32 would shuffle as seed 0 does).
 MAX_SEED = 2**32 - 1

@@ -65,6 +65,12 @@ def read_text_folders(root, *, vocabulary: dict[str, int] | None = None, bits: i
     return SparseData(_pad(rows, dim), y, classes, np.arange(1, len(rows) + 1)), vocabulary
 
 
+def _visible(path: Path, top: Path) -> bool:
+    """Whether ``path`` under ``top`` is not hidden: hidden files and folders (a name starting with
+    "."), as ``ls`` hides them, are not documents nor labels (.DS_Store, .ipynb_checkpoints, .git)."""
+    return not any(part.startswith(".") for part in path.relative_to(top).parts)
+
+
 def text_documents(root, seed=None, labelled=True) -> list[tuple[str, Path]]:
     """``(label, file)`` of every document under ``root/LABEL/`` (in subfolders of ``LABEL``
     too: the label is the folder under ``root``), sorted by (label, path under the label's folder),
@@ -79,20 +85,17 @@ def text_documents(root, seed=None, labelled=True) -> list[tuple[str, Path]]:
     paths = [Path(p) for p in root] if isinstance(root, tuple) else [Path(root)]
     where = paths[0] if len(paths) == 1 else "the list of files"
     if len(paths) == 1 and paths[0].is_dir():
-        # Hidden files and folders (a name starting with "."), as ``ls`` hides them, are not
-        # documents nor labels: .DS_Store, .ipynb_checkpoints, .git.
-        visible = lambda path, top: not any(part.startswith(".") for part in path.relative_to(top).parts)  # noqa: E731
-        folders = sorted(p for p in paths[0].iterdir() if p.is_dir() and visible(p, paths[0]))
+        folders = sorted(p for p in paths[0].iterdir() if p.is_dir() and _visible(p, paths[0]))
         # Every file under a label's folder, in its subfolders too (the label is the top folder):
         # a document left out because it sits one folder deeper would be lost silently.
         files = [
             (folder.name, f)
             for folder in folders
             for f in sorted(folder.rglob("*"))
-            if f.is_file() and visible(f, folder)
+            if f.is_file() and _visible(f, folder)
         ]
         if not folders:  # a flat folder of documents
-            files = [("", f) for f in sorted(paths[0].iterdir()) if f.is_file() and visible(f, paths[0])]
+            files = [("", f) for f in sorted(paths[0].iterdir()) if f.is_file() and _visible(f, paths[0])]
     else:
         for path in paths:
             if path.is_dir():  # (its documents are named by their path in it: give it alone)
