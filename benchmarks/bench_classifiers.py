@@ -23,12 +23,21 @@ from __future__ import annotations
 
 import warnings
 
-import jax
 import numpy as np
-from common import Record, alternate, options, result, use_device, vw_cache, vw_cache_of, vw_from_cache
+from common import (
+    Record,
+    alternate,
+    ocolearn_pass,
+    options,
+    result,
+    use_device,
+    vw_cache,
+    vw_cache_of,
+    vw_from_cache,
+)
 
 import ocolearn  # noqa: F401  (first: XLA's CPU flags)
-from ocolearn import PassiveAggressive, Pegasos, Sparse, run
+from ocolearn import PassiveAggressive, Pegasos, Sparse
 
 C, LAM, D_SPARSE, NNZ = 1.0, 1e-4, 1 << 18, 50
 
@@ -51,13 +60,6 @@ def sparse_data(n, seed=0):
     w = rng.standard_normal(D_SPARSE)
     y = np.where((w[idx] * val).sum(axis=1) + 0.1 * rng.standard_normal(n) > 0, 1.0, -1.0).astype(np.float32)
     return idx, val, y
-
-
-def ocolearn_pass(learner, X, y):
-    X, y = jax.device_put(X), jax.device_put(y)
-    compiled = jax.jit(lambda lrn, X, y: run(lrn, X, y, trace=False)).lower(learner, X, y).compile()
-    jax.block_until_ready(compiled(learner, X, y))  # the first call allocates
-    return lambda: jax.block_until_ready(compiled(learner, X, y))
 
 
 def sklearn_fit(model, X, y):
@@ -114,7 +116,7 @@ def numpy_pegasos(idx, val, y):
 
 def dense(n, peers, repeats):
     X, y = dense_data(n)
-    timed = {"ocolearn": (n, ocolearn_pass(PassiveAggressive(C, 1), X, y))}
+    timed = {"ocolearn": (n, ocolearn_pass(PassiveAggressive(C, 1), X, y)[1])}
     if peers:
         from river import linear_model
 
@@ -133,7 +135,7 @@ def dense(n, peers, repeats):
 
 def sparse(n, peers, repeats):
     idx, val, y = sparse_data(n)
-    timed = {"ocolearn": (n, ocolearn_pass(Pegasos(LAM), Sparse(idx, val, D_SPARSE), y))}
+    timed = {"ocolearn": (n, ocolearn_pass(Pegasos(LAM), Sparse(idx, val, D_SPARSE), y)[1])}
     if peers:
         import scipy.sparse
         from river import linear_model, optim

@@ -4,7 +4,8 @@
                                    [--device cpu|gpu] [--no-peers] [--out benchmarks/records]
 
 ocolearn runs as scikit-learn's ``fit`` and the C loop do, keeping the weights and the sums
-of the losses (``run(..., trace=False)``, as ``bench_classifiers.py`` and the sweep time it); the
+of the losses (``run(..., trace=False)``, as ``bench_classifiers.py`` and the sweep time it), called
+as users call it, its checks of the data included (``common.ocolearn_pass``); the
 row "ocolearn, per-round trace" also records each round's prediction, target and loss (``run``'s
 default), and "ocolearn, no projection" runs the same OGD without the ball (what the ball costs).
 
@@ -38,6 +39,7 @@ from common import (
     SCRATCH,
     Record,
     alternate,
+    ocolearn_pass,
     options,
     regression_data,
     result,
@@ -52,48 +54,30 @@ import ocolearn  # noqa: F401  (first: XLA's CPU flags)
 ETA, RADIUS = 0.1, 10.0
 
 
-def compiled_run(X, y, trace=False, projected=True):
-    """(compile seconds, one pass of the compiled runner, the learner) on arrays ``X``, ``y``;
-    ``trace``: record every round (``run``'s default) instead of summing the losses; not
-    ``projected``: the same OGD without the ball (the floor of the loop the ball is in)."""
-    import jax
-
-    from ocolearn import InvSqrt, ridge, run
+def learner_of(projected=True):
+    """The benchmark's OGD (squared loss, eta/sqrt(t), the L2 ball); not ``projected``: the same
+    OGD without the ball (the floor of the loop the ball is in)."""
+    from ocolearn import InvSqrt, ridge
     from ocolearn.projections import Identity
 
     learner = ridge(InvSqrt(ETA), RADIUS)
-    if not projected:
-        learner = learner.replace(projection=Identity())
-    Xj, yj = jax.device_put(X), jax.device_put(y)
-    start = time.perf_counter()
-    compiled = jax.jit(lambda lrn, X, y: run(lrn, X, y, trace=trace)).lower(learner, Xj, yj).compile()
-    compile_s = time.perf_counter() - start
-    jax.block_until_ready(compiled(learner, Xj, yj))  # the first call allocates
-    return compile_s, compiled, learner
+    return learner if projected else learner.replace(projection=Identity())
 
 
 def ocolearn_runs(X, y, npy):
     """Callables for the in-memory run, the run that loads its arrays from ``npy`` first, the
-    in-memory run with the per-round trace, and the in-memory run without the ball."""
+    in-memory run with the per-round trace (``run``'s default), and the in-memory run without the
+    ball; each ``run(learner, X, y)`` as users call it (``common.ocolearn_pass``)."""
     import jax
 
-    compile_s, compiled, learner = compiled_run(X, y)
-    _, traced, _ = compiled_run(X, y, trace=True)
-    _, unprojected, plain = compiled_run(X, y, projected=False)
-    Xj, yj = jax.device_put(X), jax.device_put(y)
+    compile_s, in_memory = ocolearn_pass(learner_of(), X, y)
+    _, with_trace = ocolearn_pass(learner_of(), X, y, trace=True)
+    _, without_ball = ocolearn_pass(learner_of(projected=False), X, y)
 
     def from_disk():
-        Xd, yd = jax.device_put(np.load(npy[0])), jax.device_put(np.load(npy[1]))
-        jax.block_until_ready(compiled(learner, Xd, yd))
+        in_memory(jax.device_put(np.load(npy[0])), jax.device_put(np.load(npy[1])))
 
-    def with_trace():
-        jax.block_until_ready(traced(learner, Xj, yj))
-
-    def without_ball():
-        jax.block_until_ready(unprojected(plain, Xj, yj))
-
-    runs = (lambda: jax.block_until_ready(compiled(learner, Xj, yj))), from_disk, with_trace, without_ball
-    return compile_s, *runs
+    return compile_s, in_memory, from_disk, with_trace, without_ball
 
 
 def c_rows(X, y, weights):

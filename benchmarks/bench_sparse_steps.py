@@ -31,21 +31,16 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from bench_classifiers import D_SPARSE, LAM, NNZ, sklearn_fit, sparse_data
-from common import Record, alternate, options, result
+from common import Record, alternate, ocolearn_pass, options, result
 
 import ocolearn  # noqa: F401  (first: XLA's CPU flags)
-from ocolearn import MIRA, AdaGrad, Hinge, PassiveAggressive, Pegasos, Perceptron, Sparse, run
+from ocolearn import MIRA, AdaGrad, Hinge, PassiveAggressive, Pegasos, Perceptron, Sparse
 from ocolearn.features import add_scaled, dot, table_dot, table_rows, update_table
 
 FLOOR = "floor: JAX gather + scatter"
 FLOOR_2 = "floor: JAX gather + scatter, 2 numbers per feature"
 FLOOR_4 = "floor: JAX gather + scatter, 4 numbers per feature"
 FLOOR_4_SCORES = "floor: JAX gather + scatter, 4 numbers per feature, 2 scores"
-
-
-def compiled_pass(learner, X, y):
-    program = jax.jit(lambda lrn, X, y: run(lrn, X, y, trace=False)).lower(learner, X, y).compile()
-    return lambda: jax.block_until_ready(program(learner, X, y))
 
 
 def floor_pass(X, scatter=False, width=1, scores=1):
@@ -129,11 +124,11 @@ def main():
         pa1: (sklearn_fit(sgd_pa1, csr, y), None),
         "scikit-learn Perceptron (CSR)": (sklearn_fit(SkPerceptron(**fixed), csr, y), None),
         averaged: (sklearn_fit(sgd_averaged, csr, y), None),
-        "ocolearn pegasos": (compiled_pass(Pegasos(LAM), X, yj), hinge),
-        "ocolearn passive_aggressive (PA-I)": (compiled_pass(PassiveAggressive(1.0, 1), X, yj), pa1),
-        "ocolearn perceptron (and its average)": (compiled_pass(Perceptron(), X, yj), averaged),
-        "ocolearn mira (2 classes)": (compiled_pass(MIRA(2), X, classes), pa1),
-        "ocolearn adagrad (hinge)": (compiled_pass(AdaGrad(loss=Hinge()), X, yj), hinge),
+        "ocolearn pegasos": (ocolearn_pass(Pegasos(LAM), X, yj)[1], hinge),
+        "ocolearn passive_aggressive (PA-I)": (ocolearn_pass(PassiveAggressive(1.0, 1), X, yj)[1], pa1),
+        "ocolearn perceptron (and its average)": (ocolearn_pass(Perceptron(), X, yj)[1], averaged),
+        "ocolearn mira (2 classes)": (ocolearn_pass(MIRA(2), X, classes)[1], pa1),
+        "ocolearn adagrad (hinge)": (ocolearn_pass(AdaGrad(loss=Hinge()), X, yj)[1], hinge),
     }
     floors = {"perceptron": FLOOR_2, "adagrad": FLOOR_2, "mira": FLOOR_4}  # the same memory traffic
     floor_of = {

@@ -168,6 +168,27 @@ class Record:
         return path
 
 
+def ocolearn_pass(learner, X, y, trace=False):
+    """``(compile seconds, one pass)``: the pass is ``run(learner, X, y)`` as users call it, on
+    arrays put on the device once, its checks included (the targets before the run, the rows in
+    its loop; ``ocolearn.checks``), as scikit-learn's ``fit`` is timed with its input validation.
+    The compile is timed on ``jit(run)``, the same loop."""
+    import jax
+
+    from ocolearn import run
+
+    Xj, yj = jax.device_put(X), jax.device_put(y)
+    start = time.perf_counter()
+    jax.jit(lambda lrn, X, y: run(lrn, X, y, trace=trace)).lower(learner, Xj, yj).compile()
+    compile_s = time.perf_counter() - start
+
+    def once(X=Xj, y=yj):
+        return jax.block_until_ready(run(learner, X, y, trace=trace))
+
+    once()  # compiles run's own program; the first call allocates
+    return compile_s, once
+
+
 def regression_data(n, d, seed=0):
     """float32 ``X ~ N(0, 1/d)`` (rows of norm about 1) and ``y = X w* + noise``."""
     rng = np.random.default_rng(seed)

@@ -31,7 +31,7 @@ import numpy as np
 from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from ocolearn.checks import check_count, check_data, check_rounds
+from ocolearn.checks import check_count, check_data, check_rounds, check_rows_after, in_loop
 from ocolearn.features import num_features
 from ocolearn.run import Result, run
 
@@ -192,7 +192,7 @@ def sweep(
     """
     learners.check("learner")  # every stacked value
     check_count(passes, "passes")
-    check_data(_one(learners), X, y)
+    check_data(_one(learners), X, y, rows=not in_loop(X))  # float32 rows: in the loop
     check_rounds(_one(learners), None if carry is None else _one(_one(carry[0])), y.shape[0], passes)
     num = jax.tree.leaves(learners)[0].shape[0] if jax.tree.leaves(learners) else 1
     seeds = seed_values(seeds)
@@ -216,4 +216,7 @@ def sweep(
         _wait(out)
         kept = min(chunk_size, num - start)
         outputs.append(jax.tree.map(lambda a, kept=kept: _to_host(a)[:kept], out))
-    return jax.tree.map(lambda *parts: np.concatenate(parts), *outputs)
+    out = jax.tree.map(lambda *parts: np.concatenate(parts), *outputs)
+    if in_loop(X):
+        check_rows_after(_one(learners), X, y, out.trace)
+    return out

@@ -183,9 +183,46 @@ CLASSES = jnp.asarray(np.arange(1000) % 3, jnp.int32)
     ],
     ids=lambda v: v if isinstance(v, str) else "",
 )
-def test_run_checks_its_inputs_before_any_compute(learner, X, y, message):
+def test_run_checks_its_inputs(learner, X, y, message):
+    # Shapes, targets and wider-than-float32 values before any compute; float32 rows (values and
+    # sparse indices) in the rounds that read them, with the same message once the run is over.
     with pytest.raises(DataError, match=message):
         run(learner, X, y)
+
+
+def test_the_check_of_a_row_in_the_loop():
+    from ocolearn.checks import row_holds
+
+    assert bool(row_holds(jnp.array([1.0, -2.0]))) and not bool(row_holds(jnp.array([1.0, jnp.inf])))
+    assert not bool(row_holds(jnp.array([jnp.nan, 0.0])))
+    good = Sparse(jnp.array([0, 2]), jnp.array([1.0, 2.0]), 3)
+    assert bool(row_holds(good))
+    assert not bool(row_holds(Sparse(jnp.array([0, 3]), good.val, 3)))
+    assert not bool(row_holds(Sparse(jnp.array([-1, 2]), good.val, 3)))
+    assert not bool(row_holds(Sparse(good.idx, jnp.array([1.0, jnp.nan]), 3)))
+
+
+class Blind(OGD):
+    """Predicts 0 whatever its row: a NaN in x never reaches its prediction or its loss."""
+
+    def predict(self, state, x):
+        return jnp.zeros((), jnp.float32)
+
+
+@pytest.mark.parametrize("trace", [True, False])
+def test_a_bad_row_is_found_by_the_loop_even_where_it_never_reaches_the_loss(trace):
+    # Only the loop's own check of the row (run.round_step) sees this NaN: the learner's loss stays finite.
+    with pytest.raises(DataError, match="^X row 6: nan is not a finite number$"):
+        run(Blind(), X[:10].at[6, 0].set(jnp.nan), SIGNS[:10], trace=trace)
+    run(Blind(), X[:10], SIGNS[:10], trace=trace)  # and good rows pass
+
+
+def test_a_sweep_names_a_bad_row():
+    learners = stack_values(OGD(), {"schedule.eta": np.array([0.1, 0.2, 0.3])})
+    with pytest.raises(DataError, match="^X row 7: inf is not a finite number$"):
+        sweep(learners, X[:20].at[7, 2].set(jnp.inf), SIGNS[:20])
+    with pytest.raises(DataError, match="^X row 2: feature index 5 is outside 0..2$"):
+        sweep(learners, Sparse(jnp.zeros((4, 2), jnp.int32).at[2, 1].set(5), jnp.ones((4, 2)), 3), SIGNS[:4])
 
 
 def test_real_targets_regression_classes_and_signs_that_fit_pass():

@@ -42,10 +42,15 @@ class FLH(Learner, name="flh", static=("levels",)):
         v_{t+1}^{t+1} = 1 / (t + 1),   v_{t+1}^j = (1 - 1 / (t + 1)) vhat^j / sum_{i live} vhat^i
 
     with alpha the exp-concavity of the loss (``alpha``), and ``w_1 = w_1^1``, the base
-    learner's own first point (in its set: the simplex's centre for a simplex base). Pruning
-    keeps the expert started at round ``j = r 2^k`` (r odd) until round ``j + 2^(k+2)``, so at
-    most 3 experts of each k are live and ``3 * levels`` slots hold them all while the experts
-    started have ``k < levels``: O(log T) experts (the expert of ``r 2^k`` takes slot
+    learner's own first point (in its set: the simplex's centre for a simplex base). The sum
+    runs over the experts that stay after pruning: the weight of the experts dropped is taken
+    out before the new expert's 1/(t + 1) is set, so that the new expert holds exactly 1/(t + 1).
+    Renormalizing after the addition instead (some implementations do) gives the new expert
+    more; both keep what the analysis uses, the new expert's weight at least 1/(t + 1) and each
+    other's at least (1 - 1/(t + 1)) vhat^j. Pruning keeps the expert started at round
+    ``j = r 2^k`` (r odd) until round ``j + 2^(k+2)`` (the paper's lifetime of j, 2^(k+2) + 1
+    rounds, counting round j), so at most 3 experts of each k are live and ``3 * levels`` slots
+    hold them all while the experts started have ``k < levels``: O(log T) experts (the expert of ``r 2^k`` takes slot
     ``3k + ((r - 1) / 2 mod 3)``, whose last holder has expired). The update of round t starts
     the expert of round t + 1, so a run of T rounds needs ``T + 1 < 2^levels``: ``max_rounds``
     is ``2^levels - 2``, and the runner refuses a longer run naming ``levels``

@@ -31,7 +31,9 @@ class ONS(Learner, name="ons"):
     gradients do not overflow. The generalized projection is the identity, or for the L2 ball
     ``u = Q diag(l / (l + mu)) Q' v`` with ``A_t = Q diag(l) Q'`` and the mu at which
     ``||u|| = radius`` (an eigendecomposition, O(d^3), each round). Regret
-    O((1/alpha + G D) d log T) for alpha-exp-concave losses with gamma = min(1/(4GD), alpha)/2.
+    O((1/alpha + G D) d log T) for alpha-exp-concave losses with gamma = min(1/(4GD), alpha)/2 and
+    epsilon = 1 / (gamma^2 D^2) (G bounds the gradients, D is the set's diameter): ``epsilon`` is
+    a setting of its own, and its default 1 is that choice only where gamma D = 1.
 
     Behind an ``Intercept`` step its weight is projected with the others: the generalized
     projection couples every coordinate through ``A_t``, so it has no intercept to leave out.
