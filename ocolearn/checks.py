@@ -1,4 +1,4 @@
-"""Checks at the boundary: what a run is given, before any compute, and what it produced.
+"""Checks at the boundary: what a run is given (before any compute, or row by row in its loop), and what it produced.
 
 - ``check_count``: a count option (passes, chunk rows) is an integer in range.
 - ``check_data``: the examples fit the learner: as many targets as rows, every feature value
