@@ -10,6 +10,7 @@ import pytest
 from test_cli import call, one_line_error
 
 from ocolearn.data import DataError, parse_csv, read_csv
+from ocolearn.data.svmlight import read_svmlight
 from ocolearn.modelfile import load
 
 
@@ -1123,3 +1124,25 @@ def test_a_diverged_csv_run_names_the_lines_of_its_rows_not_the_header(tmp_path,
         capsys, "train", "--learner", "ogd", data, "--model", tmp_path / "m.npz", *options, "--chunk-rows", 2
     )
     one_line_error(*chunked[::2], "r.csv, lines 2-3 (pass 1): the run diverged")
+
+
+def test_a_feature_repeated_in_a_line_is_refused_naming_file_line_and_feature(tmp_path, capsys):
+    # Before: ``1 3:1 3:2`` was read as feature 3 = 3 (summed) with status 0, in train, test and
+    # predict; a MIRA line ``spam buy buy`` as buy = 2. libsvm and scikit-learn refuse the first.
+    good, repeated = tmp_path / "d.svm", tmp_path / "r.svm"
+    good.write_text("1 1:2 3:1\n-1 2:1\n1 3:1 1:1\n")  # (indices out of order, each once: read as given)
+    repeated.write_text("1 1:2 3:1\n-1 2:1\n1 3:1 1:1 3:2\n")
+    say = ("r.svm, line 3: feature index 3 is repeated", "libsvm and scikit-learn")
+    one_line_error(*train(capsys, repeated, tmp_path / "m.npz")[::2], *say)
+    assert train(capsys, good, tmp_path / "m.npz")[0] == 0
+    for command in ("test", "predict"):
+        one_line_error(*call(capsys, command, tmp_path / "m.npz", repeated)[::2], *say)
+    skipped = train(capsys, repeated, tmp_path / "m.npz", "--skip-bad")  # (a malformed line like any other)
+    assert skipped[0] == 0 and load(tmp_path / "m.npz").settings["skipped_lines"] == 1
+    repeated.write_text("1 03:1 3:2\n")  # (one index written two ways)
+    with pytest.raises(DataError, match="r.svm, line 1: feature index 3 is repeated"):
+        read_svmlight(repeated)
+    mira = tmp_path / "d.mira"
+    mira.write_text("spam buy:1 now\nham hi buy\nspam buy buy now\n")
+    err = call(capsys, "train", "--learner", "mira", "--format", "mira", mira, "--model", tmp_path / "m.npz")[2]
+    one_line_error(2, err, "d.mira, line 3: feature 'buy' is repeated", "'buy:2'")

@@ -156,6 +156,12 @@ def _value(text: str, where: str) -> float:
     return v
 
 
+def repeated_feature(where: str, feature: str, hint: str) -> DataError:
+    """The error for a feature given twice in one line (svmlight, MIRA): summing its values, or
+    keeping one of them, would each be a guess (libsvm and scikit-learn refuse it too)."""
+    return DataError(f"{where}: {feature} is repeated; a line gives each feature once ({hint})")
+
+
 def _pad(rows: list[dict[int, float]], dim: int) -> Sparse:
     k = max(1, max((len(r) for r in rows), default=0))
     idx = np.zeros((len(rows), k), np.int32)
@@ -177,7 +183,7 @@ def _decode(data, first_line: int, path) -> str:
 
 def _rows_by_line(data: bytes, first_line: int, path, row_of, label_dtype, placeholders=False) -> Block:
     """A block from text line by line: ``row_of(tokens, where)`` gives each line's features
-    as ``{index: value}`` (repeats merged by summing); comments and blank lines are skipped.
+    as ``{index: value}`` (or the line's error); comments and blank lines are skipped.
     With ``placeholders`` (prediction input, whose labels are ignored) a numeric label that is
     not a number (``?``) is a placeholder, read as no label."""
     text = _decode(data, first_line, path)
