@@ -31,7 +31,6 @@ a progress line and closes with a short report (``ocolearn.progress``). ``--help
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import warnings
@@ -50,6 +49,7 @@ TRACKED_TRAINING = ("mistakes_per_pass", "average_loss", "rounds", "skipped_line
 def _run(args) -> int:
     from ocolearn import tracking
     from ocolearn.config import check_data_path, load
+    from ocolearn.io import json_text
 
     experiment = load(args.config, args.set)
     check_data_path(experiment)
@@ -61,7 +61,7 @@ def _run(args) -> int:
     series = {k: v for k, v in curves.items() if k in TRACKED_CURVES}
     tracker.log(params=experiment.to_config(), metrics=metrics, series=series, folder=out)
     shown = {k: v for k, v in metrics.items() if k != "definitions" and not k.endswith("_w")}
-    print(json.dumps(shown, indent=2))
+    print(json_text(shown))
     print(f"wrote {out}/", file=sys.stderr)
     return 0
 
@@ -69,6 +69,7 @@ def _run(args) -> int:
 def _sweep(args) -> int:
     from ocolearn import tracking
     from ocolearn.config import ConfigError, check_data_path, load
+    from ocolearn.io import json_text
 
     experiment = load(args.config, args.set)
     check_data_path(experiment)
@@ -83,7 +84,7 @@ def _sweep(args) -> int:
     tracker.log(
         params=experiment.to_config(), metrics=best, table=per_seed, table_params=list(best["values"]), folder=out
     )
-    print(json.dumps(best, indent=2))
+    print(json_text(best))
     if "diverged" in best:
         print(f"ocolearn: warning: {best['diverged']}", file=sys.stderr)
     print(f"wrote {out}/", file=sys.stderr)

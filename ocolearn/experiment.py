@@ -62,6 +62,8 @@ DEFINITIONS = {
     "regret": "sum_t loss(w_t . x_t, y_t) - sum_t loss(u . x_t, y_t), u the feasible comparator, "
     "in the learner's loss (1/2 (p - y)^2 for 'squared')",
     "regret_bound": "Zinkevich (2003) Theorem 1 for the set's diameter and the data's gradient bound",
+    "diameter": "D, the largest distance between two points of the feasible set; null: the set is unbounded",
+    "gradient_bound": "G = max_t sup_{w in F} ||grad loss_t(w)|| on the data; null: unbounded (an unbounded set)",
     "recorded_regret": "sum_t (yhat_t - y_t)^2 - sum_t (u . x_t - y_t)^2 = T (average_loss - comparator_feasible_loss)",
     "x_t": "the row of round t as the learner was fed it: behind [pipeline] parts with running statistics "
     "(online scaling) each row is scaled with the statistics of the rows before it, so a comparator u is a "

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import math
 import os
 import re
 import secrets
@@ -201,5 +202,24 @@ def _alive(pid: int) -> bool:
 
 
 def write_json(path, obj) -> Path:
-    """``obj`` as indented JSON, atomically."""
-    return atomic_write(path, json.dumps(obj, indent=2, sort_keys=False) + "\n")
+    """``obj`` as indented JSON (``json_text``), atomically."""
+    return atomic_write(path, json_text(obj) + "\n")
+
+
+def json_text(obj, indent: int | None = 2) -> str:
+    """``obj`` as strict JSON (indented by ``indent``). JSON has no NaN or infinity (RFC 8259; Python's ``json``
+    writes ``NaN`` and ``Infinity``, which jq, JavaScript's ``JSON.parse`` and most other readers
+    refuse): a float that is not finite is written ``null``, as JavaScript's ``JSON.stringify``
+    does. What a null stands for is said where the number is defined (``metrics.json``'s
+    definitions: an unbounded set's diameter, for one). ``allow_nan=False`` guards the rule."""
+    return json.dumps(_finite(obj), indent=indent, allow_nan=False)
+
+
+def _finite(obj):
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {key: _finite(value) for key, value in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_finite(value) for value in obj]
+    return obj

@@ -782,8 +782,8 @@ def _scores(results: dict) -> dict:
     """``{data set: {learner: mean primary score}}``: the progressive score, or the held-out
     one where progressive validation is off."""
     key = "progressive" if results["evaluate"]["progressive"] else "held_out"
-    return {
-        d: {name: float(np.mean(n[key])) for name, n in entry["learners"].items()}
+    return {  # (float64: a diverged score, NaN, reads null from results.json: NaN again)
+        d: {name: float(np.mean(np.asarray(n[key], np.float64))) for name, n in entry["learners"].items()}
         for d, entry in results["datasets"].items()
     }
 
@@ -905,7 +905,7 @@ def leaderboard_markdown(results: dict) -> str:
         "|---|---|---|",
     ]
     for d, entry in results["datasets"].items():
-        close = [f"{n} ({p:.2g})" for n, p in entry["paired"]["p_values"].items() if p >= 0.05]
+        close = [f"{n} ({p:.2g})" for n, p in entry["paired"]["p_values"].items() if p is not None and p >= 0.05]
         lines.append(f"| {d} | {entry['paired']['best']} | {', '.join(close) or 'none'} |")
     text.extend(["Paired over orders, on each data set", "", *lines, ""])
     text.append(results["significance"]["text"])

@@ -1146,3 +1146,41 @@ def test_a_feature_repeated_in_a_line_is_refused_naming_file_line_and_feature(tm
     mira.write_text("spam buy:1 now\nham hi buy\nspam buy buy now\n")
     err = call(capsys, "train", "--learner", "mira", "--format", "mira", mira, "--model", tmp_path / "m.npz")[2]
     one_line_error(2, err, "d.mira, line 3: feature 'buy' is repeated", "'buy:2'")
+
+
+def strict_json(text: str):
+    """``text`` parsed as strict JSON: ``NaN``, ``Infinity`` and ``-Infinity`` refused, as jq and
+    JavaScript's ``JSON.parse`` refuse them."""
+    import json
+
+    def refuse(constant):
+        raise ValueError(f"{constant} is not JSON")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_outputs_are_strict_json_an_unbounded_diameter_null_as_its_definition_says(tmp_path, capsys):
+    # Before: metrics.json (and run's printed metrics) held "diameter": Infinity and
+    # "gradient_bound": Infinity for an unbounded set, which strict JSON readers refuse.
+    from pathlib import Path
+
+    from ocolearn.io import write_json
+    from ocolearn.study import leaderboard_markdown
+
+    config = tmp_path / "c.toml"
+    ball = 'projection = { kind = "l2_ball", radius = 20.0 }'
+    text = (Path(__file__).parent.parent / "configs" / "iris_ridge_noball.toml").read_text()
+    config.write_text(text.replace(ball, 'projection = { kind = "identity" }'))
+    status, out, _ = call(capsys, "run", config, "--out", tmp_path / "run")
+    metrics = strict_json((tmp_path / "run" / "metrics.json").read_text())
+    assert status == 0 and metrics["diameter"] is None and metrics["gradient_bound"] is None
+    assert "null: the set is unbounded" in metrics["definitions"]["diameter"]
+    assert strict_json(out)["diameter"] is None and metrics["regret"] == pytest.approx(strict_json(out)["regret"])
+    write_json(tmp_path / "x.json", {"a": [float("nan"), 1.5, float("-inf")], "b": {"c": np.float64("inf")}})
+    assert strict_json((tmp_path / "x.json").read_text()) == {"a": [None, 1.5, None], "b": {"c": None}}
+    # A study's diverged score, NaN, reads back null from results.json: its leaderboard still reads it.
+    record = strict_json(
+        (Path(__file__).parent.parent / "experiments" / "records" / "study_regressors.json").read_text()
+    )
+    record["datasets"]["diabetes"]["learners"]["nag"]["progressive"][0] = None
+    assert "| nag | nan ± nan" in leaderboard_markdown(record)
