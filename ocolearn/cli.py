@@ -119,7 +119,8 @@ def _train(args) -> int:
     if args.resume and not args.checkpoint:
         raise DataError("--resume needs --checkpoint PATH, the checkpoint to continue from")
     # (an option the format does not read would do nothing)
-    key = unread_setting(args.format, {key: getattr(args, key) for key in ("target", "bits", "dim", "zero_based")})
+    reading = ("target", "bits", "dim", "zero_based", "order_seed")
+    key = unread_setting(args.format, {key: getattr(args, key) for key in reading})
     if key:
         formats = " or ".join(f for f in FORMAT_KEYS[key] if f in FORMATS)
         raise DataError(f"--{key.replace('_', '-')} applies to --format {formats}, not to {args.format}")
@@ -152,7 +153,7 @@ def _train(args) -> int:
         target=args.target,
         task=args.task,
         normalize=args.normalized,
-        order_seed=args.order_seed,
+        order_seed=0 if args.order_seed is None else args.order_seed,
         intercept=not args.no_intercept,
         scale=args.scale,
         warn=lambda text: warnings.warn(text, Notice, stacklevel=2),  # (shown after the result, see _main)
@@ -374,8 +375,7 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument(
         "--order-seed",
         type=_at_least(0, MAX_SEED),
-        default=0,
-        help="text: the seed of the one shuffle of the documents",
+        help="text: the seed of the one shuffle of the documents (default 0)",
     )
     t.add_argument("--stop-early", action="store_true", help="stop after a pass without mistakes")
     t.add_argument("--average", action="store_true", help="save the averaged weights (perceptron, mira, ocp_svm)")

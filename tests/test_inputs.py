@@ -1184,3 +1184,25 @@ def test_outputs_are_strict_json_an_unbounded_diameter_null_as_its_definition_sa
     )
     record["datasets"]["diabetes"]["learners"]["nag"]["progressive"][0] = None
     assert "| nag | nan ± nan" in leaderboard_markdown(record)
+
+
+@pytest.mark.parametrize("fmt", ["svmlight", "csv", "mira"])
+def test_an_order_seed_for_a_file_of_rows_is_refused_by_train_and_by_a_config(tmp_path, capsys, fmt):
+    # Before: --order-seed 3 (or [data] order_seed = 3) on a file of rows was ignored with status
+    # 0: only a text folder's documents are shuffled once; a file's rows stream in its order.
+    data = tmp_path / f"d.{fmt}"
+    data.write_text({"svmlight": "1 1:2\n-1 2:1\n", "csv": "a,y\n1,p\n2,q\n", "mira": "p a\nq b\n"}[fmt])
+    target = ["--target", "y"] if fmt == "csv" else []
+    for seed in ("3", "0"):  # (0 too: for a text folder it is a shuffle)
+        err = train(capsys, data, tmp_path / "m.npz", "--format", fmt, *target, "--order-seed", seed)[2]
+        one_line_error(2, err, "--order-seed applies to --format text", f"not to {fmt}")
+    assert not (tmp_path / "m.npz").exists()
+    table = f"name = 'c'\n[data]\nformat = '{fmt}'\nsource = '{data}'\n" + ("target = 'y'\n" if target else "")
+    config = tmp_path / "c.toml"
+    config.write_text(f"{table}order_seed = 3\n[learner]\nkind = 'perceptron'\n")
+    status, _, err = call(capsys, "run", config, "--out", tmp_path / "run")
+    one_line_error(status, err, "c.toml: 'data.order_seed' applies to 'data.format' text", f"not to '{fmt}'")
+    config.write_text(f"{table}[learner]\nkind = 'perceptron'\n")  # its resolved config.toml runs again
+    assert call(capsys, "run", config, "--out", tmp_path / "run")[0] == 0
+    assert "\norder_seed =" not in (tmp_path / "run" / "config.toml").read_text()
+    assert call(capsys, "run", tmp_path / "run" / "config.toml", "--out", tmp_path / "again")[0] == 0
