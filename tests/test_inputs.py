@@ -1206,3 +1206,19 @@ def test_an_order_seed_for_a_file_of_rows_is_refused_by_train_and_by_a_config(tm
     assert call(capsys, "run", config, "--out", tmp_path / "run")[0] == 0
     assert "\norder_seed =" not in (tmp_path / "run" / "config.toml").read_text()
     assert call(capsys, "run", tmp_path / "run" / "config.toml", "--out", tmp_path / "again")[0] == 0
+
+
+def test_numeric_labels_match_the_models_classes_by_value_not_by_spelling(tmp_path, capsys):
+    # Before: a model trained on the labels 1.0 and 0.0 refused a test file of 1 and 0 ("label '0'
+    # is not one of the model's labels ['0.0', '1.0']"); scikit-learn compares numeric labels by value.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2)).round(3)
+    y = (X[:, 0] + 0.3 * X[:, 1] > 0).astype(int)
+    for name, labels in (("f.csv", [f"{c}.0" for c in y]), ("i.csv", [str(c) for c in y]), ("t.csv", ["2", *y[1:]])):
+        rows = [f"{a},{b},{label}\n" for (a, b), label in zip(X, labels, strict=True)]
+        (tmp_path / name).write_text("a,b,y\n" + "".join(rows))
+    assert train(capsys, tmp_path / "f.csv", tmp_path / "m.npz", "--format", "csv", "--target", "y")[0] == 0
+    for command in ("test", "predict"):
+        floats, whole = (call(capsys, command, tmp_path / "m.npz", tmp_path / f) for f in ("f.csv", "i.csv"))
+        assert floats[0] == whole[0] == 0 and floats[1] == whole[1] and floats[1]
+    one_line_error(*call(capsys, "test", tmp_path / "m.npz", tmp_path / "t.csv")[::2], "t.csv, line 2: label '2'")

@@ -274,8 +274,30 @@ def class_indices(path, names, lines, labels=None, order=None):
     ``path`` at ``lines``. ``labels`` fixes the classes (an unknown label is an error naming
     its line, as at predict time); by default they are the distinct names sorted by ``order``."""
     classes = sorted(set(names), key=order) if labels is None else list(labels)
-    position = {c: i for i, c in enumerate(classes)}
+    position = class_lookup(classes)
     for line, name in zip(lines, names, strict=True):
-        if name not in position:
+        if position(name) is None:
             raise DataError(f"{path}, line {line}: label {shown(name)} is not one of the model's labels {classes}")
-    return np.asarray([position[n] for n in names], np.int32), classes
+    return np.asarray([position(n) for n in names], np.int32), classes
+
+
+def class_lookup(classes):
+    """``find(name)``: the index of the label ``name`` among the class names ``classes``, or None.
+    A number matches the class of the same value however it is written (``1`` finds the class
+    ``1.0``, as numeric labels compare in scikit-learn), so a model trained on ``1.0`` and ``0.0``
+    tests a file of ``1`` and ``0``; within one training file the two spellings are refused
+    (``ocolearn.data.task``), so no two classes share a value."""
+    position = {c: i for i, c in enumerate(classes)}
+    by_value: dict[float, int] = {}
+    for i, c in enumerate(classes):
+        value = _number(str(c))
+        if value is not None:
+            by_value.setdefault(value, i)
+
+    def find(name):
+        found = position.get(name)
+        if found is None and (value := _number(str(name))) is not None:
+            found = by_value.get(value)
+        return found
+
+    return find
