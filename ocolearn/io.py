@@ -59,13 +59,32 @@ def _prefix(path: Path) -> str:
 
 @contextlib.contextmanager
 def _naming(path: Path):
-    """An ``OSError`` raised inside names ``path`` (the user's), not a temporary file or nothing."""
+    """An ``OSError`` raised inside names ``path`` (the user's), not a temporary file or nothing;
+    a file or folder of the path that could not be made in a folder that exists says so."""
     try:
         yield
     except OSError as e:
+        folder = _refusing(path, e)
+        if folder is not None:
+            raise OSError(
+                e.errno, f"cannot be written there: {folder} takes no new files or folders", str(path)
+            ) from None
         if e.filename is not None and Path(e.filename) == path:
             raise
         raise OSError(e.errno, e.strerror or str(e), str(path)) from None
+
+
+def _refusing(path: Path, e: OSError) -> Path | None:
+    """The folder that refused to make a file or folder on the way to ``path``, or None. Making
+    an entry in a folder that exists fails with "No such file or directory" (ENOENT) only where
+    the file system makes none (``/proc``, ``/sys``): a missing folder is made first."""
+    import errno
+
+    if e.errno != errno.ENOENT or e.filename is None or e.filename2 is not None:  # (a rename has two names)
+        return None
+    made = Path(e.filename)  # the path, a folder of it, or its temporary sibling
+    ours = made in (path, *path.parents) or (made.parent == path.parent and made.name.startswith(_prefix(path)))
+    return made.parent if ours and made.parent.is_dir() else None
 
 
 def writable(path, folder: bool = False) -> None:

@@ -1222,3 +1222,18 @@ def test_numeric_labels_match_the_models_classes_by_value_not_by_spelling(tmp_pa
         floats, whole = (call(capsys, command, tmp_path / "m.npz", tmp_path / f) for f in ("f.csv", "i.csv"))
         assert floats[0] == whole[0] == 0 and floats[1] == whole[1] and floats[1]
     one_line_error(*call(capsys, "test", tmp_path / "m.npz", tmp_path / "t.csv")[::2], "t.csv, line 2: label '2'")
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="a /proc file system (Linux)")
+def test_an_output_in_a_folder_that_makes_no_files_says_it_cannot_be_written_there(tmp_path, capsys):
+    # Before: "/proc/x/m.npz: No such file or directory", as if a folder were missing (a missing
+    # folder is made); /proc makes no new files or folders.
+    data = tmp_path / "d.svm"
+    data.write_text("1 1:2\n-1 2:1\n")
+    say = "cannot be written there: /proc takes no new files or folders"
+    one_line_error(*train(capsys, data, "/proc/x/m.npz")[::2], "/proc/x/m.npz: " + say)
+    assert train(capsys, data, tmp_path / "m.npz")[0] == 0
+    one_line_error(
+        *call(capsys, "predict", tmp_path / "m.npz", data, "--out", "/proc/p.txt")[::2], "/proc/p.txt: " + say
+    )
+    one_line_error(*call(capsys, "export", "iris", "--target", "Species", "--out", "/proc/x/i.csv")[::2], say)
