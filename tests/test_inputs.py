@@ -1101,9 +1101,7 @@ def test_a_configs_task_and_divergence_messages_name_what_a_config_can_set(tmp_p
     data = tmp_path / "r.csv"
     data.write_text("a,y\n1,0.5\n2,1.7\n3,2.2\n")
     config = f'name = "r"\n[data]\nsource = "{data}"\nformat = "csv"\ntarget = "y"\n[learner]\nkind = "perceptron"\n'
-    one_line_error(
-        *run_config(capsys, tmp_path, config)[::2], "c.toml", "--task binary|multiclass (data.task in a config)"
-    )
+    one_line_error(*run_config(capsys, tmp_path, config)[::2], "c.toml", "data.task = 'binary' or 'multiclass'")
     from ocolearn.checks import NonFiniteError, check_finite
     from ocolearn.learners import Perceptron
     from ocolearn.run import run
@@ -1237,3 +1235,30 @@ def test_an_output_in_a_folder_that_makes_no_files_says_it_cannot_be_written_the
         *call(capsys, "predict", tmp_path / "m.npz", data, "--out", "/proc/p.txt")[::2], "/proc/p.txt: " + say
     )
     one_line_error(*call(capsys, "export", "iris", "--target", "Species", "--out", "/proc/x/i.csv")[::2], say)
+
+
+def test_a_configs_learner_hints_name_its_keys_not_trains_options(tmp_path, capsys):
+    # Before: a config's passive_aggressive on a real-valued target was told "--set
+    # loss=epsilon_insensitive" and "--task binary|multiclass (data.task in a config)", and a binary
+    # learner on three classes "--learner one_vs_rest --set base.kind=pegasos": options of train.
+    real, three = tmp_path / "r.csv", tmp_path / "m.csv"
+    real.write_text("a,y\n1,0.5\n2,1.7\n3,2.2\n")
+    three.write_text("a,y\n1,a\n2,b\n3,c\n")
+    cases = (
+        (real, "passive_aggressive", "(learner.loss = 'epsilon_insensitive')", "learner.loss = 'epsilon_insensitive'"),
+        (
+            three,
+            "pegasos",
+            "use learner.kind = 'one_vs_rest' with learner.base.kind = 'pegasos'",
+            "learner.base.kind = 'pegasos'",
+        ),
+    )
+    for data, kind, hint, fix in cases:
+        config = f'name = "r"\nlearner.kind = "{kind}"\n[data]\nsource = "{data}"\nformat = "csv"\ntarget = "y"\n'
+        line = one_line_error(*run_config(capsys, tmp_path, config)[::2], "c.toml", hint)
+        assert " --" not in line
+        if kind == "pegasos":
+            config = config.replace('"pegasos"', '"one_vs_rest"')
+        assert run_config(capsys, tmp_path, fix + "\n" + config)[0] == 0  # what the message says to write runs
+    err = train(capsys, real, tmp_path / "m.npz", "--format", "csv", "--target", "y")[2]
+    one_line_error(2, err, "passive_aggressive --set loss=epsilon_insensitive", "--task binary|multiclass")
