@@ -226,11 +226,12 @@ def write_json(path, obj) -> Path:
 
 
 def json_text(obj, indent: int | None = 2) -> str:
-    """``obj`` as strict JSON (indented by ``indent``). JSON has no NaN or infinity (RFC 8259; Python's ``json``
-    writes ``NaN`` and ``Infinity``, which jq, JavaScript's ``JSON.parse`` and most other readers
-    refuse): a float that is not finite is written ``null``, as JavaScript's ``JSON.stringify``
-    does. What a null stands for is said where the number is defined (``metrics.json``'s
-    definitions: an unbounded set's diameter, for one). ``allow_nan=False`` guards the rule."""
+    """``obj`` as strict JSON, indented by ``indent``. JSON has no NaN or infinity (RFC 8259;
+    Python's ``json`` writes ``NaN`` and ``Infinity``, which jq, JavaScript's ``JSON.parse`` and
+    most other readers refuse): a float that is not finite is written ``null``, as JavaScript's
+    ``JSON.stringify`` does. What a null stands for is said where the number is defined
+    (``metrics.json``'s definitions: an unbounded set's diameter, for one). ``allow_nan=False``
+    guards the rule."""
     return json.dumps(_finite(obj), indent=indent, allow_nan=False)
 
 
