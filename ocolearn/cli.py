@@ -31,7 +31,6 @@ a progress line and closes with a short report (``ocolearn.progress``). ``--help
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import warnings
@@ -50,6 +49,7 @@ TRACKED_TRAINING = ("mistakes_per_pass", "average_loss", "rounds", "skipped_line
 def _run(args) -> int:
     from ocolearn import tracking
     from ocolearn.config import check_data_path, load
+    from ocolearn.io import json_text
 
     experiment = load(args.config, args.set)
     check_data_path(experiment)
@@ -61,7 +61,7 @@ def _run(args) -> int:
     series = {k: v for k, v in curves.items() if k in TRACKED_CURVES}
     tracker.log(params=experiment.to_config(), metrics=metrics, series=series, folder=out)
     shown = {k: v for k, v in metrics.items() if k != "definitions" and not k.endswith("_w")}
-    print(json.dumps(shown, indent=2))
+    print(json_text(shown))
     print(f"wrote {out}/", file=sys.stderr)
     return 0
 
@@ -69,6 +69,7 @@ def _run(args) -> int:
 def _sweep(args) -> int:
     from ocolearn import tracking
     from ocolearn.config import ConfigError, check_data_path, load
+    from ocolearn.io import json_text
 
     experiment = load(args.config, args.set)
     check_data_path(experiment)
@@ -83,7 +84,7 @@ def _sweep(args) -> int:
     tracker.log(
         params=experiment.to_config(), metrics=best, table=per_seed, table_params=list(best["values"]), folder=out
     )
-    print(json.dumps(best, indent=2))
+    print(json_text(best))
     if "diverged" in best:
         print(f"ocolearn: warning: {best['diverged']}", file=sys.stderr)
     print(f"wrote {out}/", file=sys.stderr)
@@ -118,7 +119,8 @@ def _train(args) -> int:
     if args.resume and not args.checkpoint:
         raise DataError("--resume needs --checkpoint PATH, the checkpoint to continue from")
     # (an option the format does not read would do nothing)
-    key = unread_setting(args.format, {key: getattr(args, key) for key in ("target", "bits", "dim", "zero_based")})
+    reading = ("target", "bits", "dim", "zero_based", "order_seed")
+    key = unread_setting(args.format, {key: getattr(args, key) for key in reading})
     if key:
         formats = " or ".join(f for f in FORMAT_KEYS[key] if f in FORMATS)
         raise DataError(f"--{key.replace('_', '-')} applies to --format {formats}, not to {args.format}")
@@ -151,7 +153,7 @@ def _train(args) -> int:
         target=args.target,
         task=args.task,
         normalize=args.normalized,
-        order_seed=args.order_seed,
+        order_seed=0 if args.order_seed is None else args.order_seed,
         intercept=not args.no_intercept,
         scale=args.scale,
         warn=lambda text: warnings.warn(text, Notice, stacklevel=2),  # (shown after the result, see _main)
@@ -373,8 +375,7 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument(
         "--order-seed",
         type=_at_least(0, MAX_SEED),
-        default=0,
-        help="text: the seed of the one shuffle of the documents",
+        help="text: the seed of the one shuffle of the documents (default 0)",
     )
     t.add_argument("--stop-early", action="store_true", help="stop after a pass without mistakes")
     t.add_argument("--average", action="store_true", help="save the averaged weights (perceptron, mira, ocp_svm)")

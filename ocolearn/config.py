@@ -131,13 +131,18 @@ class Experiment:
     source: str = "<config>"  # the file it was read from
     compare: dict = dataclasses.field(default_factory=dict)  # name -> Learner
 
+    def _reads(self, table: str, key: str) -> bool:
+        """Whether the resolved config keeps ``table.key``: not a reading setting of another
+        format (``data.order_seed``'s default for an svmlight file), which a config may not set."""
+        return table != "data" or key not in FORMAT_KEYS or self.data.format in FORMAT_KEYS[key]
+
     def to_config(self) -> dict[str, Any]:
         """The resolved experiment as a TOML-ready dict (absent keys are left out)."""
         table = {"name": self.name, "description": self.description}
         for key in ("data", "pipeline", "run", "sweep"):
             if getattr(self, key) is not None:
                 spec = dataclasses.asdict(getattr(self, key))
-                table[key] = {k: v for k, v in spec.items() if v is not None}
+                table[key] = {k: v for k, v in spec.items() if v is not None and self._reads(key, k)}
         table["learner"] = self.learner.to_config()
         if self.compare:
             table["compare"] = {name: learner.to_config() for name, learner in self.compare.items()}
@@ -388,7 +393,8 @@ def from_dict(raw: dict, source: str = "<config>") -> Experiment:
         raise ConfigError(f"{source}: 'data.test' must be a fraction in [0, 1), got {data.test}")
     if data.task not in TASKS:
         raise ConfigError(f"{source}: 'data.task' must be one of {', '.join(TASKS[1:])}, got {data.task!r}")
-    key = unread_setting(data.format, {key: getattr(data, key) for key in FORMAT_KEYS})  # (it would do nothing)
+    written = raw.get("data", {})  # (the keys written: order_seed's default, 0, is a seed)
+    key = unread_setting(data.format, {key: getattr(data, key) for key in FORMAT_KEYS if key in written})
     if key:
         formats = " or ".join(FORMAT_KEYS[key])
         raise ConfigError(f"{source}: 'data.{key}' applies to 'data.format' {formats}, not to {data.format!r}")

@@ -62,6 +62,8 @@ DEFINITIONS = {
     "regret": "sum_t loss(w_t . x_t, y_t) - sum_t loss(u . x_t, y_t), u the feasible comparator, "
     "in the learner's loss (1/2 (p - y)^2 for 'squared')",
     "regret_bound": "Zinkevich (2003) Theorem 1 for the set's diameter and the data's gradient bound",
+    "diameter": "D, the largest distance between two points of the feasible set; null: the set is unbounded",
+    "gradient_bound": "G = max_t sup_{w in F} ||grad loss_t(w)|| on the data; null: unbounded (an unbounded set)",
     "recorded_regret": "sum_t (yhat_t - y_t)^2 - sum_t (u . x_t - y_t)^2 = T (average_loss - comparator_feasible_loss)",
     "x_t": "the row of round t as the learner was fed it: behind [pipeline] parts with running statistics "
     "(online scaling) each row is scaled with the statistics of the rows before it, so a comparator u is a "
@@ -142,9 +144,13 @@ def task_of(data: SparseData) -> str:
     return "binary" if len(data.labels) == 2 else "multiclass"
 
 
-def fit_learner(learner, data: SparseData, where: str):
+CONFIG_KEYS = ("learner.", "data.task")  # a config's keys, as its messages name them (``check_learner``)
+
+
+def fit_learner(learner, data: SparseData, where: str, keys=CONFIG_KEYS):
     """The learner with ``classes`` set to the data's number of classes where it has that
-    field (a multiclass task), checked against the task (``ocolearn.pipeline.check_learner``)."""
+    field (a multiclass task), checked against the task (``ocolearn.pipeline.check_learner``,
+    its messages naming the file's ``keys``)."""
     task = task_of(data)
     if task == "multiclass" and hasattr(learner, "classes") and learner.classes != len(data.labels):
         if learner.classes not in (0, 2):  # 0 and 2: the defaults of binary learners; K is set from the data
@@ -152,7 +158,7 @@ def fit_learner(learner, data: SparseData, where: str):
                 f"{where}: learner.classes = {learner.classes}, but the data has {len(data.labels)} labels"
             )
         learner = learner.replace(classes=len(data.labels))
-    check_learner(learner, task, data.labels or (), where)
+    check_learner(learner, task, data.labels or (), where, keys)
     if data.X is not None:  # (a state larger than memory: refused before it is allocated)
         dense = not isinstance(data.X, Sparse)
         check_step(learner, num_features(data.X), dense, where, option=f"{where}: 'data.dim' or 'data.bits'")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import math
 import os
 import re
 import secrets
@@ -58,13 +59,32 @@ def _prefix(path: Path) -> str:
 
 @contextlib.contextmanager
 def _naming(path: Path):
-    """An ``OSError`` raised inside names ``path`` (the user's), not a temporary file or nothing."""
+    """An ``OSError`` raised inside names ``path`` (the user's), not a temporary file or nothing;
+    a file or folder of the path that could not be made in a folder that exists says so."""
     try:
         yield
     except OSError as e:
+        folder = _refusing(path, e)
+        if folder is not None:
+            raise OSError(
+                e.errno, f"cannot be written there: {folder} takes no new files or folders", str(path)
+            ) from None
         if e.filename is not None and Path(e.filename) == path:
             raise
         raise OSError(e.errno, e.strerror or str(e), str(path)) from None
+
+
+def _refusing(path: Path, e: OSError) -> Path | None:
+    """The folder that refused to make a file or folder on the way to ``path``, or None. Making
+    an entry in a folder that exists fails with "No such file or directory" (ENOENT) only where
+    the file system makes none (``/proc``, ``/sys``): a missing folder is made first."""
+    import errno
+
+    if e.errno != errno.ENOENT or e.filename is None or e.filename2 is not None:  # (a rename has two names)
+        return None
+    made = Path(e.filename)  # the path, a folder of it, or its temporary sibling
+    ours = made in (path, *path.parents) or (made.parent == path.parent and made.name.startswith(_prefix(path)))
+    return made.parent if ours and made.parent.is_dir() else None
 
 
 def writable(path, folder: bool = False) -> None:
@@ -201,5 +221,25 @@ def _alive(pid: int) -> bool:
 
 
 def write_json(path, obj) -> Path:
-    """``obj`` as indented JSON, atomically."""
-    return atomic_write(path, json.dumps(obj, indent=2, sort_keys=False) + "\n")
+    """``obj`` as indented JSON (``json_text``), atomically."""
+    return atomic_write(path, json_text(obj) + "\n")
+
+
+def json_text(obj, indent: int | None = 2) -> str:
+    """``obj`` as strict JSON, indented by ``indent``. JSON has no NaN or infinity (RFC 8259;
+    Python's ``json`` writes ``NaN`` and ``Infinity``, which jq, JavaScript's ``JSON.parse`` and
+    most other readers refuse): a float that is not finite is written ``null``, as JavaScript's
+    ``JSON.stringify`` does. What a null stands for is said where the number is defined
+    (``metrics.json``'s definitions: an unbounded set's diameter, for one). ``allow_nan=False``
+    guards the rule."""
+    return json.dumps(_finite(obj), indent=indent, allow_nan=False)
+
+
+def _finite(obj):
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {key: _finite(value) for key, value in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_finite(value) for value in obj]
+    return obj

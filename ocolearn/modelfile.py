@@ -27,7 +27,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ocolearn.data import DataError
-from ocolearn.io import atomic_write
+from ocolearn.io import atomic_write, json_text
 from ocolearn.learners.base import positive
 from ocolearn.names import FORMATS
 
@@ -51,7 +51,7 @@ class Model(NamedTuple):
 def save(model: Model, path) -> None:
     """Write the model file atomically."""
     buffer = io.BytesIO()
-    settings = json.dumps(model.settings)
+    settings = json_text(model.settings, indent=None)
     np.savez(buffer, w=model.w, labels=np.asarray(model.labels, str), settings=settings, offset=model.offset)
     atomic_write(path, buffer.getvalue())
 

@@ -15,13 +15,17 @@ FORMAT_KEYS = {
     "bits": ("svmlight", "mira", "text"),
     "dim": ("svmlight",),
     "zero_based": ("svmlight",),
+    # The one shuffle of a folder's documents; a file's rows are streamed in chunks, in the
+    # file's order (train's --seed shuffles each chunk's rows).
+    "order_seed": ("text",),
 }
 
 
 def unread_setting(format: str, settings: dict) -> str | None:
-    """The first reading setting given in ``settings`` (set: not None, "", False or []) that
-    ``format`` does not read (``FORMAT_KEYS``), else None: the one rule of train and of a config."""
-    given = (key for key, value in settings.items() if value not in (None, "", False, []))
+    """The first reading setting given in ``settings`` (set: not None, "", False or []; a seed
+    0 is set) that ``format`` does not read (``FORMAT_KEYS``), else None: the one rule of train
+    and of a config."""
+    given = (key for key, value in settings.items() if value is not False and value not in (None, "", []))
     return next((key for key in given if format not in FORMAT_KEYS[key]), None)
 
 

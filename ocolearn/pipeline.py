@@ -211,9 +211,10 @@ def raw_linear(learner: Learner, state, weights=None):
 REGRESSION_LOSSES = ("squared", "absolute", "epsilon_insensitive")
 
 
-def regression_learners() -> str:
+def regression_learners(keys: tuple[str, str] | None = None) -> str:
     """The learners that learn a real-valued target with their defaults (a regression loss, no
-    classes), read from the registry, and those that do with a setting."""
+    classes), read from the registry, and those that do with a setting (worded for ``keys``,
+    see ``check_learner``)."""
     names = []
     for name, cls in sorted(Learner.registry.items()):
         try:
@@ -222,7 +223,19 @@ def regression_learners() -> str:
             learner = None
         if learner is not None and not getattr(learner, "classes", 0) and loss_name(learner) in REGRESSION_LOSSES:
             names.append(name)
-    return ", ".join([*names, "optax", "passive_aggressive --set loss=epsilon_insensitive"])
+    pa = f"passive_aggressive with {_setting(keys, 'loss', 'epsilon_insensitive')}" if keys else None
+    return ", ".join([*names, "optax", pa or "passive_aggressive --set loss=epsilon_insensitive"])
+
+
+def _setting(keys: tuple[str, str] | None, key: str, value: str) -> str:
+    """A learner's setting as its door writes it: train's ``--set key=value``, or a config's
+    ``learner.key = 'value'`` (``keys``: see ``check_learner``)."""
+    return f"--set {key}={value}" if keys is None else f"{keys[0]}{key} = {value!r}"
+
+
+def _task(keys: tuple[str, str] | None, *tasks: str) -> str:
+    """Declaring the task, as the door does: ``--task a|b``, or a config's ``data.task = 'a' or 'b'``."""
+    return f"--task {'|'.join(tasks)}" if keys is None else f"{keys[1]} = " + " or ".join(map(repr, tasks))
 
 
 def source_of(path, fmt="svmlight", *, bits=None, dim=None, labels=None, zero_based=False, target="", **options):
@@ -267,30 +280,31 @@ def loss_name(learner) -> str:
     return getattr(getattr(learner, "loss", None), "name", "")
 
 
-def check_learner(learner: Learner, task: str, labels=(), where="the data") -> None:
+def check_learner(learner: Learner, task: str, labels=(), where="the data", keys=None) -> None:
     """The learner can learn the task: regression needs a regression loss, more than two
-    classes a multiclass learner; otherwise an error saying what to do."""
+    classes a multiclass learner; otherwise an error saying what to do, worded for the door:
+    ``keys`` None for train's options, else a file's ``(prefix of the learner's keys, the
+    task's key)``, ``("learner.", "data.task")`` for a config."""
     name = learner.name
     if task == "regression":
         if getattr(learner, "classes", 0) or loss_name(learner) not in REGRESSION_LOSSES:
-            fix = " (--set loss=epsilon_insensitive)" if name == "passive_aggressive" else ""
+            fix = f" ({_setting(keys, 'loss', 'epsilon_insensitive')})" if name == "passive_aggressive" else ""
             raise DataError(
                 f"{where}: the target is real-valued (a regression task), but {name!r} with loss "
                 f"{loss_name(learner) or 'of its own'} is a classifier{fix}; train a regression learner "
-                f"({regression_learners()}), or declare the classes with --task binary|multiclass "
-                "(data.task in a config)"
+                f"({regression_learners(keys)}), or declare the classes with {_task(keys, 'binary', 'multiclass')}"
             )
     elif task == "multiclass" and not getattr(learner, "classes", 0):
         numbers = all(_is_integer(label) for label in labels)
-        quantity = (
-            "; if the labels are quantities to predict, declare --task regression (data.task in a config)"
-            if numbers
-            else ""
+        quantity = f"; if the labels are quantities to predict, declare {_task(keys, 'regression')}" if numbers else ""
+        wrap = (
+            f"--learner one_vs_rest --set base.kind={name}"
+            if keys is None
+            else f"{_setting(keys, 'kind', 'one_vs_rest')} with {_setting(keys, 'base.kind', name)}"
         )
         raise DataError(
             f"{where}: {len(labels)} labels (a multiclass task), but {name!r} is a binary learner; "
-            f"use --learner one_vs_rest --set base.kind={name}, or a multiclass learner "
-            f"(perceptron, passive_aggressive, mira, cw, arow, scw){quantity}"
+            f"use {wrap}, or a multiclass learner (perceptron, passive_aggressive, mira, cw, arow, scw){quantity}"
         )
     elif task == "binary" and getattr(learner, "classes", 0) not in (0, 2):
         raise DataError(f"{where}: 2 labels, but the learner has classes={learner.classes}")

@@ -505,7 +505,7 @@ def split_rows(n: int, spec: EvaluateSpec, stream: bool, where: str):
 # ------------------------------------------------------------------------------------ learners
 
 
-def fitted(entry: StudyLearner, data: Dataset, spec: EvaluateSpec, where: str):
+def fitted(entry: StudyLearner, data: Dataset, spec: EvaluateSpec, where: str, keys=("learners.", "task")):
     """``(inner, steps, prefix)``: the learner for the data set's task (``classes`` set from the
     data, a binary rule wrapped one-vs-rest on more than two classes; it picks the targets),
     the pipeline's parts it runs behind (``ocolearn.preprocess.default_steps`` for
@@ -517,7 +517,7 @@ def fitted(entry: StudyLearner, data: Dataset, spec: EvaluateSpec, where: str):
     inner, prefix = entry.learner, ""
     if data.task == "multiclass" and not hasattr(inner, "classes"):
         inner, prefix = OneVsRest(base=inner, classes=len(data.labels)), "base."
-    inner = fit_learner(inner, SparseData(None, None, data.labels), where)
+    inner = fit_learner(inner, SparseData(None, None, data.labels), where, keys)
     try:
         steps = default_steps(data.dense, spec.intercept, spec.scale)
     except ConfigError as e:
@@ -698,7 +698,8 @@ def evaluate_learner(study: Study, entry: StudyLearner, data: Dataset, split, co
 
     tune_rows, report, held = split
     spec = study.evaluate
-    inner, steps, prefix = fitted(entry, data, spec, f"{study.source}: learners.{name} on {data.spec.name!r}")
+    keys = (f"learners.{name}.", f"datasets[{study.datasets.index(data.spec)}].task")
+    inner, steps, prefix = fitted(entry, data, spec, f"{study.source}: learners.{name} on {data.spec.name!r}", keys)
     learners, columns = grid(entry, inner, steps, prefix)
     numbers: dict[str, Any] = {"learner": inner.name}
     chosen = 0
@@ -782,8 +783,8 @@ def _scores(results: dict) -> dict:
     """``{data set: {learner: mean primary score}}``: the progressive score, or the held-out
     one where progressive validation is off."""
     key = "progressive" if results["evaluate"]["progressive"] else "held_out"
-    return {
-        d: {name: float(np.mean(n[key])) for name, n in entry["learners"].items()}
+    return {  # (float64: a diverged score, NaN, reads null from results.json: NaN again)
+        d: {name: float(np.mean(np.asarray(n[key], np.float64))) for name, n in entry["learners"].items()}
         for d, entry in results["datasets"].items()
     }
 
@@ -905,7 +906,7 @@ def leaderboard_markdown(results: dict) -> str:
         "|---|---|---|",
     ]
     for d, entry in results["datasets"].items():
-        close = [f"{n} ({p:.2g})" for n, p in entry["paired"]["p_values"].items() if p >= 0.05]
+        close = [f"{n} ({p:.2g})" for n, p in entry["paired"]["p_values"].items() if p is not None and p >= 0.05]
         lines.append(f"| {d} | {entry['paired']['best']} | {', '.join(close) or 'none'} |")
     text.extend(["Paired over orders, on each data set", "", *lines, ""])
     text.append(results["significance"]["text"])

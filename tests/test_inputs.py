@@ -10,6 +10,7 @@ import pytest
 from test_cli import call, one_line_error
 
 from ocolearn.data import DataError, parse_csv, read_csv
+from ocolearn.data.svmlight import read_svmlight
 from ocolearn.modelfile import load
 
 
@@ -1100,9 +1101,7 @@ def test_a_configs_task_and_divergence_messages_name_what_a_config_can_set(tmp_p
     data = tmp_path / "r.csv"
     data.write_text("a,y\n1,0.5\n2,1.7\n3,2.2\n")
     config = f'name = "r"\n[data]\nsource = "{data}"\nformat = "csv"\ntarget = "y"\n[learner]\nkind = "perceptron"\n'
-    one_line_error(
-        *run_config(capsys, tmp_path, config)[::2], "c.toml", "--task binary|multiclass (data.task in a config)"
-    )
+    one_line_error(*run_config(capsys, tmp_path, config)[::2], "c.toml", "data.task = 'binary' or 'multiclass'")
     from ocolearn.checks import NonFiniteError, check_finite
     from ocolearn.learners import Perceptron
     from ocolearn.run import run
@@ -1123,3 +1122,143 @@ def test_a_diverged_csv_run_names_the_lines_of_its_rows_not_the_header(tmp_path,
         capsys, "train", "--learner", "ogd", data, "--model", tmp_path / "m.npz", *options, "--chunk-rows", 2
     )
     one_line_error(*chunked[::2], "r.csv, lines 2-3 (pass 1): the run diverged")
+
+
+def test_a_feature_repeated_in_a_line_is_refused_naming_file_line_and_feature(tmp_path, capsys):
+    # Before: ``1 3:1 3:2`` was read as feature 3 = 3 (summed) with status 0, in train, test and
+    # predict; a MIRA line ``spam buy buy`` as buy = 2. libsvm and scikit-learn refuse the first.
+    good, repeated = tmp_path / "d.svm", tmp_path / "r.svm"
+    good.write_text("1 1:2 3:1\n-1 2:1\n1 3:1 1:1\n")  # (indices out of order, each once: read as given)
+    repeated.write_text("1 1:2 3:1\n-1 2:1\n1 3:1 1:1 3:2\n")
+    say = ("r.svm, line 3: feature index 3 is repeated", "libsvm and scikit-learn")
+    one_line_error(*train(capsys, repeated, tmp_path / "m.npz")[::2], *say)
+    assert train(capsys, good, tmp_path / "m.npz")[0] == 0
+    for command in ("test", "predict"):
+        one_line_error(*call(capsys, command, tmp_path / "m.npz", repeated)[::2], *say)
+    skipped = train(capsys, repeated, tmp_path / "m.npz", "--skip-bad")  # (a malformed line like any other)
+    assert skipped[0] == 0 and load(tmp_path / "m.npz").settings["skipped_lines"] == 1
+    repeated.write_text("1 03:1 3:2\n")  # (one index written two ways)
+    with pytest.raises(DataError, match="r.svm, line 1: feature index 3 is repeated"):
+        read_svmlight(repeated)
+    mira = tmp_path / "d.mira"
+    mira.write_text("spam buy:1 now\nham hi buy\nspam buy buy now\n")
+    err = call(capsys, "train", "--learner", "mira", "--format", "mira", mira, "--model", tmp_path / "m.npz")[2]
+    one_line_error(2, err, "d.mira, line 3: feature 'buy' is repeated", "'buy:2'")
+
+
+def strict_json(text: str):
+    """``text`` parsed as strict JSON: ``NaN``, ``Infinity`` and ``-Infinity`` refused, as jq and
+    JavaScript's ``JSON.parse`` refuse them."""
+    import json
+
+    def refuse(constant):
+        raise ValueError(f"{constant} is not JSON")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_outputs_are_strict_json_an_unbounded_diameter_null_as_its_definition_says(tmp_path, capsys):
+    # Before: metrics.json (and run's printed metrics) held "diameter": Infinity and
+    # "gradient_bound": Infinity for an unbounded set, which strict JSON readers refuse.
+    from pathlib import Path
+
+    from ocolearn.io import write_json
+    from ocolearn.study import leaderboard_markdown
+
+    config = tmp_path / "c.toml"
+    ball = 'projection = { kind = "l2_ball", radius = 20.0 }'
+    text = (Path(__file__).parent.parent / "configs" / "iris_ridge_noball.toml").read_text()
+    config.write_text(text.replace(ball, 'projection = { kind = "identity" }'))
+    status, out, _ = call(capsys, "run", config, "--out", tmp_path / "run")
+    metrics = strict_json((tmp_path / "run" / "metrics.json").read_text())
+    assert status == 0 and metrics["diameter"] is None and metrics["gradient_bound"] is None
+    assert "null: the set is unbounded" in metrics["definitions"]["diameter"]
+    assert strict_json(out)["diameter"] is None and metrics["regret"] == pytest.approx(strict_json(out)["regret"])
+    write_json(tmp_path / "x.json", {"a": [float("nan"), 1.5, float("-inf")], "b": {"c": np.float64("inf")}})
+    assert strict_json((tmp_path / "x.json").read_text()) == {"a": [None, 1.5, None], "b": {"c": None}}
+    # A study's diverged score, NaN, reads back null from results.json: its leaderboard still reads it.
+    record = strict_json(
+        (Path(__file__).parent.parent / "experiments" / "records" / "study_regressors.json").read_text()
+    )
+    record["datasets"]["diabetes"]["learners"]["nag"]["progressive"][0] = None
+    assert "| nag | nan ± nan" in leaderboard_markdown(record)
+
+
+@pytest.mark.parametrize("fmt", ["svmlight", "csv", "mira"])
+def test_an_order_seed_for_a_file_of_rows_is_refused_by_train_and_by_a_config(tmp_path, capsys, fmt):
+    # Before: --order-seed 3 (or [data] order_seed = 3) on a file of rows was ignored with status
+    # 0: only a text folder's documents are shuffled once; a file's rows stream in its order.
+    data = tmp_path / f"d.{fmt}"
+    data.write_text({"svmlight": "1 1:2\n-1 2:1\n", "csv": "a,y\n1,p\n2,q\n", "mira": "p a\nq b\n"}[fmt])
+    target = ["--target", "y"] if fmt == "csv" else []
+    for seed in ("3", "0"):  # (0 too: for a text folder it is a shuffle)
+        err = train(capsys, data, tmp_path / "m.npz", "--format", fmt, *target, "--order-seed", seed)[2]
+        one_line_error(2, err, "--order-seed applies to --format text", f"not to {fmt}")
+    assert not (tmp_path / "m.npz").exists()
+    table = f"name = 'c'\n[data]\nformat = '{fmt}'\nsource = '{data}'\n" + ("target = 'y'\n" if target else "")
+    config = tmp_path / "c.toml"
+    config.write_text(f"{table}order_seed = 3\n[learner]\nkind = 'perceptron'\n")
+    status, _, err = call(capsys, "run", config, "--out", tmp_path / "run")
+    one_line_error(status, err, "c.toml: 'data.order_seed' applies to 'data.format' text", f"not to '{fmt}'")
+    config.write_text(f"{table}[learner]\nkind = 'perceptron'\n")  # its resolved config.toml runs again
+    assert call(capsys, "run", config, "--out", tmp_path / "run")[0] == 0
+    assert "\norder_seed =" not in (tmp_path / "run" / "config.toml").read_text()
+    assert call(capsys, "run", tmp_path / "run" / "config.toml", "--out", tmp_path / "again")[0] == 0
+
+
+def test_numeric_labels_match_the_models_classes_by_value_not_by_spelling(tmp_path, capsys):
+    # Before: a model trained on the labels 1.0 and 0.0 refused a test file of 1 and 0 ("label '0'
+    # is not one of the model's labels ['0.0', '1.0']"); scikit-learn compares numeric labels by value.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2)).round(3)
+    y = (X[:, 0] + 0.3 * X[:, 1] > 0).astype(int)
+    for name, labels in (("f.csv", [f"{c}.0" for c in y]), ("i.csv", [str(c) for c in y]), ("t.csv", ["2", *y[1:]])):
+        rows = [f"{a},{b},{label}\n" for (a, b), label in zip(X, labels, strict=True)]
+        (tmp_path / name).write_text("a,b,y\n" + "".join(rows))
+    assert train(capsys, tmp_path / "f.csv", tmp_path / "m.npz", "--format", "csv", "--target", "y")[0] == 0
+    for command in ("test", "predict"):
+        floats, whole = (call(capsys, command, tmp_path / "m.npz", tmp_path / f) for f in ("f.csv", "i.csv"))
+        assert floats[0] == whole[0] == 0 and floats[1] == whole[1] and floats[1]
+    one_line_error(*call(capsys, "test", tmp_path / "m.npz", tmp_path / "t.csv")[::2], "t.csv, line 2: label '2'")
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="a /proc file system (Linux)")
+def test_an_output_in_a_folder_that_makes_no_files_says_it_cannot_be_written_there(tmp_path, capsys):
+    # Before: "/proc/x/m.npz: No such file or directory", as if a folder were missing (a missing
+    # folder is made); /proc makes no new files or folders.
+    data = tmp_path / "d.svm"
+    data.write_text("1 1:2\n-1 2:1\n")
+    say = "cannot be written there: /proc takes no new files or folders"
+    one_line_error(*train(capsys, data, "/proc/x/m.npz")[::2], "/proc/x/m.npz: " + say)
+    assert train(capsys, data, tmp_path / "m.npz")[0] == 0
+    one_line_error(
+        *call(capsys, "predict", tmp_path / "m.npz", data, "--out", "/proc/p.txt")[::2], "/proc/p.txt: " + say
+    )
+    one_line_error(*call(capsys, "export", "iris", "--target", "Species", "--out", "/proc/x/i.csv")[::2], say)
+
+
+def test_a_configs_learner_hints_name_its_keys_not_trains_options(tmp_path, capsys):
+    # Before: a config's passive_aggressive on a real-valued target was told "--set
+    # loss=epsilon_insensitive" and "--task binary|multiclass (data.task in a config)", and a binary
+    # learner on three classes "--learner one_vs_rest --set base.kind=pegasos": options of train.
+    real, three = tmp_path / "r.csv", tmp_path / "m.csv"
+    real.write_text("a,y\n1,0.5\n2,1.7\n3,2.2\n")
+    three.write_text("a,y\n1,a\n2,b\n3,c\n")
+    cases = (
+        (real, "passive_aggressive", "(learner.loss = 'epsilon_insensitive')", "learner.loss = 'epsilon_insensitive'"),
+        (
+            three,
+            "pegasos",
+            "use learner.kind = 'one_vs_rest' with learner.base.kind = 'pegasos'",
+            "learner.base.kind = 'pegasos'",
+        ),
+    )
+    for data, kind, hint, fix in cases:
+        config = f'name = "r"\nlearner.kind = "{kind}"\n[data]\nsource = "{data}"\nformat = "csv"\ntarget = "y"\n'
+        line = one_line_error(*run_config(capsys, tmp_path, config)[::2], "c.toml", hint)
+        assert " --" not in line
+        if kind == "pegasos":
+            config = config.replace('"pegasos"', '"one_vs_rest"')
+        assert run_config(capsys, tmp_path, fix + "\n" + config)[0] == 0  # what the message says to write runs
+    err = train(capsys, real, tmp_path / "m.npz", "--format", "csv", "--target", "y")[2]
+    one_line_error(2, err, "passive_aggressive --set loss=epsilon_insensitive", "--task binary|multiclass")

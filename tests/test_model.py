@@ -102,7 +102,7 @@ def test_cli_train_predict_test_on_svmlight_and_mira(tmp_path):
     assert len(settings["mistakes_per_pass"]) == 2
 
     mira = tmp_path / "train.mira"
-    mira.write_text("sport ball goal goal\npolitics vote law\nsport goal:2 team\npolitics law vote:3\n")
+    mira.write_text("sport ball goal:2\npolitics vote law\nsport goal:2 team\npolitics law vote:3\n")
     done = cli(
         "train",
         "--learner",
@@ -126,7 +126,7 @@ def test_cli_train_predict_test_on_svmlight_and_mira(tmp_path):
     assert model.labels == ["politics", "sport"] and model.w.shape == (2, 1024)
     assert model.settings["mistakes_per_pass"] == [1, 0]
     # The first example is the only mistake (all scores 0: argmax is "politics"): MIRA moves
-    # its features, goal twice, towards "sport"; "vote" is never in a mistake.
+    # its features, goal:2, towards "sport"; "vote" is never in a mistake.
     goal, vote = feature_hash("goal", 10), feature_hash("vote", 10)
     assert model.w[1, goal] > 0 > model.w[0, goal] and model.w[0, vote] == model.w[1, vote] == 0
 

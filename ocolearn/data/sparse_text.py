@@ -156,6 +156,12 @@ def _value(text: str, where: str) -> float:
     return v
 
 
+def repeated_feature(where: str, feature: str, hint: str) -> DataError:
+    """The error for a feature given twice in one line (svmlight, MIRA): summing its values, or
+    keeping one of them, would each be a guess (libsvm and scikit-learn refuse it too)."""
+    return DataError(f"{where}: {feature} is repeated; a line gives each feature once ({hint})")
+
+
 def _pad(rows: list[dict[int, float]], dim: int) -> Sparse:
     k = max(1, max((len(r) for r in rows), default=0))
     idx = np.zeros((len(rows), k), np.int32)
@@ -177,7 +183,7 @@ def _decode(data, first_line: int, path) -> str:
 
 def _rows_by_line(data: bytes, first_line: int, path, row_of, label_dtype, placeholders=False) -> Block:
     """A block from text line by line: ``row_of(tokens, where)`` gives each line's features
-    as ``{index: value}`` (repeats merged by summing); comments and blank lines are skipped.
+    as ``{index: value}`` (or the line's error); comments and blank lines are skipped.
     With ``placeholders`` (prediction input, whose labels are ignored) a numeric label that is
     not a number (``?``) is a placeholder, read as no label."""
     text = _decode(data, first_line, path)
@@ -268,8 +274,30 @@ def class_indices(path, names, lines, labels=None, order=None):
     ``path`` at ``lines``. ``labels`` fixes the classes (an unknown label is an error naming
     its line, as at predict time); by default they are the distinct names sorted by ``order``."""
     classes = sorted(set(names), key=order) if labels is None else list(labels)
-    position = {c: i for i, c in enumerate(classes)}
+    position = class_lookup(classes)
     for line, name in zip(lines, names, strict=True):
-        if name not in position:
+        if position(name) is None:
             raise DataError(f"{path}, line {line}: label {shown(name)} is not one of the model's labels {classes}")
-    return np.asarray([position[n] for n in names], np.int32), classes
+    return np.asarray([position(n) for n in names], np.int32), classes
+
+
+def class_lookup(classes):
+    """``find(name)``: the index of the label ``name`` among the class names ``classes``, or None.
+    A number matches the class of the same value however it is written (``1`` finds the class
+    ``1.0``, as numeric labels compare in scikit-learn), so a model trained on ``1.0`` and ``0.0``
+    tests a file of ``1`` and ``0``; within one training file the two spellings are refused
+    (``ocolearn.data.task``), so no two classes share a value."""
+    position = {c: i for i, c in enumerate(classes)}
+    by_value: dict[float, int] = {}
+    for i, c in enumerate(classes):
+        value = _number(str(c))
+        if value is not None:
+            by_value.setdefault(value, i)
+
+    def find(name):
+        found = position.get(name)
+        if found is None and (value := _number(str(name))) is not None:
+            found = by_value.get(value)
+        return found
+
+    return find

@@ -34,7 +34,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ocolearn.data import DataError, arrays, csvfile, mira, shown, svmlight, textdirs
-from ocolearn.data.sparse_text import FLOAT32_MAX, Block, entry_error, label_names, pad
+from ocolearn.data.sparse_text import FLOAT32_MAX, Block, class_lookup, entry_error, label_names, pad
 from ocolearn.data.task import MAX_LABELS, Labels, _is_number
 from ocolearn.features import Sparse
 
@@ -156,8 +156,9 @@ def class_of(source: Source, block: Block, start: int = 0, stop: int | None = No
     source's is an error naming its line (the first such name in sorted order, at its first row)."""
     distinct, inverse = np.unique(np.asarray(block.labels[start:stop]), return_inverse=True)
     names = label_names(distinct)  # (distinct labels may share a name: 1 and 1.0000001 are both "1")
-    known = {name: k for k, name in enumerate(source.labels)}
-    for name in sorted(set(names.tolist()) - set(known)):
+    find = class_lookup(source.labels)
+    known = {name: find(name) for name in set(names.tolist())}
+    for name in sorted(name for name, k in known.items() if k is None):
         line = block.lines[start:stop][np.argmax(np.isin(inverse, np.flatnonzero(names == name)))]
         where, labels = f"{source.path}, {reader_of(source).unit} {line}", list(source.labels)
         if name in ("nan", ""):

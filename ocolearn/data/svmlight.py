@@ -2,8 +2,9 @@
 
 Indices are 1-based unless ``zero_based`` (``read_svmlight``'s ``"auto"``: zero-based if any
 index is 0, as scikit-learn decides); ``qid`` is ignored; blank and comment-only lines are
-skipped; repeated indices of a line are summed. ``svmlight_lines`` is the exact line-by-line
-parser (it names the file and line of every malformed line); the compiled one is the fast path.
+skipped; an index repeated in a line is an error (``repeated_feature``). ``svmlight_lines`` is
+the exact line-by-line parser (it names the file and line of every malformed line); the compiled
+one is the fast path.
 
 ``parse_block(data, first_line, source, slow)`` turns the bytes of whole lines into a
 ``Block``: labels, CSR-style rows of (index, value) in file order, and each row's line number.
@@ -15,7 +16,7 @@ operation (Clinger's fast path, as ``strtod`` does), so the result equals Python
 A line may start with a feature (no label: its label is NaN, for prediction input). A block
 with a line that is not ``[label] [qid:N] index:value ... [# comment]``, a number that is not
 finite in float32, or a repeated index in a row goes to ``slow`` (the exact per-line parser), which
-raises the error naming the file and line, or merges the repeats.
+raises the error naming the file and line (and the index).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from ocolearn.data.sparse_text import (
     _value,
     byte_blocks,
     read_bytes,
+    repeated_feature,
     sparse_rows,
 )
 
@@ -232,9 +234,9 @@ def parse_block(data: bytes, first_line: int, source, slow, copy=True) -> Block:
 
 def svmlight_lines(data: bytes, first_line: int, path, labelled=True) -> Block:
     """The exact, line-by-line svmlight parser (see ``ocolearn.data.svmlight``): the same rows
-    as the compiled one, repeated indices of a row merged by summing, or the error naming
-    the file, the line and the expected form. Without ``labelled`` (prediction input) a label
-    may be any placeholder (``?``, a name): it is read as no label."""
+    as the compiled one, or the error naming the file, the line and the expected form (or the
+    repeated index). Without ``labelled`` (prediction input) a label may be any placeholder
+    (``?``, a name): it is read as no label."""
 
     def row_of(tokens, where):
         row: dict[int, float] = {}
@@ -248,7 +250,10 @@ def svmlight_lines(data: bytes, first_line: int, path, labelled=True) -> Block:
                 )
             if len(name.lstrip("0")) > 15:  # (the compiled parser's bound; 2^63 would overflow int64)
                 raise DataError(f"{where}: feature index {shown(name)} has more than 15 digits")
-            row[int(name)] = row.get(int(name), 0.0) + _value(value, f"{where}, feature {name}")
+            index = int(name)
+            if index in row:
+                raise repeated_feature(where, f"feature index {index}", "as libsvm and scikit-learn require")
+            row[index] = _value(value, f"{where}, feature {name}")
         return row
 
     return _rows_by_line(data, first_line, path, row_of, np.float64, placeholders=not labelled)
