@@ -157,6 +157,13 @@ def run(
     check_data(learner, X, y, rows=not in_loop(X))
     check_rounds(learner, state, len(y), passes)
     weights = check_weights(weights, len(y))
+    if state is None:
+        # Built here, not inside the program: a fresh run and one continued from a state are then
+        # one program, and a run in chunks gives the whole run's bits. (Built inside, t is a
+        # constant that XLA counts with the loop, 1.1x faster at d = 10, but XLA then fused a
+        # summary's sum of squares into multiply-adds that the program continuing from a state
+        # did not: tests/test_defects.py.)
+        state = learner.init(num_features(X))
     if not trace and snapshot_every:
         raise ValueError("snapshots need trace=True")
     first_pass = jnp.asarray(first_pass, jnp.int32)
@@ -243,11 +250,6 @@ def tidy_scan(learner, step, carry, indices, tidy=None):
 
 @partial(jax.jit, static_argnums=(8, 9, 10, 11))
 def _run(learner, X, y, key, state, summary, first_pass, weights, passes, predict_after_update, snapshot_every, trace):
-    if state is None:
-        # A fresh state built inside the program: its round counter t is then a constant, and XLA
-        # counts it with the loop (1.1x faster at d = 10: benchmarks/bench_ogd.py); a state given
-        # to continue from is another program.
-        state = learner.init(num_features(X))
     y = jnp.asarray(y)
     order = round_order(y.shape[0], passes, key, first_pass)
     one_round = round_step(learner, X, y, predict_after_update, weights)
