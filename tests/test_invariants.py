@@ -91,6 +91,8 @@ CASES["flh"] = FLH(levels=17)  # the long streams' 10^5 rounds need max_rounds =
 EXPENSIVE = {"ons_l2", "sketched_ons", "sketched_ons_shrinking", "metagrad", "flh"}  # d x d solves every round
 # The slowest of them on the long streams (16 s each on the big and heavy streams at 10^5 rounds,
 # a third of the suite's longest tests): 3 chunks, still a state carried across chunk boundaries.
+# MetaGrad keeps its 10^5: one without its log weights' renormalization (log pi - max log pi)
+# passed every stream at 2 x 10^4 rounds and failed the big one after 70,000 (2026-11-24).
 LONG_ROUNDS = {"sketched_ons": 30_000}
 
 
@@ -428,7 +430,12 @@ def test_weights_equal_the_float64_transcription(name, rounds):
     kind, by_hand, tolerance = transcriptions()[name]
     learner = CASES[name]
     X, y = transcription_data(name, kind, rounds)
-    w = np.asarray(learner.weights(run(learner, X, y, trace=False).state), np.float64)
+    # 10^5 rounds in runs of CHUNK, the state carried: the program of the short streams' chunks
+    # (compiled once per learner), and the whole run's numbers bit for bit (as they check).
+    state, step = learner.init(D), min(rounds, CHUNK)
+    for start in range(0, rounds, step):
+        state = run(learner, X[start : start + step], y[start : start + step], state=state, trace=False).state
+    w = np.asarray(learner.weights(state), np.float64)
     expected = by_hand(X, y)
     error = np.max(np.abs(w - expected)) / max(1.0, np.max(np.abs(expected)))
     assert error <= tolerance, f"{name}: {error:.2e} from the float64 rule after {rounds} rounds"
