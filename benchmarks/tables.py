@@ -466,7 +466,8 @@ def sparse_steps_table() -> str:
         f"### Sparse steps against their floor: {p['n']:,} rows, 2^18 buckets, {p['nnz']} non-zeros",
         "",
         f"{provenance(record)}. Everything starts from arrays in memory; scikit-learn is timed through `fit` on "
-        "CSR, ocolearn through `run` (its checks included). The floors do only what bounds a round: gather 50 weights from the 1 MB table, one scalar, and add "
+        "CSR, ocolearn through `run` (its checks included). The floors do only what bounds a round: gather 50 "
+        "weights from the 1 MB table, one scalar, and add "
         "back into the same 50; the floors with 2 and 4 numbers per feature gather and write back rows of a table "
         "that holds them side by side, the memory traffic of the averaged Perceptron and AdaGrad (w and u, w and "
         "G) and of binary MIRA (two classes' w and u). Each learner's time is given against the floor with its "
