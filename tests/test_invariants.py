@@ -51,6 +51,7 @@ from ocolearn.checks import check_data
 from ocolearn.learners import Learner
 from ocolearn.learners.confidence import GaussianState
 from ocolearn.learners.flh import FLHState
+from ocolearn.learners.metagrad import MetaGrad
 from ocolearn.learners.ons import SketchedONS
 from ocolearn.run import round_step, tidy_scan
 
@@ -119,6 +120,8 @@ def violation(learner, state):
         return jnp.where(jnp.all(state.sigma >= 0), 0.0, 1.0)
     if isinstance(learner, CoinBetting):
         return jnp.where(jnp.all(state.wealth > 0), 0.0, 1.0)
+    if isinstance(learner, MetaGrad):  # its ball is a setting of its own, not a projection part
+        return jnp.sqrt(jnp.sum(w * w)) / learner.radius - 1.0
     p = getattr(learner, "projection", None)
     if isinstance(p, L2Ball):
         return jnp.sqrt(jnp.sum(w * w)) / p.radius - 1.0
