@@ -172,7 +172,8 @@ def ocolearn_pass(learner, X, y, trace=False):
     """``(compile seconds, one pass)``: the pass is ``run(learner, X, y)`` as users call it, on
     arrays put on the device once, its checks included (the targets before the run, the rows in
     its loop; ``ocolearn.checks``), as scikit-learn's ``fit`` is timed with its input validation.
-    The compile is timed on ``jit(run)``, the same loop."""
+    The compile is timed on ``jit(run)``: the same rounds in one program, whose fresh state is
+    built inside it (``run`` builds it before its own program)."""
     import jax
 
     from ocolearn import run

@@ -154,7 +154,8 @@ def run(
     """
     learner.check("learner")
     check_count(passes, "passes")
-    check_data(learner, X, y, rows=not in_loop(X))
+    rows_in_loop = in_loop(X)  # else check_data checks X's rows before the run
+    check_data(learner, X, y, rows=not rows_in_loop)
     check_rounds(learner, state, len(y), passes)
     weights = check_weights(weights, len(y))
     if state is None:
@@ -170,7 +171,7 @@ def run(
     summary = _zero_summary() if summary is None else Summary(*summary)
     args = (learner, X, y, as_key(seed), state, summary, first_pass, weights)
     result = _run(*args, passes, predict_after_update, snapshot_every, trace)
-    if in_loop(X):
+    if rows_in_loop:
         check_rows_after(learner, X, y, result.trace)
     return result
 

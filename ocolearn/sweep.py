@@ -192,7 +192,8 @@ def sweep(
     """
     learners.check("learner")  # every stacked value
     check_count(passes, "passes")
-    check_data(_one(learners), X, y, rows=not in_loop(X))  # float32 rows: in the loop
+    rows_in_loop = in_loop(X)  # else check_data checks X's rows before the sweep
+    check_data(_one(learners), X, y, rows=not rows_in_loop)
     check_rounds(_one(learners), None if carry is None else _one(_one(carry[0])), y.shape[0], passes)
     num = jax.tree.leaves(learners)[0].shape[0] if jax.tree.leaves(learners) else 1
     seeds = seed_values(seeds)
@@ -217,6 +218,6 @@ def sweep(
         kept = min(chunk_size, num - start)
         outputs.append(jax.tree.map(lambda a, kept=kept: _to_host(a)[:kept], out))
     out = jax.tree.map(lambda *parts: np.concatenate(parts), *outputs)
-    if in_loop(X):
+    if rows_in_loop:
         check_rows_after(_one(learners), X, y, out.trace)
     return out
