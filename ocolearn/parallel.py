@@ -29,7 +29,7 @@ import numpy as np
 from jax.sharding import Mesh
 from jax.sharding import PartitionSpec as P
 
-from ocolearn.checks import check_rounds
+from ocolearn.checks import check_data, check_rounds
 from ocolearn.features import num_features
 from ocolearn.run import as_key, round_order, round_step
 
@@ -52,6 +52,8 @@ def parallel_sgd(learner, X, y, shards: int, *, average_every: int = 0, passes: 
     Each shard's pass order is its stored order, or with ``seed`` a permutation per pass and
     shard (``fold_in(fold_in(key, shard), pass)``).
     """
+    learner.check("learner")
+    check_data(learner, X, y)  # the rows before the run: the shards' loops fold no check of them
     X, y = jax.tree.map(jnp.asarray, (X, y))
     m = len(y) // shards
     if m == 0:

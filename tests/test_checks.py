@@ -190,16 +190,23 @@ def test_run_checks_its_inputs(learner, X, y, message):
         run(learner, X, y)
 
 
-def test_the_check_of_a_row_in_the_loop():
-    from ocolearn.checks import row_holds
+def test_the_check_of_rows_in_the_loop():
+    from ocolearn.checks import fold_row, rows_held, rows_unseen
 
-    assert bool(row_holds(jnp.array([1.0, -2.0]))) and not bool(row_holds(jnp.array([1.0, jnp.inf])))
-    assert not bool(row_holds(jnp.array([jnp.nan, 0.0])))
-    good = Sparse(jnp.array([0, 2]), jnp.array([1.0, 2.0]), 3)
-    assert bool(row_holds(good))
-    assert not bool(row_holds(Sparse(jnp.array([0, 3]), good.val, 3)))
-    assert not bool(row_holds(Sparse(jnp.array([-1, 2]), good.val, 3)))
-    assert not bool(row_holds(Sparse(good.idx, jnp.array([1.0, jnp.nan]), 3)))
+    def held(X):
+        seen = rows_unseen(X)
+        for i in range(X.shape[0] if not isinstance(X, Sparse) else X.idx.shape[0]):
+            seen = fold_row(seen, jax.tree.map(lambda a, i=i: a[i], X))
+        return bool(rows_held(seen, X))
+
+    assert held(jnp.array([[1.0, -2.0], [3e38, -3e38], [3e38, 3e38]]))  # 0 x never overflows
+    assert not held(jnp.array([[1.0, -2.0], [1.0, jnp.inf]])) and not held(jnp.array([[jnp.nan, 0.0], [1.0, 2.0]]))
+    assert not held(jnp.array([[-jnp.inf, 0.0], [jnp.inf, 2.0]]))
+    good = Sparse(jnp.array([[0, 2], [1, 2]]), jnp.array([[1.0, 2.0], [3.0, 4.0]]), 3)
+    assert held(good)
+    assert not held(Sparse(jnp.array([[0, 2], [0, 3]]), good.val, 3))
+    assert not held(Sparse(jnp.array([[0, 2], [-1, 2]]), good.val, 3))
+    assert not held(Sparse(good.idx, jnp.array([[1.0, 2.0], [1.0, jnp.nan]]), 3))
 
 
 class Blind(OGD):

@@ -77,3 +77,14 @@ def test_four_devices_give_the_one_device_numbers():
     assert [o.pop("devices") for o in outputs] == [4, 1]
     np.testing.assert_allclose(outputs[0]["0"], outputs[1]["0"], rtol=1e-6)
     np.testing.assert_allclose(outputs[0]["3"], outputs[1]["3"], rtol=1e-6)
+
+
+def test_a_bad_row_is_an_error_not_nan_weights():
+    import pytest
+
+    from ocolearn.data import DataError
+
+    X, y = data()
+    X[7, 1] = np.nan
+    with pytest.raises(DataError, match="^X row 7: nan is not a finite number$"):
+        parallel_sgd(LEARNER, X, y, 2)
