@@ -19,6 +19,41 @@ from ocolearn.cli import _compilation_cache
 os.environ.setdefault("OCOLEARN_CACHE", str(Path(__file__).resolve().parent.parent / ".pytest_cache" / "xla"))
 _compilation_cache()
 
+# A cold run writes about 50 MB there (3,600 programs), and every change to a compiled function
+# writes its programs again under new keys; the old ones are never read again.
+CACHE_LIMIT, CACHE_KEEP = 512 << 20, 256 << 20
+
+
+def prune(folder: Path, limit: int = CACHE_LIMIT, keep: int = CACHE_KEEP) -> int:
+    """Once the files in ``folder`` pass ``limit`` bytes, delete the least recently read until
+    ``keep`` bytes are left; returns how many were deleted. JAX's own bound
+    (``jax_compilation_cache_max_size``) would do it on every write, listing the whole folder
+    under a lock each time. Last read is the access time, which a ``relatime`` mount (Linux's
+    default) keeps to within a day: a program the suite reads is not deleted."""
+    try:
+        files = [(f.stat(), f) for f in folder.iterdir() if f.is_file()]
+    except OSError:  # no folder yet
+        return 0
+    total = sum(s.st_size for s, _ in files)
+    if total <= limit:
+        return 0
+    deleted = 0
+    for s, f in sorted(files, key=lambda entry: entry[0].st_atime):
+        if total <= keep:
+            break
+        f.unlink(missing_ok=True)
+        total -= s.st_size
+        deleted += 1
+    return deleted
+
+
+def pytest_configure(config):
+    if not hasattr(config, "workerinput"):  # once per run: in xdist's controller, before its workers start
+        folder = os.environ["OCOLEARN_CACHE"]
+        if folder != "0":
+            prune(Path(folder))
+
+
 # Deterministic example generation: the same examples on every run and machine.
 settings.register_profile(
     "ocolearn", deadline=None, derandomize=True, max_examples=60, suppress_health_check=[HealthCheck.too_slow]
