@@ -184,3 +184,70 @@ def test_each_loss_is_registered_under_its_config_name_with_its_targets():
     }
     for name, (cls, targets) in names.items():
         assert Loss.registry[name] is cls and cls.targets == targets, name
+
+
+# Mutation testing (mutmut 3 on losses.py against this file) left these alive; each test below
+# kills some: a declared bound made looser, a weight divided, a tie broken the other way, a dtype
+# dropped.
+
+
+@pytest.mark.parametrize("loss", REGRESSION + CLASSIFICATION, ids=lambda loss: loss.name)
+def test_each_declared_derivative_bound_is_reached(loss):
+    # The bound is the supremum over |p| <= p_max, not just above it (a factor 3 for 2 still holds).
+    p = np.linspace(-3.0, 3.0, 6001, dtype=np.float32)
+    for y in (-1.0, 1.0, 2.5):
+        reached = np.max(np.abs(loss.derivative(p, np.float32(y))))
+        np.testing.assert_allclose(float(loss.derivative_bound(3.0, jnp.float32(y))), reached, rtol=1e-5)
+
+
+def test_a_weighted_loss_is_its_loss_times_the_weight():
+    from ocolearn.losses import Weighted
+
+    loss = Weighted(Squared(), -2.5)  # a negative weight keeps its sign where a bound takes |weight|
+    assert float(loss.value(3.0, 1.0)) == -5.0 and float(loss.derivative(3.0, 1.0)) == -5.0
+    assert float(loss.derivative_bound(2.0, 1.0)) == 7.5  # 2.5 (2 + |1|)
+    assert loss.targets == "real" and Weighted(Hinge(), 2.0).targets == "sign"
+
+
+def test_the_linear_loss_is_the_prediction_whatever_the_target():
+    for y in (0.0, 5.0):
+        assert float(Linear().value(2.0, y)) == 2.0 and float(Linear().derivative(2.0, y)) == 1.0
+        assert float(Linear().derivative_bound(4.0, y)) == 1.0
+
+
+def test_a_given_derivative_reads_the_target():
+    loss = FunctionLoss(lambda p, y: 0.5 * (p - y) ** 2, lambda p, y: p - y)
+    assert float(loss.derivative(3.0, 1.0)) == 2.0
+
+
+def test_derived_derivatives_take_whole_numbers_and_keep_float64():
+    # Whole numbers are promoted to floats for jax.grad; float64 stays float64 (regret.in_float64
+    # computes bounds in it).
+    quartic = FunctionLoss(lambda p, y: (p - y) ** 4)
+    assert float(Loss.derivative(quartic, 3, 1)) == 32.0
+    assert float(Loss.derivative_bound(quartic, 2, 1)) == 108.0
+    with jax.enable_x64(True):
+        p, y = np.float64(1 / 3), np.float64(0.1)
+        derivative, bound = Loss.derivative(Squared(), p, y), Loss.derivative_bound(Squared(), p, y)
+        assert derivative.dtype == bound.dtype == np.float64
+        assert float(derivative) == p - y and float(bound) == p + y
+
+
+# Multiclass losses of scores p (K,) and a class y: the rival is the best other class.
+MULTICLASS = [
+    # loss, scores, class, value, derivative
+    (MulticlassPerceptronLoss(), [1.0, 3.0, 2.0], 0, 2.0, [-1.0, 1.0, 0.0]),  # the rival is the top class
+    (MulticlassPerceptronLoss(), [3.0, 1.0, 2.0], 0, 0.0, [0.0, 0.0, 0.0]),  # right by 1: no update
+    (MulticlassPerceptronLoss(), [2.0, 1.0, 2.0], 0, 0.0, [-1.0, 0.0, 1.0]),  # a tie is a mistake
+    (MulticlassHinge(), [3.0, 1.0, 2.0], 0, 0.0, [0.0, 0.0, 0.0]),  # margin 1: on the hinge's kink, 0
+    (MulticlassHinge(), [2.5, 1.0, 2.0], 0, 0.5, [-1.0, 0.0, 1.0]),  # margin 0.5
+    (MulticlassHinge(), [1.0, 3.0, 2.0], 2, 2.0, [0.0, 1.0, -1.0]),
+]
+
+
+@pytest.mark.parametrize("loss, p, y, value, derivative", MULTICLASS, ids=lambda v: getattr(v, "name", None))
+def test_multiclass_values_and_derivatives_by_hand(loss, p, y, value, derivative):
+    p = jnp.array(p, jnp.float32)
+    assert float(loss.value(p, y)) == value
+    np.testing.assert_array_equal(loss.derivative(p, y), derivative)
+    assert float(loss.derivative_bound(jnp.float32(5.0), y)) == np.float32(np.sqrt(2.0))  # ||e_r - e_y||
