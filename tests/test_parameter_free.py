@@ -301,6 +301,25 @@ def test_metagrad_test_rejects_a_broken_metagrad(radius, broken):
     assert metagrad_agrees(state, metagrad_by_hand(X, y, radius, G, 5, mutant), radius)
 
 
+class Unprojected(MetaGrad):
+    """A broken MetaGrad: its experts' steps are not projected onto the ball."""
+
+    def _project(self, v, Sigma):
+        return v
+
+
+@pytest.mark.parametrize("radius", [0.5, 1.5])
+def test_metagrad_experts_stay_in_the_ball_where_unprojected_ones_leave_it(radius):
+    # The invariant battery's streams keep an unprojected MetaGrad's steps inside radius 1; these
+    # rates (eta = 2^-i / (5 D G) with G about the largest gradient) take its experts out.
+    X, y, G = metagrad_case(radius)
+    inside, outside = (run(learner(radius, G, 5), X, y).state for learner in (MetaGrad, Unprojected))
+    assert np.max(np.linalg.norm(np.asarray(inside.W, np.float64), axis=1)) <= radius * (1 + 1e-6)
+    assert np.linalg.norm(np.asarray(inside.w, np.float64)) <= radius * (1 + 1e-6)
+    assert np.max(np.linalg.norm(np.asarray(outside.W, np.float64), axis=1)) > 1.1 * radius
+    assert not metagrad_agrees(outside, metagrad_by_hand(X, y, radius, G, 5), radius)
+
+
 def test_iris_coin_config_runs_a_shuffle_from_the_command_line(tmp_path, capsys):
     out = tmp_path / "coin"
     assert main(["run", "configs/iris_coin.toml", "--set", "run.shuffle_seed=3", "--out", str(out)]) in (0, None)
