@@ -1128,8 +1128,8 @@ def test_a_feature_repeated_in_a_line_is_refused_naming_file_line_and_feature(tm
     # Before: ``1 3:1 3:2`` was read as feature 3 = 3 (summed) with status 0, in train, test and
     # predict; a MIRA line ``spam buy buy`` as buy = 2. libsvm and scikit-learn refuse the first.
     good, repeated = tmp_path / "d.svm", tmp_path / "r.svm"
-    good.write_text("1 1:2 3:1\n-1 2:1\n1 3:1 1:1\n")  # (indices out of order, each once: read as given)
-    repeated.write_text("1 1:2 3:1\n-1 2:1\n1 3:1 1:1 3:2\n")
+    good.write_text("1 1:2 3:1\n-1 2:1\n1 1:1 3:1\n")
+    repeated.write_text("1 1:2 3:1\n-1 2:1\n1 1:1 3:1 3:2\n")
     say = ("r.svm, line 3: feature index 3 is repeated", "libsvm and scikit-learn")
     one_line_error(*train(capsys, repeated, tmp_path / "m.npz")[::2], *say)
     assert train(capsys, good, tmp_path / "m.npz")[0] == 0
@@ -1262,3 +1262,26 @@ def test_a_configs_learner_hints_name_its_keys_not_trains_options(tmp_path, caps
         assert run_config(capsys, tmp_path, fix + "\n" + config)[0] == 0  # what the message says to write runs
     err = train(capsys, real, tmp_path / "m.npz", "--format", "csv", "--target", "y")[2]
     one_line_error(2, err, "passive_aggressive --set loss=epsilon_insensitive", "--task binary|multiclass")
+
+
+def test_svmlight_indices_out_of_order_are_refused_naming_file_line_and_index(tmp_path, capsys):
+    # Before: ``1 3:1 2:5`` was read as given, with status 0; libsvm refuses it ("Wrong input
+    # format") and scikit-learn's load_svmlight_file too ("should be sorted and unique").
+    data = tmp_path / "d.svm"
+    data.write_text("1 1:2 3:1\n-1 2:1\n1 3:1 2:5\n")
+    say = ("d.svm, line 3: feature index 2 comes after 3", "ascend", "sort them")
+    one_line_error(*train(capsys, data, tmp_path / "m.npz")[::2], *say)
+    with pytest.raises(DataError, match="d.svm, line 3: feature index 2 comes after 3"):
+        read_svmlight(data)
+    assert not (tmp_path / "m.npz").exists()
+    data.write_text("1 1:2 3:1\n-1 2:1\n1 2:5 3:1\n")  # (sorted: read)
+    assert train(capsys, data, tmp_path / "m.npz")[0] == 0
+    bad = tmp_path / "b.svm"
+    bad.write_text("1 1:2\n1 qid:4 7:1 5:2 # a comment 1:1\n-1 2:1\n")  # (after a qid, with a comment)
+    for command in ("test", "predict"):
+        one_line_error(
+            *call(capsys, command, tmp_path / "m.npz", bad)[::2], "b.svm, line 2: feature index 5 comes after 7"
+        )
+    skipped = train(capsys, bad, tmp_path / "m.npz", "--skip-bad")  # (a malformed line like any other)
+    assert skipped[0] == 0 and load(tmp_path / "m.npz").settings["skipped_lines"] == 1
+
