@@ -37,7 +37,7 @@ import warnings
 from pathlib import Path
 
 import ocolearn  # first: sets XLA's CPU flags before JAX starts (and imports no JAX itself)
-from ocolearn.names import FORMAT_KEYS, FORMATS, MAX_SEED, SCALES, TASKS, unread_setting
+from ocolearn.names import FORMAT_KEYS, FORMATS, MAX_SEED, SCALES, TASKS, label_list_problem, unread_setting
 
 # Nothing here imports NumPy or JAX before the arguments are parsed: ``--help``, ``--version``
 # and usage errors answer at once; each command imports what it needs.
@@ -287,16 +287,12 @@ def _at_least(low: int, high: int | None = None):
 
 
 def _labels(text: str) -> list[str]:
-    """``--labels a,b,c``: two or more distinct, non-empty names (a repeated one would be two
-    classes of one name)."""
+    """``--labels a,b,c``: two or more names, by the rule of every list of labels
+    (``ocolearn.names.label_list_problem``)."""
     names = [name.strip() for name in text.split(",")]
-    if len(names) == 1 and names[0]:  # (a classifier tells two or more apart; regression has no labels)
-        raise argparse.ArgumentTypeError(f"{text[:60]!r} names one label; give two or more, comma-separated")
-    for k, name in enumerate(names):
-        if not name:
-            raise argparse.ArgumentTypeError(f"label {k + 1} of {text[:60]!r} is empty")
-        if name in names[:k]:
-            raise argparse.ArgumentTypeError(f"the label {name[:60]!r} is repeated")
+    problem = label_list_problem(names)
+    if problem:
+        raise argparse.ArgumentTypeError(f"{text[:60]!r}: {problem}" + (", comma-separated" if len(names) == 1 else ""))
     return names
 
 

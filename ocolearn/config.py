@@ -24,7 +24,7 @@ import numpy as np
 
 from ocolearn.checks import MAX_ROUNDS
 from ocolearn.learners import Learner
-from ocolearn.names import FORMAT_KEYS, MAX_SEED, SCALES, unread_setting
+from ocolearn.names import FORMAT_KEYS, MAX_SEED, SCALES, label_list_problem, unread_setting
 from ocolearn.parts import ConfigError, Part, fields_of
 
 FORMATS = ("table", "svmlight", "mira", "csv", "text")
@@ -400,6 +400,9 @@ def from_dict(raw: dict, source: str = "<config>") -> Experiment:
         raise ConfigError(f"{source}: 'data.{key}' applies to 'data.format' {formats}, not to {data.format!r}")
     if data.format == "csv" and not data.target:
         raise ConfigError(f"{source}: '[data]' of format 'csv' needs 'target', the column of labels or values")
+    problem = data.labels and label_list_problem(data.labels)
+    if problem:
+        raise ConfigError(f"{source}: 'data.labels': {problem}")
     if data.bits is not None and not 1 <= data.bits <= 30 or data.dim is not None and data.dim < 1:
         raise ConfigError(f"{source}: 'data.bits' must be in 1..30 and 'data.dim' >= 1")
     learner = _build_part(Learner, raw["learner"], "learner", source)

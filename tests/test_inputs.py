@@ -1285,3 +1285,18 @@ def test_svmlight_indices_out_of_order_are_refused_naming_file_line_and_index(tm
     skipped = train(capsys, bad, tmp_path / "m.npz", "--skip-bad")  # (a malformed line like any other)
     assert skipped[0] == 0 and load(tmp_path / "m.npz").settings["skipped_lines"] == 1
 
+
+def test_a_class_list_with_one_number_written_two_ways_is_refused_naming_the_option(tmp_path, capsys):
+    # Before: --labels 0,0.0,1 (or data.labels = ["-1", "-1.0", "1"]) trained three classes with
+    # status 0, one of them never seen: classes match numbers by value, so '0' and '0.0' are one.
+    data = tmp_path / "d.svm"
+    data.write_text("1 1:2\n0 2:1\n1 1:1\n")
+    err = train(capsys, data, tmp_path / "m.npz", "--labels=0,0.0,1")[2]
+    one_line_error(2, err, "--labels", "'0' and '0.0' are one number written two ways")
+    assert train(capsys, data, tmp_path / "m.npz", "--labels=0,1")[0] == 0
+    table = f"name = 'c'\n[learner]\nkind = 'perceptron'\n[data]\nformat = 'svmlight'\nsource = '{data}'\n"
+    for labels, words in (('["-1", "-1.0", "1"]', "'-1' and '-1.0' are one number"), ('["1"]', "names one label")):
+        err = run_config(capsys, tmp_path, table + f"labels = {labels}\n")[2]
+        one_line_error(2, err, "c.toml: 'data.labels'", words)
+    assert run_config(capsys, tmp_path, table + 'labels = ["0", "1"]\n')[0] == 0
+

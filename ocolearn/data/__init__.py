@@ -17,6 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ocolearn.names import number as _number
+
 IRIS_COLUMNS = ("Sepal.Length", "Sepal.Width", "Petal.Length", "Petal.Width")
 
 
@@ -165,17 +167,6 @@ class _Decompressed:
 
     def __exit__(self, *exc):
         self._f.close()
-
-
-def _number(text: str):
-    """``text`` as a float, or None: Python's ``float`` of ASCII text without ``_`` (``float``
-    alone reads ``6_1`` as 61 and full-width digits as digits; no data file means those)."""
-    if not text.isascii() or "_" in text:
-        return None
-    try:
-        return float(text)
-    except ValueError:
-        return None
 
 
 def parse_csv(lines, source: str) -> dict[str, np.ndarray]:
