@@ -98,6 +98,10 @@ def load_examples(experiment: Experiment) -> SparseData:
     return read_examples(experiment.data)
 
 
+TASK_KEY = "data.task"  # what declares the task in a config, as its messages name it
+CONFIG_KEYS = ("learner.", TASK_KEY)  # a config's keys, as its messages name them (``check_learner``)
+
+
 def read_examples(spec: DataSpec) -> SparseData:
     """A ``[data]`` table's examples in memory, through the one reading path: features (dense
     for tables and CSV), and class indices with the sorted label names, or for a regression
@@ -115,7 +119,7 @@ def read_examples(spec: DataSpec) -> SparseData:
         numeric = column.dtype.kind in "fi"
         distinct = sorted(set(names), key=float if numeric else None)
         found = Labels(distinct, numeric, numeric and bool(np.all(np.mod(column, 1) == 0)) if numeric else False)
-        if infer(found, spec.task, spec.source) == "regression":  # float64: the comparators are exact
+        if infer(found, spec.task, spec.source, TASK_KEY) == "regression":  # float64: the comparators are exact
             return SparseData(X, column.astype(np.float64), None, lines)
         y, labels = class_indices(spec.source, names, lines, spec.labels or None, order=float if numeric else None)
         return SparseData(X.astype(np.float32), y, labels, lines)
@@ -135,6 +139,7 @@ def read_examples(spec: DataSpec) -> SparseData:
         target=spec.target,
         task=spec.task,
         order_seed=spec.order_seed if spec.format == "text" else None,
+        task_key=TASK_KEY,
     )
 
 
@@ -142,9 +147,6 @@ def task_of(data: SparseData) -> str:
     if data.labels is None:
         return "regression"
     return "binary" if len(data.labels) == 2 else "multiclass"
-
-
-CONFIG_KEYS = ("learner.", "data.task")  # a config's keys, as its messages name them (``check_learner``)
 
 
 def fit_learner(learner, data: SparseData, where: str, keys=CONFIG_KEYS):

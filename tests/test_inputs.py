@@ -1300,3 +1300,18 @@ def test_a_class_list_with_one_number_written_two_ways_is_refused_naming_the_opt
         one_line_error(2, err, "c.toml: 'data.labels'", words)
     assert run_config(capsys, tmp_path, table + 'labels = ["0", "1"]\n')[0] == 0
 
+
+def test_a_configs_declared_task_is_named_as_its_key_not_as_trains_option(tmp_path, capsys):
+    # Before: "n.csv: --task binary needs exactly two labels": a config has no --task.
+    names = tmp_path / "n.csv"
+    names.write_text("a,y\n1,p\n2,q\n3,r\n")
+    config = f"name = 'c'\n[learner]\nkind = 'ogd'\n[data]\nsource = '{names}'\ntarget = 'y'\n"
+    cases = (("csv", "binary", "needs exactly two labels"), ("csv", "regression", "needs numeric targets"))
+    for fmt, task, words in (*cases, ("table", "regression", "needs numeric targets")):
+        columns = "features = ['a']\n" if fmt == "table" else ""
+        text = config + f"format = '{fmt}'\ntask = '{task}'\n{columns}"
+        line = one_line_error(*run_config(capsys, tmp_path, text)[::2], f"n.csv: data.task = '{task}' {words}")
+        assert "--task" not in line
+    for _, task, words in cases:  # (train's option, as before)
+        err = train(capsys, names, tmp_path / "m.npz", "--format", "csv", "--target", "y", "--task", task)[2]
+        one_line_error(2, err, f"n.csv: --task {task} {words}")
