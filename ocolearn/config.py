@@ -149,11 +149,15 @@ class Experiment:
         return table
 
 
+PLURALS = {float: "numbers", int: "integers", str: "strings"}  # a list's items, as messages name them
+
+
 def _type_name(tp) -> str:
     if typing.get_origin(tp) in (typing.Union, types.UnionType):
-        return " or ".join(_type_name(a) for a in typing.get_args(tp))
+        return ", or ".join(_type_name(a) for a in typing.get_args(tp))
     if typing.get_origin(tp) is list:
-        return f"a list of {_type_name(typing.get_args(tp)[0])}"
+        item = typing.get_args(tp)[0]
+        return f"a list of {PLURALS.get(item) or _type_name(item)}"
     if isinstance(tp, type) and issubclass(tp, Part):
         return f"a {tp.__name__.lower()} ({', '.join(sorted(tp.registry))})"
     return {

@@ -1315,3 +1315,66 @@ def test_a_configs_declared_task_is_named_as_its_key_not_as_trains_option(tmp_pa
     for _, task, words in cases:  # (train's option, as before)
         err = train(capsys, names, tmp_path / "m.npz", "--format", "csv", "--target", "y", "--task", task)[2]
         one_line_error(2, err, f"n.csv: --task {task} {words}")
+    study = tmp_path / "s.toml"  # (a study's data set declares it as its key ``task``)
+    text = (
+        f"name = 's'\n[[datasets]]\nkind = 'file'\nsource = '{names}'\nformat = 'csv'\ntarget = 'y'\ntask = 'binary'\n"
+    )
+    study.write_text(text + "[learners.p]\nkind = 'perceptron'\n")
+    err = call(capsys, "study", study, "--out", tmp_path / "st")[2]
+    one_line_error(2, err, "s.toml: data set 'n': ", "n.csv: task = 'binary' needs exactly two labels")
+
+
+def test_a_folder_given_as_a_data_file_says_it_is_a_folder_and_names_the_text_format(tmp_path, capsys):
+    # Before: "ocolearn: error: docs: Is a directory", the system's words, in train, test and predict.
+    (tmp_path / "docs" / "pos").mkdir(parents=True)
+    data = tmp_path / "d.svm"
+    data.write_text("1 1:2\n-1 2:1\n")
+    say = ("docs: a folder, not a data file", "--format text")
+    for fmt in ("svmlight", "csv", "mira"):
+        target = ("--target", "y") if fmt == "csv" else ()
+        one_line_error(*train(capsys, tmp_path / "docs", tmp_path / "m.npz", "--format", fmt, *target)[::2], *say)
+    assert train(capsys, data, tmp_path / "m.npz")[0] == 0
+    for command in ("test", "predict"):
+        one_line_error(*call(capsys, command, tmp_path / "m.npz", tmp_path / "docs")[::2], *say)
+
+
+@pytest.mark.parametrize("cell", ["inf", "-inf", "1e39"])
+def test_a_regression_target_beyond_float32_names_its_value_not_a_missing_label(tmp_path, capsys, cell):
+    # Before: "r.csv, line 3: no label, or one that is not a finite float32 number", for a
+    # target that is there; a target of 1e39 overflows float32 as a feature does.
+    data = tmp_path / "r.csv"
+    data.write_text(f"a,y\n1,0.5\n2,{cell}\n3,2.5\n")
+    err = call(
+        capsys,
+        "train",
+        "--learner",
+        "ogd",
+        data,
+        "--model",
+        tmp_path / "m.npz",
+        "--format",
+        "csv",
+        "--target",
+        "y",
+        "--task",
+        "regression",
+        "--quiet",
+    )[2]
+    one_line_error(2, err, f"r.csv, line 3: target '{cell}' is not a finite number in float32 (at most 3.403e+38)")
+
+
+def test_a_configs_list_keys_are_named_as_lists_of_strings(tmp_path, capsys):
+    # Before: "'data.features' must be a list of a string", "true or false or a list of a string".
+    base = 'name = "x"\n' + IRIS + '[learner]\nkind = "ogd"\n'
+    cases = (
+        (
+            base.replace('features = ["Sepal.Width", "Petal.Length"]', 'features = "Sepal.Width"'),
+            "must be a list of strings, got 'Sepal.Width'",
+        ),
+        (
+            base.replace("[learner]", 'batch_scale = "yes"\n[learner]'),
+            "must be true or false, or a list of strings, got 'yes'",
+        ),
+    )
+    for text, words in cases:
+        one_line_error(*run_config(capsys, tmp_path, text)[::2], "c.toml: 'data.", words)

@@ -96,6 +96,10 @@ def open_binary(path):
         opened = OPENERS.get(path.suffix, open)(path, "rb")
     except FileNotFoundError:
         raise DataError(f"{path}: no such file") from None
+    except IsADirectoryError:  # (the system's words, "Is a directory", say nothing of --format text)
+        raise DataError(
+            f"{path}: a folder, not a data file (train reads a folder of documents with --format text)"
+        ) from None
     if not opened.seekable():
         opened.close()
         raise DataError(f"{path}: {PIPE}")

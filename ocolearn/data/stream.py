@@ -185,8 +185,13 @@ def targets_of(source: Source, block: Block, start: int = 0, stop: int | None = 
     values = labels.astype(np.float64)
     bad = ~(np.abs(values) <= FLOAT32_MAX)
     if bad.any():
-        line = block.lines[start:stop][np.argmax(bad)]
-        raise DataError(f"{source.path}, line {line}: no label, or one that is not a finite float32 number")
+        first = np.argmax(bad)
+        where = f"{source.path}, line {block.lines[start:stop][first]}"
+        if np.isnan(values[first]):  # (an svmlight line that starts with its first feature)
+            raise DataError(f"{where}: no target, where a regression task needs one (predict needs none)")
+        raise DataError(
+            f"{where}: target {shown(labels[first])} is not a finite number in float32 (at most {FLOAT32_MAX:.4g})"
+        )
     return values.astype(np.float32)
 
 
