@@ -292,7 +292,7 @@ def _labels(text: str) -> list[str]:
     names = [name.strip() for name in text.split(",")]
     problem = label_list_problem(names)
     if problem:
-        raise argparse.ArgumentTypeError(f"{text[:60]!r}: {problem}" + (", comma-separated" if len(names) == 1 else ""))
+        raise argparse.ArgumentTypeError(problem + (", comma-separated" if len(names) == 1 else ""))
     return names
 
 

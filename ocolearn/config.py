@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ocolearn.checks import MAX_ROUNDS
+from ocolearn.data.task import of_listed
 from ocolearn.learners import Learner
 from ocolearn.names import FORMAT_KEYS, MAX_SEED, SCALES, label_list_problem, unread_setting
 from ocolearn.parts import ConfigError, Part, fields_of
@@ -407,6 +408,8 @@ def from_dict(raw: dict, source: str = "<config>") -> Experiment:
     problem = data.labels and label_list_problem(data.labels)
     if problem:
         raise ConfigError(f"{source}: 'data.labels': {problem}")
+    if data.labels:  # (before any data is read: listed classes and the declared task must agree)
+        of_listed(data.labels, data.task, "data.task", source)
     if data.bits is not None and not 1 <= data.bits <= 30 or data.dim is not None and data.dim < 1:
         raise ConfigError(f"{source}: 'data.bits' must be in 1..30 and 'data.dim' >= 1")
     learner = _build_part(Learner, raw["learner"], "learner", source)

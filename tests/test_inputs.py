@@ -148,7 +148,7 @@ def compressed(tmp_path, suffix):
     import gzip
     import lzma
 
-    text = "".join(f"1 1:0.5 2:{i}\n-1 3:1 2:0.{i}\n" for i in range(300)).encode()
+    text = "".join(f"1 1:0.5 2:{i}\n-1 2:0.{i} 3:1\n" for i in range(300)).encode()
     return {".gz": gzip.compress, ".bz2": bz2.compress, ".xz": lzma.compress}[suffix](text)
 
 
@@ -1378,3 +1378,4 @@ def test_a_configs_list_keys_are_named_as_lists_of_strings(tmp_path, capsys):
     )
     for text, words in cases:
         one_line_error(*run_config(capsys, tmp_path, text)[::2], "c.toml: 'data.", words)
+

@@ -153,13 +153,15 @@ def concat(blocks: list[Block]) -> Block:
 
 def class_of(source: Source, block: Block, start: int = 0, stop: int | None = None) -> np.ndarray:
     """int32 class indices of the labels of rows ``start:stop``; a label outside the
-    source's is an error naming its line (the first such name in sorted order, at its first row)."""
+    source's is an error naming its line (the first such row)."""
     distinct, inverse = np.unique(np.asarray(block.labels[start:stop]), return_inverse=True)
     names = label_names(distinct)  # (distinct labels may share a name: 1 and 1.0000001 are both "1")
     find = class_lookup(source.labels)
     known = {name: find(name) for name in set(names.tolist())}
-    for name in sorted(name for name, k in known.items() if k is None):
-        line = block.lines[start:stop][np.argmax(np.isin(inverse, np.flatnonzero(names == name)))]
+    unknown = [name for name, k in known.items() if k is None]
+    if unknown:
+        first = int(np.argmax(np.isin(names[inverse.reshape(-1)], unknown)))
+        name, line = names[inverse.reshape(-1)][first], block.lines[start:stop][first]
         where, labels = f"{source.path}, {reader_of(source).unit} {line}", list(source.labels)
         if name in ("nan", ""):
             raise DataError(

@@ -70,6 +70,21 @@ def infer(labels: Labels, declared: str = "", where: str = "the data", key: str 
     return "binary" if len(labels.names) == 2 else "multiclass"
 
 
+def of_listed(names, declared: str = "", key: str = "--task", where: str = "the data") -> str:
+    """The task of classes a user listed (``--labels``, ``data.labels``: the classes, whatever
+    labels the data holds, each checked as it is read): ``declared`` if it fits them, else
+    binary for two, multiclass for more. Listed classes with a declared regression task would
+    be ignored, and are refused with it."""
+    listing = key.replace("task", "labels")  # (the same door's key: --labels, data.labels, a study's labels)
+    if declared == "regression":
+        raise DataError(
+            f"{where}: {listing} lists classes, but {declaring(key, 'regression')} has none; leave out one of them"
+        )
+    if declared == "binary" and len(names) != 2:
+        raise DataError(f"{where}: {declaring(key, 'binary')} needs exactly two labels; {listing} lists {len(names)}")
+    return declared or ("binary" if len(names) == 2 else "multiclass")
+
+
 def _written_alike(names, where: str) -> None:
     """Classes named by numbers: one number written two ways (``1`` and ``1.0``, ``01``, ``+1``)
     would be two classes, an error naming both (svmlight labels are numbers already: one name)."""
