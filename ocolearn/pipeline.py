@@ -28,7 +28,7 @@ from ocolearn.config import ConfigError, _build_part, apply_overrides
 from ocolearn.data import DataError
 from ocolearn.data.sparse_text import DEFAULT_BITS, SparseData
 from ocolearn.data.stream import Source, chunks, prefetched, reader_of, scan
-from ocolearn.data.task import declaring, infer
+from ocolearn.data.task import declaring, infer, of_listed
 from ocolearn.data.textdirs import document_names
 from ocolearn.features import Sparse
 from ocolearn.learners import Learner
@@ -252,13 +252,13 @@ def prepare(source: Source, task: str = "", key: str = "--task") -> tuple[Source
     """The source with its labels, dimension and task filled in, and the ``Scan`` of the first
     pass that found them (None when nothing was to be found: a known dimension with given
     labels, a classification task, or with a declared regression task). ``key`` declared the
-    task (``ocolearn.data.task.infer``)."""
+    task (``ocolearn.data.task.infer``); listed labels are the classes (``of_listed``)."""
+    if source.labels:
+        task = of_listed(source.labels, task, key, source.path)
     if source.dim and not reader_of(source).dense and (source.labels or task == "regression"):
-        task = task or ("binary" if len(source.labels) == 2 else "multiclass")
-        labels = () if task == "regression" else source.labels
-        return source._replace(labels=labels, task=task), task, None
+        return source._replace(task=task), task, None
     found = scan(source)
-    task = infer(found.labels, task, source.path, key)
+    task = task if source.labels else infer(found.labels, task, source.path, key)
     labels = () if task == "regression" else tuple(source.labels or found.labels.names)
     source = source._replace(labels=labels, dim=source.dim or found.dim, width=found.width, task=task)
     if source.dim < 1:  # (labels alone, or only features that hash to nothing: a model of no features)

@@ -1379,3 +1379,24 @@ def test_a_configs_list_keys_are_named_as_lists_of_strings(tmp_path, capsys):
     for text, words in cases:
         one_line_error(*run_config(capsys, tmp_path, text)[::2], "c.toml: 'data.", words)
 
+
+def test_listed_labels_are_the_classes_and_must_agree_with_the_declared_task(tmp_path, capsys):
+    # Before: --labels with --task regression (or with real-valued targets, inferred regression)
+    # was ignored with status 0; --labels=-1,1,2 --task binary said "a binary learner needs exactly
+    # two labels, the data has 3", naming no option; a label outside --labels was the first one in
+    # sorted order ('3.3', line 5), not the first in the file (line 3).
+    data, real = tmp_path / "d.svm", tmp_path / "r.csv"
+    data.write_text("1 1:2\n-1 2:1\n1 1:1\n")
+    real.write_text("a,y\n1,3.5\n2,4.1\n3,4.4\n4,3.3\n")
+    err = train(capsys, data, tmp_path / "m.npz", "--labels=-1,1,2", "--task", "binary")[2]
+    one_line_error(2, err, "d.svm: --task binary needs exactly two labels; --labels lists 3")
+    options = ("--labels=-1,1", "--task", "regression", "--quiet")
+    err = call(capsys, "train", "--learner", "ogd", data, "--model", tmp_path / "m.npz", *options)[2]
+    one_line_error(2, err, "d.svm: --labels lists classes, but --task regression has none")
+    options = ("--format", "csv", "--target", "y", "--labels=3.5,4.1", "--quiet")
+    err = call(capsys, "train", "--learner", "ogd", real, "--model", tmp_path / "m.npz", *options)[2]
+    one_line_error(2, err, "r.csv, line 4: label '4.4' is not one of the model's labels ['3.5', '4.1']")
+    assert not (tmp_path / "m.npz").exists()
+    table = f"name = 'c'\n[learner]\nkind = 'ogd'\n[data]\nformat = 'svmlight'\nsource = '{data}'\n"
+    err = run_config(capsys, tmp_path, table + "labels = ['-1', '1']\ntask = 'regression'\n")[2]
+    one_line_error(2, err, "c.toml: data.labels lists classes, but data.task = 'regression' has none")
