@@ -31,6 +31,7 @@ a progress line and closes with a short report (``ocolearn.progress``). ``--help
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
 import sys
 import warnings
@@ -270,6 +271,13 @@ class _Parser(argparse.ArgumentParser):
     """Usage errors as one line ``ocolearn: error: ...``, exit status 2."""
 
     def error(self, message):
+        if message.startswith("unrecognized arguments: "):  # (a misspelt option: name the one meant)
+            options = {o for a in self._actions for o in a.option_strings}
+            for sub in (a for a in self._actions if isinstance(a, argparse._SubParsersAction)):
+                options |= {o for command in sub.choices.values() for a in command._actions for o in a.option_strings}
+            given = [word.split("=", 1)[0] for word in message.split(": ", 1)[1].split() if word.startswith("--")]
+            close = [(word, difflib.get_close_matches(word, sorted(options), n=1)) for word in given]
+            message += "".join(f" ({word}: did you mean {match[0]}?)" for word, match in close if match)[:1000]
         self.exit(2, f"ocolearn: error: {message}\n")
 
 

@@ -155,7 +155,8 @@ PLURALS = {float: "numbers", int: "integers", str: "strings"}  # a list's items,
 
 def _type_name(tp) -> str:
     if typing.get_origin(tp) in (typing.Union, types.UnionType):
-        return ", or ".join(_type_name(a) for a in typing.get_args(tp))
+        names = [_type_name(a) for a in typing.get_args(tp)]
+        return (", or " if any(" or " in name for name in names) else " or ").join(names)  # (true or false, or ...)
     if typing.get_origin(tp) is list:
         item = typing.get_args(tp)[0]
         return f"a list of {PLURALS.get(item) or _type_name(item)}"
@@ -186,16 +187,18 @@ def _fits(value, tp) -> bool:
     return isinstance(value, tp)
 
 
-def _unknown(key, where, valid, source):
-    close = difflib.get_close_matches(key, valid, n=1)
+def _unknown(key, where, valid, source, deeper=()):
+    """The error for an unknown ``key``: the valid key it is closest to, else the key of a part
+    inside of that name (``eta`` given to OGD: ``schedule.eta``; ``deeper``: those keys)."""
+    close = difflib.get_close_matches(key, valid, n=1) or [k for k in deeper if k.rsplit(".", 1)[-1] == key][:1]
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     return ConfigError(f"{source}: unknown key '{where}{key}'{hint}; valid keys: {', '.join(valid)}")
 
 
-def _check_keys(table: dict, valid, where: str, source: str):
+def _check_keys(table: dict, valid, where: str, source: str, deeper=()):
     for key in table:
         if key not in valid:
-            raise _unknown(key, where, list(valid), source)
+            raise _unknown(key, where, list(valid), source, deeper)
 
 
 def _is_part(tp) -> bool:
@@ -230,7 +233,10 @@ def _build_part(family: type, value, where: str, source: str):
         raise ConfigError(f"{source}: '{where}.kind' = {kind!r} takes a Python callable and cannot come from a file")
     # Numbers, names, switches and parts come from files; other fields keep their defaults.
     fields = {n: f for n, f in fields_of(cls).items() if _from_file(hints[n])}
-    _check_keys(table, ["kind", *fields], f"{where}.", source)
+    parts = {n: type(f.default) for n, f in fields.items() if isinstance(f.default, Part)}
+    _check_keys(
+        table, ["kind", *fields], f"{where}.", source, [f"{n}.{k}" for n, c in parts.items() for k in fields_of(c)]
+    )
     kwargs = {}
     for name in fields:
         if name not in table:

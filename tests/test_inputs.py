@@ -1400,3 +1400,23 @@ def test_listed_labels_are_the_classes_and_must_agree_with_the_declared_task(tmp
     table = f"name = 'c'\n[learner]\nkind = 'ogd'\n[data]\nformat = 'svmlight'\nsource = '{data}'\n"
     err = run_config(capsys, tmp_path, table + "labels = ['-1', '1']\ntask = 'regression'\n")[2]
     one_line_error(2, err, "c.toml: data.labels lists classes, but data.task = 'regression' has none")
+
+
+def test_a_misspelt_option_or_a_part_key_one_level_up_names_the_one_meant(tmp_path, capsys):
+    # Before: "unrecognized arguments: --pases 3", and "--set eta=1" to OGD "unknown key
+    # 'learner.eta'; valid keys: kind, loss, schedule, projection, intercept", no hint of either.
+    data = tmp_path / "d.svm"
+    data.write_text("1 1:2\n-1 2:1\n")
+    err = train(capsys, data, tmp_path / "m.npz", "--pases=3", "--sede", "2")[2]
+    one_line_error(2, err, "unrecognized arguments: --pases=3 --sede 2", "(--pases: did you mean --passes?)", "--seed?")
+    assert "did you mean" not in train(capsys, data, tmp_path / "m.npz", "--zzzzzz")[2]
+    err = call(capsys, "train", "--learner", "ogd", "--set", "eta=1", data, "--model", tmp_path / "m.npz")[2]
+    one_line_error(2, err, "--set: unknown key 'learner.eta' (did you mean 'schedule.eta'?)")
+    assert (
+        call(capsys, "train", "--learner", "ogd", "--set", "schedule.eta=1", data, "--model", tmp_path / "m.npz")[0]
+        == 0
+    )
+    config = f"name = 'c'\n[learner]\nkind = 'ogd'\neta = 0.1\n[data]\nformat = 'svmlight'\nsource = '{data}'\n"
+    one_line_error(
+        *run_config(capsys, tmp_path, config)[::2], "c.toml: unknown key 'learner.eta' (did you mean 'schedule.eta'?)"
+    )
