@@ -1420,3 +1420,18 @@ def test_a_misspelt_option_or_a_part_key_one_level_up_names_the_one_meant(tmp_pa
     one_line_error(
         *run_config(capsys, tmp_path, config)[::2], "c.toml: unknown key 'learner.eta' (did you mean 'schedule.eta'?)"
     )
+
+
+def test_a_document_that_is_not_utf8_is_an_error_naming_it_not_read_with_words_replaced(tmp_path, capsys):
+    # Before: a Latin-1 document's "café" was read as "caf" (its byte replaced by U+FFFD, no
+    # word) with status 0, where every other reader says "not UTF-8 text".
+    for label, text in (("pos", "un bon café\n".encode("latin-1")), ("neg", b"awful film\n")):
+        (tmp_path / "docs" / label).mkdir(parents=True)
+        (tmp_path / "docs" / label / "a.txt").write_bytes(b"fine words\n" + text)
+    say = "a.txt, line 2: not UTF-8 text"
+    err = train(capsys, tmp_path / "docs", tmp_path / "m.npz", "--format", "text")[2]
+    one_line_error(2, err, str(tmp_path / "docs" / "pos" / "a.txt"), say)
+    (tmp_path / "docs" / "pos" / "a.txt").write_text("fine words\nun bon café\n")  # (UTF-8: read)
+    assert train(capsys, tmp_path / "docs", tmp_path / "m.npz", "--format", "text")[0] == 0
+    (tmp_path / "d.txt").write_bytes("café\n".encode("latin-1"))
+    one_line_error(*call(capsys, "predict", tmp_path / "m.npz", tmp_path / "d.txt")[::2], "d.txt, line 1: not UTF-8")
