@@ -294,6 +294,8 @@ def _build_sweep(table, learner, source: str) -> SweepSpec:
     if not isinstance(values, dict) or not values:
         raise ConfigError(f"{source}: '[sweep.values]' must name at least one learner key and its values")
     valid = ["learner." + p for p in leaf_paths(learner)]
+    if not valid:  # (else "unknown key ...; valid keys: ", an empty list)
+        raise ConfigError(f"{source}: '[sweep]': learner {learner.name!r} has no numbers to sweep; run it with 'run'")
     for key in values:
         if key not in valid and _names_a_field(learner, key.removeprefix("learner.")):
             raise ConfigError(

@@ -1435,3 +1435,16 @@ def test_a_document_that_is_not_utf8_is_an_error_naming_it_not_read_with_words_r
     assert train(capsys, tmp_path / "docs", tmp_path / "m.npz", "--format", "text")[0] == 0
     (tmp_path / "d.txt").write_bytes("café\n".encode("latin-1"))
     one_line_error(*call(capsys, "predict", tmp_path / "m.npz", tmp_path / "d.txt")[::2], "d.txt, line 1: not UTF-8")
+
+
+def test_a_csv_header_alone_and_a_sweep_of_a_learner_without_numbers_say_what_is_missing(tmp_path, capsys):
+    # Before: "h.csv: no examples (every line is blank, a comment or skipped)", for a CSV file
+    # (no comments) of a header alone; a sweep of the Perceptron, which has no numbers, "unknown key
+    # 'sweep.values.learner.a'; valid keys: " (an empty list).
+    data = tmp_path / "h.csv"
+    data.write_text("a,b,y\n")
+    err = train(capsys, data, tmp_path / "m.npz", "--format", "csv", "--target", "y")[2]
+    one_line_error(2, err, "h.csv: no examples (no rows after the header line)")
+    config = 'name = "x"\n' + IRIS + '[learner]\nkind = "perceptron"\n[sweep]\nvalues = { "learner.a" = [1, 2] }\n'
+    err = run_config(capsys, tmp_path, config, "sweep")[2]
+    one_line_error(2, err, "c.toml: '[sweep]': learner 'perceptron' has no numbers to sweep")

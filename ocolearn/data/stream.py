@@ -390,8 +390,9 @@ def scan(source: Source) -> Scan:
                 int(block.lines[np.searchsorted(block.indptr, at, side="right") - 1]),
             )
         width = max(width, _width(block))
-    if not rows:
-        raise DataError(f"{source.path}: no examples (every line is blank, a comment or skipped)")
+    if not rows:  # (a CSV file has no comments: its header alone is the common case)
+        why = "no rows after the header line" if source.format == "csv" else "every line is blank or a comment"
+        raise DataError(f"{source.path}: no examples ({why}{', or skipped' if source.skip_bad else ''})")
     numeric = all(_is_number(n) for n in names)
     integral = numeric and all(float(n).is_integer() for n in names)
     more = len(names) > MAX_LABELS
