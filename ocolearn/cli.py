@@ -270,7 +270,14 @@ def _export(args) -> int:
 class _Parser(argparse.ArgumentParser):
     """Usage errors as one line ``ocolearn: error: ...``, exit status 2."""
 
+    def parse_args(self, args=None, namespace=None):
+        self.given = list(sys.argv[1:] if args is None else args)
+        return super().parse_args(args, namespace)
+
     def error(self, message):
+        unknown = [w for w in getattr(self, "given", ()) if w.startswith("-") and w not in self._option_string_actions]
+        if message.endswith("required: command") and unknown:  # (``ocolearn --verison``: the option is the error)
+            message = f"unrecognized arguments: {' '.join(unknown)}"
         if message.startswith("unrecognized arguments: "):  # (a misspelt option: name the one meant)
             options = {o for a in self._actions for o in a.option_strings}
             for sub in (a for a in self._actions if isinstance(a, argparse._SubParsersAction)):

@@ -1410,6 +1410,10 @@ def test_a_misspelt_option_or_a_part_key_one_level_up_names_the_one_meant(tmp_pa
     err = train(capsys, data, tmp_path / "m.npz", "--pases=3", "--sede", "2")[2]
     one_line_error(2, err, "unrecognized arguments: --pases=3 --sede 2", "(--pases: did you mean --passes?)", "--seed?")
     assert "did you mean" not in train(capsys, data, tmp_path / "m.npz", "--zzzzzz")[2]
+    # (before the command: was "the following arguments are required: command")
+    one_line_error(
+        *call(capsys, "--verison")[::2], "unrecognized arguments: --verison (--verison: did you mean --version?)"
+    )
     err = call(capsys, "train", "--learner", "ogd", "--set", "eta=1", data, "--model", tmp_path / "m.npz")[2]
     one_line_error(2, err, "--set: unknown key 'learner.eta' (did you mean 'schedule.eta'?)")
     assert (
