@@ -1452,3 +1452,25 @@ def test_a_csv_header_alone_and_a_sweep_of_a_learner_without_numbers_say_what_is
     config = 'name = "x"\n' + IRIS + '[learner]\nkind = "perceptron"\n[sweep]\nvalues = { "learner.a" = [1, 2] }\n'
     err = run_config(capsys, tmp_path, config, "sweep")[2]
     one_line_error(2, err, "c.toml: '[sweep]': learner 'perceptron' has no numbers to sweep")
+
+
+@pytest.mark.parametrize(
+    "rows, line",
+    [
+        ('1,"big\ncat"\n2,dog\n3,"big\ncat"\n', 2),  # a line break in quotes: was the class 'bigcat'
+        ('1,cat\n2,dog\n3,"dog\n', 4),  # a quote left open on the last line: was the class 'dog'
+        ('1,cat\n2,"dog"s\n3,cat\n', 3),  # text after a closing quote: was the class 'dogs'
+    ],
+)
+def test_a_csv_row_that_is_not_one_line_of_csv_is_refused_naming_its_line(tmp_path, capsys, rows, line):
+    # Before: each was read with status 0, the label changed: the rows are cut into lines (and
+    # into blocks at line ends), so a quoted line break lost its newline and numbered lines wrongly.
+    data = tmp_path / "q.csv"
+    data.write_text("a,y\n" + rows)
+    err = train(capsys, data, tmp_path / "m.npz", "--format", "csv", "--target", "y")[2]
+    one_line_error(2, err, f"q.csv, line {line}: ")
+    with pytest.raises(DataError, match=f"q.csv, line {line}: "):
+        read_csv(data)
+    data.write_text('a,y\n1,"big, black cat"\n2,dog\n')  # (quotes within a line: read)
+    assert train(capsys, data, tmp_path / "m.npz", "--format", "csv", "--target", "y")[0] == 0
+    assert load(tmp_path / "m.npz").labels == ["big, black cat", "dog"]
