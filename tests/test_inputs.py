@@ -1474,3 +1474,25 @@ def test_a_csv_row_that_is_not_one_line_of_csv_is_refused_naming_its_line(tmp_pa
     data.write_text('a,y\n1,"big, black cat"\n2,dog\n')  # (quotes within a line: read)
     assert train(capsys, data, tmp_path / "m.npz", "--format", "csv", "--target", "y")[0] == 0
     assert load(tmp_path / "m.npz").labels == ["big, black cat", "dog"]
+
+
+def test_an_output_that_is_a_device_or_a_pipe_is_refused_and_a_link_is_written_through(tmp_path, capsys):
+    # Before: --model /dev/null (or predict --out /dev/stdout) "wrote /dev/null" with status 0: the
+    # atomic write's rename put a plain file in the device's place (as root, /dev/null itself); a
+    # link to a file was replaced by a file, the file it points to left as it was.
+    data = tmp_path / "d.svm"
+    data.write_text("1 1:2\n-1 2:1\n")
+    device, fifo, link, real = tmp_path / "null", tmp_path / "fifo", tmp_path / "link.txt", tmp_path / "real.txt"
+    device.symlink_to(os.devnull)  # (a link in our folder: a failing fix replaces the link, not the device)
+    os.mkfifo(fifo)
+    say = "is a device, a pipe or a socket, not a file"
+    one_line_error(*train(capsys, data, device)[::2], f"{device}: {say}")
+    assert train(capsys, data, tmp_path / "m.npz")[0] == 0
+    for out in (device, fifo):
+        one_line_error(*call(capsys, "predict", tmp_path / "m.npz", data, "--out", out)[::2], f"{out}: {say}")
+    assert device.is_symlink() and fifo.is_fifo() and os.path.exists(os.devnull)
+    real.write_text("old\n")
+    link.symlink_to(real)
+    status, out, _ = call(capsys, "predict", tmp_path / "m.npz", data)
+    assert call(capsys, "predict", tmp_path / "m.npz", data, "--out", link)[0] == 0 == status
+    assert link.is_symlink() and real.read_text() == out
