@@ -1496,3 +1496,11 @@ def test_an_output_that_is_a_device_or_a_pipe_is_refused_and_a_link_is_written_t
     status, out, _ = call(capsys, "predict", tmp_path / "m.npz", data)
     assert call(capsys, "predict", tmp_path / "m.npz", data, "--out", link)[0] == 0 == status
     assert link.is_symlink() and real.read_text() == out
+
+
+def test_an_index_0_in_a_one_based_file_names_the_option_that_reads_it(tmp_path, capsys):
+    # Before: "index 0 in a file read as 1-based (read it as zero-based)", naming no option.
+    data = tmp_path / "z.svm"
+    data.write_text("1 0:1 2:1\n-1 1:1\n")
+    one_line_error(*train(capsys, data, tmp_path / "m.npz")[::2], "z.svm, line 1: index 0", "--zero-based")
+    assert train(capsys, data, tmp_path / "m.npz", "--zero-based")[0] == 0
