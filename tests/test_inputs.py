@@ -1504,3 +1504,21 @@ def test_an_index_0_in_a_one_based_file_names_the_option_that_reads_it(tmp_path,
     data.write_text("1 0:1 2:1\n-1 1:1\n")
     one_line_error(*train(capsys, data, tmp_path / "m.npz")[::2], "z.svm, line 1: index 0", "--zero-based")
     assert train(capsys, data, tmp_path / "m.npz", "--zero-based")[0] == 0
+
+
+@pytest.mark.parametrize("fmt", ["svmlight", "text"])
+def test_a_dash_for_the_standard_input_says_a_file_is_needed(tmp_path, capsys, fmt):
+    # Before: "-: no such file" (and "-: no such file or folder" for a text model), as if a file
+    # named - were missing; the standard input cannot be read twice.
+    data = tmp_path / "d"
+    if fmt == "text":
+        for label in ("pos", "neg"):
+            (data / label).mkdir(parents=True)
+            (data / label / "a.txt").write_text(f"{label} words\n")
+    else:
+        data.write_text("1 1:2\n-1 2:1\n")
+    assert train(capsys, data, tmp_path / "m.npz", "--format", fmt)[0] == 0
+    for command in ("predict", "test"):
+        err = call(capsys, command, tmp_path / "m.npz", "-")[2]
+        one_line_error(2, err, "-: the standard input, but ocolearn needs a data file it can seek in")
+    one_line_error(*train(capsys, "-", tmp_path / "m.npz")[::2], "-: the standard input")

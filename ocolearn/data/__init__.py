@@ -92,6 +92,7 @@ def open_binary(path):
     """The file opened for reading bytes, decompressed by its suffix (.gz, .bz2, .xz). A
     compressed file that is cut short or corrupt is an error naming it (``_Decompressed``)."""
     path = Path(path)
+    not_standard_input(path)
     try:
         opened = OPENERS.get(path.suffix, open)(path, "rb")
     except FileNotFoundError:
@@ -128,10 +129,15 @@ def skip_bom(f) -> int:
 
 # Every command seeks in a data file: train reads it more than once (a first pass finds its
 # width, labels and task) and resumes from offsets, and each command peeks at its first bytes.
-PIPE = (
-    "a pipe, but ocolearn needs a data file it can seek in (it reads files more than once and resumes "
-    "from offsets); save the pipe to a file first"
-)
+def not_standard_input(path) -> None:
+    """Refuse ``-``, the commands' usual name for the standard input (a file here named ``-``
+    would be ``./-``): it is read once, from its start."""
+    if str(path) == "-":
+        raise DataError(f"-: the standard input, but {SEEKABLE}; save it to a file first")
+
+
+SEEKABLE = "ocolearn needs a data file it can seek in (it reads files more than once and resumes from offsets)"
+PIPE = f"a pipe, but {SEEKABLE}; save the pipe to a file first"
 
 
 class _Decompressed:
