@@ -1287,8 +1287,9 @@ def test_svmlight_indices_out_of_order_are_refused_naming_file_line_and_index(tm
 
 
 def test_a_class_list_with_one_number_written_two_ways_is_refused_naming_the_option(tmp_path, capsys):
-    # Before: --labels 0,0.0,1 (or data.labels = ["-1", "-1.0", "1"]) trained three classes with
-    # status 0, one of them never seen: classes match numbers by value, so '0' and '0.0' are one.
+    # Before: --labels=0,0.0,1 said "a binary learner needs exactly two labels, the data has 3",
+    # naming no option; with --task multiclass, or as a config's data.labels, it trained three
+    # classes with status 0, one no row reaches: classes match numbers by value, '0' and '0.0' are one.
     data = tmp_path / "d.svm"
     data.write_text("1 1:2\n0 2:1\n1 1:1\n")
     err = train(capsys, data, tmp_path / "m.npz", "--labels=0,0.0,1")[2]
