@@ -1345,22 +1345,8 @@ def test_a_regression_target_beyond_float32_names_its_value_not_a_missing_label(
     # target that is there; a target of 1e39 overflows float32 as a feature does.
     data = tmp_path / "r.csv"
     data.write_text(f"a,y\n1,0.5\n2,{cell}\n3,2.5\n")
-    err = call(
-        capsys,
-        "train",
-        "--learner",
-        "ogd",
-        data,
-        "--model",
-        tmp_path / "m.npz",
-        "--format",
-        "csv",
-        "--target",
-        "y",
-        "--task",
-        "regression",
-        "--quiet",
-    )[2]
+    options = ("--format", "csv", "--target", "y", "--task", "regression", "--quiet")
+    err = call(capsys, "train", "--learner", "ogd", data, "--model", tmp_path / "m.npz", *options)[2]
     one_line_error(2, err, f"r.csv, line 3: target '{cell}' is not a finite number in float32 (at most 3.403e+38)")
 
 
