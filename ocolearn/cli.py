@@ -31,13 +31,14 @@ a progress line and closes with a short report (``ocolearn.progress``). ``--help
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
 import sys
 import warnings
 from pathlib import Path
 
 import ocolearn  # first: sets XLA's CPU flags before JAX starts (and imports no JAX itself)
-from ocolearn.names import FORMAT_KEYS, FORMATS, MAX_SEED, SCALES, TASKS, unread_setting
+from ocolearn.names import FORMAT_KEYS, FORMATS, MAX_SEED, SCALES, TASKS, label_list_problem, unread_setting
 
 # Nothing here imports NumPy or JAX before the arguments are parsed: ``--help``, ``--version``
 # and usage errors answer at once; each command imports what it needs.
@@ -269,7 +270,21 @@ def _export(args) -> int:
 class _Parser(argparse.ArgumentParser):
     """Usage errors as one line ``ocolearn: error: ...``, exit status 2."""
 
+    def parse_args(self, args=None, namespace=None):
+        self.given = list(sys.argv[1:] if args is None else args)
+        return super().parse_args(args, namespace)
+
     def error(self, message):
+        unknown = [w for w in getattr(self, "given", ()) if w.startswith("-") and w not in self._option_string_actions]
+        if message.endswith("required: command") and unknown:  # (``ocolearn --verison``: the option is the error)
+            message = f"unrecognized arguments: {' '.join(unknown)}"
+        if message.startswith("unrecognized arguments: "):  # (a misspelt option: name the one meant)
+            options = {o for a in self._actions for o in a.option_strings}
+            for sub in (a for a in self._actions if isinstance(a, argparse._SubParsersAction)):
+                options |= {o for command in sub.choices.values() for a in command._actions for o in a.option_strings}
+            given = [word.split("=", 1)[0] for word in message.split(": ", 1)[1].split() if word.startswith("--")]
+            close = [(word, difflib.get_close_matches(word, sorted(options), n=1)) for word in given]
+            message += "".join(f" ({word}: did you mean {match[0]}?)" for word, match in close if match)[:1000]
         self.exit(2, f"ocolearn: error: {message}\n")
 
 
@@ -287,16 +302,12 @@ def _at_least(low: int, high: int | None = None):
 
 
 def _labels(text: str) -> list[str]:
-    """``--labels a,b,c``: two or more distinct, non-empty names (a repeated one would be two
-    classes of one name)."""
+    """``--labels a,b,c``: two or more names, by the rule of every list of labels
+    (``ocolearn.names.label_list_problem``)."""
     names = [name.strip() for name in text.split(",")]
-    if len(names) == 1 and names[0]:  # (a classifier tells two or more apart; regression has no labels)
-        raise argparse.ArgumentTypeError(f"{text[:60]!r} names one label; give two or more, comma-separated")
-    for k, name in enumerate(names):
-        if not name:
-            raise argparse.ArgumentTypeError(f"label {k + 1} of {text[:60]!r} is empty")
-        if name in names[:k]:
-            raise argparse.ArgumentTypeError(f"the label {name[:60]!r} is repeated")
+    problem = label_list_problem(names)
+    if problem:
+        raise argparse.ArgumentTypeError(problem + (", comma-separated" if len(names) == 1 else ""))
     return names
 
 

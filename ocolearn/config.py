@@ -23,8 +23,9 @@ from typing import Any
 import numpy as np
 
 from ocolearn.checks import MAX_ROUNDS
+from ocolearn.data.task import of_listed
 from ocolearn.learners import Learner
-from ocolearn.names import FORMAT_KEYS, MAX_SEED, SCALES, unread_setting
+from ocolearn.names import FORMAT_KEYS, MAX_SEED, SCALES, label_list_problem, unread_setting
 from ocolearn.parts import ConfigError, Part, fields_of
 
 FORMATS = ("table", "svmlight", "mira", "csv", "text")
@@ -149,11 +150,16 @@ class Experiment:
         return table
 
 
+PLURALS = {float: "numbers", int: "integers", str: "strings"}  # a list's items, as messages name them
+
+
 def _type_name(tp) -> str:
     if typing.get_origin(tp) in (typing.Union, types.UnionType):
-        return " or ".join(_type_name(a) for a in typing.get_args(tp))
+        names = [_type_name(a) for a in typing.get_args(tp)]
+        return (", or " if any(" or " in name for name in names) else " or ").join(names)  # (true or false, or ...)
     if typing.get_origin(tp) is list:
-        return f"a list of {_type_name(typing.get_args(tp)[0])}"
+        item = typing.get_args(tp)[0]
+        return f"a list of {PLURALS.get(item) or _type_name(item)}"
     if isinstance(tp, type) and issubclass(tp, Part):
         return f"a {tp.__name__.lower()} ({', '.join(sorted(tp.registry))})"
     return {
@@ -181,16 +187,18 @@ def _fits(value, tp) -> bool:
     return isinstance(value, tp)
 
 
-def _unknown(key, where, valid, source):
-    close = difflib.get_close_matches(key, valid, n=1)
+def _unknown(key, where, valid, source, deeper=()):
+    """The error for an unknown ``key``: the valid key it is closest to, else the key of a part
+    inside of that name (``eta`` given to OGD: ``schedule.eta``; ``deeper``: those keys)."""
+    close = difflib.get_close_matches(key, valid, n=1) or [k for k in deeper if k.rsplit(".", 1)[-1] == key][:1]
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     return ConfigError(f"{source}: unknown key '{where}{key}'{hint}; valid keys: {', '.join(valid)}")
 
 
-def _check_keys(table: dict, valid, where: str, source: str):
+def _check_keys(table: dict, valid, where: str, source: str, deeper=()):
     for key in table:
         if key not in valid:
-            raise _unknown(key, where, list(valid), source)
+            raise _unknown(key, where, list(valid), source, deeper)
 
 
 def _is_part(tp) -> bool:
@@ -225,7 +233,10 @@ def _build_part(family: type, value, where: str, source: str):
         raise ConfigError(f"{source}: '{where}.kind' = {kind!r} takes a Python callable and cannot come from a file")
     # Numbers, names, switches and parts come from files; other fields keep their defaults.
     fields = {n: f for n, f in fields_of(cls).items() if _from_file(hints[n])}
-    _check_keys(table, ["kind", *fields], f"{where}.", source)
+    parts = {n: type(f.default) for n, f in fields.items() if isinstance(f.default, Part)}
+    _check_keys(
+        table, ["kind", *fields], f"{where}.", source, [f"{n}.{k}" for n, c in parts.items() for k in fields_of(c)]
+    )
     kwargs = {}
     for name in fields:
         if name not in table:
@@ -283,6 +294,8 @@ def _build_sweep(table, learner, source: str) -> SweepSpec:
     if not isinstance(values, dict) or not values:
         raise ConfigError(f"{source}: '[sweep.values]' must name at least one learner key and its values")
     valid = ["learner." + p for p in leaf_paths(learner)]
+    if not valid:  # (else "unknown key ...; valid keys: ", an empty list)
+        raise ConfigError(f"{source}: '[sweep]': learner {learner.name!r} has no numbers to sweep; run it with 'run'")
     for key in values:
         if key not in valid and _names_a_field(learner, key.removeprefix("learner.")):
             raise ConfigError(
@@ -400,6 +413,11 @@ def from_dict(raw: dict, source: str = "<config>") -> Experiment:
         raise ConfigError(f"{source}: 'data.{key}' applies to 'data.format' {formats}, not to {data.format!r}")
     if data.format == "csv" and not data.target:
         raise ConfigError(f"{source}: '[data]' of format 'csv' needs 'target', the column of labels or values")
+    problem = data.labels and label_list_problem(data.labels)
+    if problem:
+        raise ConfigError(f"{source}: 'data.labels': {problem}")
+    if data.labels:  # (before any data is read: listed classes and the declared task must agree)
+        of_listed(data.labels, data.task, "data.task", source)
     if data.bits is not None and not 1 <= data.bits <= 30 or data.dim is not None and data.dim < 1:
         raise ConfigError(f"{source}: 'data.bits' must be in 1..30 and 'data.dim' >= 1")
     learner = _build_part(Learner, raw["learner"], "learner", source)

@@ -98,11 +98,16 @@ def load_examples(experiment: Experiment) -> SparseData:
     return read_examples(experiment.data)
 
 
-def read_examples(spec: DataSpec) -> SparseData:
+TASK_KEY = "data.task"  # what declares the task in a config, as its messages name it
+CONFIG_KEYS = ("learner.", TASK_KEY)  # a config's keys, as its messages name them (``check_learner``)
+
+
+def read_examples(spec: DataSpec, task_key: str = TASK_KEY) -> SparseData:
     """A ``[data]`` table's examples in memory, through the one reading path: features (dense
     for tables and CSV), and class indices with the sorted label names, or for a regression
     task (declared or inferred, ``ocolearn.data.task``) the target values with labels None.
-    Documents of a text folder come in the order shuffled once by ``data.order_seed``."""
+    Documents of a text folder come in the order shuffled once by ``data.order_seed``;
+    ``task_key`` is the key that declares the task, as messages name it."""
     if spec.format == "table":
         table = _batch_scaled(spec)
         X = datasets.feature_matrix(table, spec.features, False, spec.source)
@@ -115,7 +120,7 @@ def read_examples(spec: DataSpec) -> SparseData:
         numeric = column.dtype.kind in "fi"
         distinct = sorted(set(names), key=float if numeric else None)
         found = Labels(distinct, numeric, numeric and bool(np.all(np.mod(column, 1) == 0)) if numeric else False)
-        if infer(found, spec.task, spec.source) == "regression":  # float64: the comparators are exact
+        if infer(found, spec.task, spec.source, task_key) == "regression":  # float64: the comparators are exact
             return SparseData(X, column.astype(np.float64), None, lines)
         y, labels = class_indices(spec.source, names, lines, spec.labels or None, order=float if numeric else None)
         return SparseData(X.astype(np.float32), y, labels, lines)
@@ -135,6 +140,7 @@ def read_examples(spec: DataSpec) -> SparseData:
         target=spec.target,
         task=spec.task,
         order_seed=spec.order_seed if spec.format == "text" else None,
+        task_key=task_key,
     )
 
 
@@ -142,9 +148,6 @@ def task_of(data: SparseData) -> str:
     if data.labels is None:
         return "regression"
     return "binary" if len(data.labels) == 2 else "multiclass"
-
-
-CONFIG_KEYS = ("learner.", "data.task")  # a config's keys, as its messages name them (``check_learner``)
 
 
 def fit_learner(learner, data: SparseData, where: str, keys=CONFIG_KEYS):

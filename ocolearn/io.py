@@ -37,20 +37,38 @@ def atomic_lines(path, pieces) -> Path:
     An ``OSError`` (a full disk, a read-only folder, ``path`` a folder) names ``path``."""
     path = Path(path)
     with _naming(path):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        clean_stale(path.parent)
-        tmp = _sibling(path)  # (named before it is made: see atomic_folder)
+        target = _target(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        clean_stale(target.parent)
+        tmp = _sibling(target)  # (named before it is made: see atomic_folder)
         try:
             with open(tmp, "xb") as f:
                 for piece in pieces:
                     f.write(piece.encode() if isinstance(piece, str) else piece)
                 f.flush()
                 os.fsync(f.fileno())
-            os.replace(tmp, path)
+            os.replace(tmp, target)
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise
     return path
+
+
+def _target(path: Path) -> Path:
+    """Where a write to ``path`` renames its file: the file a symbolic link points to (the link
+    stays, as a shell's ``>`` keeps it; the rename would put a plain file in the link's place:
+    ``/dev/stdout`` is one), refused if it is a device, a pipe or a socket (``/dev/null``), into
+    which the user meant to write and which the rename would replace (as root, in ``/dev``)."""
+    import errno
+
+    if path.exists() and not path.is_file() and not path.is_dir():  # (stat: through every link)
+        raise OSError(
+            errno.EINVAL,
+            "is a device, a pipe or a socket, not a file; outputs are files written whole "
+            "(predict and test print to the standard output without --out)",
+            str(path),
+        )
+    return path.resolve() if path.is_symlink() else path
 
 
 def _prefix(path: Path) -> str:
@@ -100,8 +118,9 @@ def writable(path, folder: bool = False) -> None:
             raise IsADirectoryError(errno.EISDIR, "is a folder; give a file name")
         if path.exists() and folder and not path.is_dir():
             raise NotADirectoryError(errno.ENOTDIR, "is a file; give a folder name")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = _sibling(path)
+        target = _target(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = _sibling(target)
         try:
             open(tmp, "xb").close()
         finally:

@@ -1,4 +1,5 @@
-"""The names that the command line and the data readers share: file formats and tasks.
+"""The names that the command line and the data readers share: file formats, tasks, and the
+rules for numbers and class labels a user writes.
 
 Kept free of imports, so that the command line builds its parser (``ocolearn --help``,
 ``--version``, a usage error) without loading NumPy, numba or JAX.
@@ -33,3 +34,42 @@ def unread_setting(format: str, settings: dict) -> str | None:
 # 32 bits (seed 2^32 would shuffle as seed 0 does).
 MAX_SEED = 2**32 - 1
 SCALES = ("auto", "standardize", "normalize", "none")  # online scaling, see ``ocolearn.preprocess``
+
+
+def number(text: str):
+    """``text`` as a float, or None: Python's ``float`` of ASCII text without ``_`` (``float``
+    alone reads ``6_1`` as 61 and full-width digits as digits; no data file means those)."""
+    if not text.isascii() or "_" in text:
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def written_twice(names):
+    """The first two of the class ``names`` that are one number written two ways (``1`` and
+    ``1.0``, ``01``, ``+1``), or None: as names they would be two classes of one value."""
+    seen = {}
+    for name in names:
+        value = number(str(name))
+        if value is not None and seen.setdefault(value, name) != name:
+            return seen[value], name
+    return None
+
+
+def label_list_problem(names) -> str | None:
+    """What is wrong with class labels a user lists (train's ``--labels``, a config's
+    ``data.labels``), or None: two or more non-empty names, each given once, a number in one
+    spelling (classes match numbers by value: ``ocolearn.data.sparse_text.class_lookup``)."""
+    for k, name in enumerate(names):
+        if not name:
+            return f"label {k + 1} is empty"
+        if name in names[:k]:
+            return f"the label {name[:60]!r} is repeated"
+    if len(names) == 1:  # (a classifier tells two or more apart; regression has no labels)
+        return f"{names[0][:60]!r} names one label; give two or more"
+    twice = written_twice(names)
+    if twice:
+        return "the labels {!r} and {!r} are one number written two ways; give each class once".format(*twice)
+    return None

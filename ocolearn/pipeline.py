@@ -28,7 +28,7 @@ from ocolearn.config import ConfigError, _build_part, apply_overrides
 from ocolearn.data import DataError
 from ocolearn.data.sparse_text import DEFAULT_BITS, SparseData
 from ocolearn.data.stream import Source, chunks, prefetched, reader_of, scan
-from ocolearn.data.task import infer
+from ocolearn.data.task import declaring, infer, of_listed
 from ocolearn.data.textdirs import document_names
 from ocolearn.features import Sparse
 from ocolearn.learners import Learner
@@ -234,8 +234,8 @@ def _setting(keys: tuple[str, str] | None, key: str, value: str) -> str:
 
 
 def _task(keys: tuple[str, str] | None, *tasks: str) -> str:
-    """Declaring the task, as the door does: ``--task a|b``, or a config's ``data.task = 'a' or 'b'``."""
-    return f"--task {'|'.join(tasks)}" if keys is None else f"{keys[1]} = " + " or ".join(map(repr, tasks))
+    """Declaring the task, as the door does (``ocolearn.data.task.declaring``)."""
+    return declaring("--task" if keys is None else keys[1], *tasks)
 
 
 def source_of(path, fmt="svmlight", *, bits=None, dim=None, labels=None, zero_based=False, target="", **options):
@@ -248,16 +248,17 @@ def source_of(path, fmt="svmlight", *, bits=None, dim=None, labels=None, zero_ba
     return source._replace(dim=1 << bits) if bits is not None else source
 
 
-def prepare(source: Source, task: str = "") -> tuple[Source, str, object]:
+def prepare(source: Source, task: str = "", key: str = "--task") -> tuple[Source, str, object]:
     """The source with its labels, dimension and task filled in, and the ``Scan`` of the first
     pass that found them (None when nothing was to be found: a known dimension with given
-    labels, a classification task, or with a declared regression task)."""
+    labels, a classification task, or with a declared regression task). ``key`` declared the
+    task (``ocolearn.data.task.infer``); listed labels are the classes (``of_listed``)."""
+    if source.labels:
+        task = of_listed(source.labels, task, key, source.path)
     if source.dim and not reader_of(source).dense and (source.labels or task == "regression"):
-        task = task or ("binary" if len(source.labels) == 2 else "multiclass")
-        labels = () if task == "regression" else source.labels
-        return source._replace(labels=labels, task=task), task, None
+        return source._replace(task=task), task, None
     found = scan(source)
-    task = infer(found.labels, task, source.path)
+    task = task if source.labels else infer(found.labels, task, source.path, key)
     labels = () if task == "regression" else tuple(source.labels or found.labels.names)
     source = source._replace(labels=labels, dim=source.dim or found.dim, width=found.width, task=task)
     if source.dim < 1:  # (labels alone, or only features that hash to nothing: a model of no features)
@@ -640,14 +641,25 @@ def evaluate(model: Model, path, *, chunk_rows=65536, fmt=None) -> dict:
 
 
 def read_data(
-    path, fmt="svmlight", *, dim=None, bits=None, labels=None, zero_based="auto", target="", task="", order_seed=None
+    path,
+    fmt="svmlight",
+    *,
+    dim=None,
+    bits=None,
+    labels=None,
+    zero_based="auto",
+    target="",
+    task="",
+    order_seed=None,
+    task_key="--task",
 ):
     """A data file in memory, as ``SparseData`` (one chunk of the one reading path): class
-    indices and label names, or numbers (labels None) for regression."""
+    indices and label names, or numbers (labels None) for regression; ``task_key`` declared
+    the ``task`` (``prepare``)."""
     if zero_based == "auto":
         zero_based = fmt == "svmlight" and _has_index_zero(path)
     options = dict(bits=bits, dim=dim, labels=labels, zero_based=zero_based, target=target, order_seed=order_seed)
-    source, task, _ = prepare(source_of(path, fmt, **options), task)
+    source, task, _ = prepare(source_of(path, fmt, **options), task, task_key)
     return in_memory(source)
 
 

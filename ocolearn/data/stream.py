@@ -153,13 +153,15 @@ def concat(blocks: list[Block]) -> Block:
 
 def class_of(source: Source, block: Block, start: int = 0, stop: int | None = None) -> np.ndarray:
     """int32 class indices of the labels of rows ``start:stop``; a label outside the
-    source's is an error naming its line (the first such name in sorted order, at its first row)."""
+    source's is an error naming its line (the first such row)."""
     distinct, inverse = np.unique(np.asarray(block.labels[start:stop]), return_inverse=True)
     names = label_names(distinct)  # (distinct labels may share a name: 1 and 1.0000001 are both "1")
     find = class_lookup(source.labels)
     known = {name: find(name) for name in set(names.tolist())}
-    for name in sorted(name for name, k in known.items() if k is None):
-        line = block.lines[start:stop][np.argmax(np.isin(inverse, np.flatnonzero(names == name)))]
+    unknown = [name for name, k in known.items() if k is None]
+    if unknown:
+        first = int(np.argmax(np.isin(names[inverse.reshape(-1)], unknown)))
+        name, line = names[inverse.reshape(-1)][first], block.lines[start:stop][first]
         where, labels = f"{source.path}, {reader_of(source).unit} {line}", list(source.labels)
         if name in ("nan", ""):
             raise DataError(
@@ -185,8 +187,13 @@ def targets_of(source: Source, block: Block, start: int = 0, stop: int | None = 
     values = labels.astype(np.float64)
     bad = ~(np.abs(values) <= FLOAT32_MAX)
     if bad.any():
-        line = block.lines[start:stop][np.argmax(bad)]
-        raise DataError(f"{source.path}, line {line}: no label, or one that is not a finite float32 number")
+        first = np.argmax(bad)
+        where = f"{source.path}, line {block.lines[start:stop][first]}"
+        if np.isnan(values[first]):  # (an svmlight line that starts with its first feature)
+            raise DataError(f"{where}: no target, where a regression task needs one (predict needs none)")
+        raise DataError(
+            f"{where}: target {shown(labels[first])} is not a finite number in float32 (at most {FLOAT32_MAX:.4g})"
+        )
     return values.astype(np.float32)
 
 
@@ -383,8 +390,9 @@ def scan(source: Source) -> Scan:
                 int(block.lines[np.searchsorted(block.indptr, at, side="right") - 1]),
             )
         width = max(width, _width(block))
-    if not rows:
-        raise DataError(f"{source.path}: no examples (every line is blank, a comment or skipped)")
+    if not rows:  # (a CSV file has no comments: its header alone is the common case)
+        why = "no rows after the header line" if source.format == "csv" else "every line is blank or a comment"
+        raise DataError(f"{source.path}: no examples ({why}{', or skipped' if source.skip_bad else ''})")
     numeric = all(_is_number(n) for n in names)
     integral = numeric and all(float(n).is_integer() for n in names)
     more = len(names) > MAX_LABELS

@@ -2,7 +2,8 @@
 
 Indices are 1-based unless ``zero_based`` (``read_svmlight``'s ``"auto"``: zero-based if any
 index is 0, as scikit-learn decides); ``qid`` is ignored; blank and comment-only lines are
-skipped; an index repeated in a line is an error (``repeated_feature``). ``svmlight_lines`` is
+skipped; a line's indices ascend, as libsvm and scikit-learn require: an index repeated in a line
+(``repeated_feature``) or below the one before it is an error. ``svmlight_lines`` is
 the exact line-by-line parser (it names the file and line of every malformed line); the compiled
 one is the fast path.
 
@@ -15,8 +16,8 @@ operation (Clinger's fast path, as ``strtod`` does), so the result equals Python
 ``float()``; other tokens (``1e300``, 25 digits, ``nan``) are converted by ``float()`` itself.
 A line may start with a feature (no label: its label is NaN, for prediction input). A block
 with a line that is not ``[label] [qid:N] index:value ... [# comment]``, a number that is not
-finite in float32, or a repeated index in a row goes to ``slow`` (the exact per-line parser), which
-raises the error naming the file and line (and the index).
+finite in float32, or an index not above the one before it goes to ``slow`` (the exact per-line
+parser), which raises the error naming the file and line (and the index).
 """
 
 from __future__ import annotations
@@ -112,7 +113,7 @@ def _number(buf, i, pow10):
 @numba.njit(cache=True, nogil=True)
 def _parse(buf, labels, indptr, indices, values, lines, hard, pow10):
     """Fill the outputs in one pass; returns (rows, entries, hard tokens, status, line) with
-    status 0 ok, 1 malformed, 2 repeated index (line relative to the block)."""
+    status 0 ok, 1 malformed, 2 an index not above the one before it (line relative to the block)."""
     n, nnz, nhard, line, i, size = 0, 0, 0, 0, 0, buf.size
     while i < size:
         while i < size and (buf[i] == 32 or buf[i] == 9 or buf[i] == 13):
@@ -135,7 +136,7 @@ def _parse(buf, labels, indptr, indices, values, lines, hard, pow10):
         if is_hard:
             hard[nhard, 0], hard[nhard, 1], hard[nhard, 2], hard[nhard, 3] = start, i, 0, n
             nhard += 1
-        first_entry, last, increasing = nnz, -1, True
+        last, increasing = -1, True
         while True:
             while i < size and (buf[i] == 32 or buf[i] == 9 or buf[i] == 13):
                 i += 1
@@ -171,16 +172,13 @@ def _parse(buf, labels, indptr, indices, values, lines, hard, pow10):
             if is_hard:
                 hard[nhard, 0], hard[nhard, 1], hard[nhard, 2], hard[nhard, 3] = start, i, 1, nnz
                 nhard += 1
-            increasing = increasing and index > last
+            increasing = increasing and index > last  # (no branch in the loop: checked once a row)
             last = index
             indices[nnz] = index
             values[nnz] = value
             nnz += 1
-        if not increasing:  # a repeated index is possible: check the row
-            row = np.sort(indices[first_entry:nnz])
-            for p in range(1, row.size):
-                if row[p] == row[p - 1]:
-                    return n, nnz, nhard, 2, line
+        if not increasing:  # an index out of order or repeated: the exact parser says which
+            return n, nnz, nhard, 2, line
         lines[n] = line
         n += 1
         indptr[n] = nnz
@@ -235,7 +233,7 @@ def parse_block(data: bytes, first_line: int, source, slow, copy=True) -> Block:
 def svmlight_lines(data: bytes, first_line: int, path, labelled=True) -> Block:
     """The exact, line-by-line svmlight parser (see ``ocolearn.data.svmlight``): the same rows
     as the compiled one, or the error naming the file, the line and the expected form (or the
-    repeated index). Without ``labelled`` (prediction input) a label may be any placeholder
+    index repeated or out of order). Without ``labelled`` (prediction input) a label may be any placeholder
     (``?``, a name): it is read as no label."""
 
     def row_of(tokens, where):
@@ -253,6 +251,11 @@ def svmlight_lines(data: bytes, first_line: int, path, labelled=True) -> Block:
             index = int(name)
             if index in row:
                 raise repeated_feature(where, f"feature index {index}", "as libsvm and scikit-learn require")
+            if row and index < (last := next(reversed(row))):
+                raise DataError(
+                    f"{where}: feature index {index} comes after {last}; a line's indices ascend "
+                    "(as libsvm and scikit-learn require: sort them)"
+                )
             row[index] = _value(value, f"{where}, feature {name}")
         return row
 

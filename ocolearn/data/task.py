@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ocolearn.data import DataError, _number, shown
-from ocolearn.names import TASKS
+from ocolearn.names import TASKS, written_twice
 
 MAX_CLASSES = 100  # a numeric target with more distinct values is read as regression
 MAX_LABELS = 10000  # distinct labels a first pass keeps (beyond: "more")
@@ -32,44 +32,69 @@ class Labels(NamedTuple):
     more: bool = False  # there were more than MAX_LABELS distinct labels
 
 
-def infer(labels: Labels, declared: str = "", where: str = "the data") -> str:
+def declaring(key: str, *tasks: str) -> str:
+    """Declaring the task in the words of its door: an option ``--task a|b``, or a config's key
+    ``data.task = 'a' or 'b'``."""
+    return f"{key} {'|'.join(tasks)}" if key.startswith("--") else f"{key} = " + " or ".join(map(repr, tasks))
+
+
+def infer(labels: Labels, declared: str = "", where: str = "the data", key: str = "--task") -> str:
     """The task: ``declared`` if given (checked against the labels), else inferred (see the
-    module docstring)."""
+    module docstring). ``key`` is what declared it, as messages name it: ``--task`` (train),
+    ``data.task`` (a config)."""
     if declared and declared not in TASKS:
-        raise DataError(f"--task: {declared!r} is not one of {', '.join(TASKS)}")
+        raise DataError(f"{key}: {declared!r} is not one of {', '.join(TASKS)}")
     count = f"more than {MAX_LABELS}" if labels.more else str(len(labels.names))
     real = labels.numeric and (not labels.integral or labels.more or len(labels.names) > MAX_CLASSES)
     if declared == "regression":
         if not labels.numeric:
             first = next(n for n in labels.names if not _is_number(n))
-            raise DataError(f"{where}: --task regression needs numeric targets; label {shown(first)} is not a number")
+            raise DataError(
+                f"{where}: {declaring(key, declared)} needs numeric targets; label {shown(first)} is not a number"
+            )
         return declared
     if real and not declared:
         return "regression"
     _written_alike(labels.names, where)
     if declared:
         if labels.more:
-            raise DataError(f"{where}: {count} distinct labels cannot be classes; is it a regression target?")
+            raise DataError(
+                f"{where}: {count} distinct labels cannot be classes ({declaring(key, declared)}); "
+                f"is it a regression target? ({declaring(key, 'regression')})"
+            )
         if declared == "binary" and len(labels.names) != 2:
-            raise DataError(f"{where}: --task binary needs exactly two labels, the data has {count}")
+            raise DataError(f"{where}: {declaring(key, declared)} needs exactly two labels, the data has {count}")
         return declared
     if len(labels.names) < 2:
         raise DataError(f"{where}: only one label, {shown(labels.names[0])}; classification needs two or more")
     return "binary" if len(labels.names) == 2 else "multiclass"
 
 
+def of_listed(names, declared: str = "", key: str = "--task", where: str = "the data") -> str:
+    """The task of classes a user listed (``--labels``, ``data.labels``: the classes, whatever
+    labels the data holds, each checked as it is read): ``declared`` if it fits them, else
+    binary for two, multiclass for more. Listed classes with a declared regression task would
+    be ignored, and are refused with it."""
+    listing = key.replace("task", "labels")  # (the same door's key: --labels, data.labels, a study's labels)
+    if declared == "regression":
+        raise DataError(
+            f"{where}: {listing} lists classes, but {declaring(key, 'regression')} has none; leave out one of them"
+        )
+    if declared == "binary" and len(names) != 2:
+        raise DataError(f"{where}: {declaring(key, 'binary')} needs exactly two labels; {listing} lists {len(names)}")
+    return declared or ("binary" if len(names) == 2 else "multiclass")
+
+
 def _written_alike(names, where: str) -> None:
     """Classes named by numbers: one number written two ways (``1`` and ``1.0``, ``01``, ``+1``)
     would be two classes, an error naming both (svmlight labels are numbers already: one name)."""
-    seen = {}
-    for name in names:
-        value = _number(str(name))
-        if value is not None and seen.setdefault(value, name) != name:
-            a, b = sorted((seen[value], name))
-            raise DataError(
-                f"{where}: the labels {shown(a)} and {shown(b)} are one number written two ways, "
-                "which would be two classes; write each class alike"
-            )
+    twice = written_twice(names)
+    if twice:
+        a, b = sorted(twice)
+        raise DataError(
+            f"{where}: the labels {shown(a)} and {shown(b)} are one number written two ways, "
+            "which would be two classes; write each class alike"
+        )
 
 
 def _is_number(text: str) -> bool:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ocolearn.data import DataError
+from ocolearn.data import DataError, not_standard_input
 from ocolearn.data.sparse_text import (
     DEFAULT_BITS,
     Block,
@@ -38,6 +38,21 @@ def tokens(text: str) -> list[str]:
     return _WORD.findall(text.lower())
 
 
+def words_of(path: Path) -> Counter:
+    """The word counts of a document: UTF-8 text (a byte-order mark left out), as every reader
+    reads; a document that is not is an error naming it and its line (replacing its bytes
+    would drop or change its words unseen; scikit-learn's vectorizers refuse it too)."""
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = 1 + data[: e.start].count(b"\n")
+        raise DataError(
+            f"{path}, line {line}: not UTF-8 text (convert it to UTF-8: iconv -f ITS_ENCODING -t utf-8)"
+        ) from None
+    return Counter(tokens(text))
+
+
 def read_text_folders(root, *, vocabulary: dict[str, int] | None = None, bits: int | None = None, labels=None):
     """``(SparseData, vocabulary)``: every file under ``root/LABEL/`` as a bag of word counts,
     rows in sorted (label, file name) order, labels the folder names (sorted, or ``labels``).
@@ -48,7 +63,7 @@ def read_text_folders(root, *, vocabulary: dict[str, int] | None = None, bits: i
     """
     root = Path(root)
     files = text_documents(root)
-    counts = [Counter(tokens(f.read_text(encoding="utf-8-sig", errors="replace"))) for _, f in files]
+    counts = [words_of(f) for _, f in files]
     if bits is not None:
         vocabulary, dim = None, 1 << bits
         rows = [_hashed(c, bits) for c in counts]
@@ -100,6 +115,7 @@ def text_documents(root, seed=None, labelled=True) -> list[tuple[str, Path]]:
         for path in paths:
             if path.is_dir():  # (its documents are named by their path in it: give it alone)
                 raise DataError(f"{path}: a folder among {len(paths)} paths; give a folder alone, or document files")
+            not_standard_input(path)
             if not path.is_file():
                 raise DataError(f"{path}: no such file or folder")
         files = [("", path) for path in paths]
@@ -146,7 +162,7 @@ def text_blocks(root, seed=None, start=0, labelled=True):
 def text_rows(documents, first: int, bits: int) -> Block:
     """A block of documents as rows of hashed word counts, labelled by their folders; a
     row's "line" is the document's number in the reading order."""
-    rows = [_hashed(Counter(tokens(f.read_text(encoding="utf-8-sig", errors="replace"))), bits) for _, f in documents]
+    rows = [_hashed(words_of(f), bits) for _, f in documents]
     counts = [len(r) for r in rows]
     return Block(
         np.asarray([label for label, _ in documents], str),
