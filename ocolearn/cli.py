@@ -279,13 +279,24 @@ class _Parser(argparse.ArgumentParser):
         if message.endswith("required: command") and unknown:  # (``ocolearn --verison``: the option is the error)
             message = f"unrecognized arguments: {' '.join(unknown)}"
         if message.startswith("unrecognized arguments: "):  # (a misspelt option: name the one meant)
-            options = {o for a in self._actions for o in a.option_strings}
-            for sub in (a for a in self._actions if isinstance(a, argparse._SubParsersAction)):
-                options |= {o for command in sub.choices.values() for a in command._actions for o in a.option_strings}
-            given = [word.split("=", 1)[0] for word in message.split(": ", 1)[1].split() if word.startswith("--")]
-            close = [(word, difflib.get_close_matches(word, sorted(options), n=1)) for word in given]
-            message += "".join(f" ({word}: did you mean {match[0]}?)" for word, match in close if match)[:1000]
+            message += "".join(self._hint(word.split("=", 1)[0]) for word in message.split(": ", 1)[1].split())[:1000]
         self.exit(2, f"ocolearn: error: {message}\n")
+
+    def _hint(self, word: str) -> str:
+        """For an option ``word`` the command does not take: the one of its own options that it is
+        a misspelling of (``--pases``: ``--passes``), else the commands that take it (``--model``
+        given to test, which reads the model as its first argument)."""
+        if not word.startswith("--"):
+            return ""
+        commands = next((a.choices for a in self._actions if isinstance(a, argparse._SubParsersAction)), {})
+        takes = {name: {o for a in c._actions for o in a.option_strings} for name, c in commands.items()}
+        command = next((w for w in getattr(self, "given", ()) if w in commands), None)
+        own = {o for a in self._actions for o in a.option_strings} | takes.get(command, set())
+        close = difflib.get_close_matches(word, sorted(own), n=1, cutoff=0.7)
+        if close:
+            return f" ({word}: did you mean {close[0]}?)"
+        others = [name for name, options in takes.items() if word in options]
+        return f" ({word} is an option of {', '.join(others)}, not of {command})" if command and others else ""
 
 
 def _at_least(low: int, high: int | None = None):

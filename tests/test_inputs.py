@@ -1401,6 +1401,10 @@ def test_a_misspelt_option_or_a_part_key_one_level_up_names_the_one_meant(tmp_pa
     one_line_error(
         *call(capsys, "--verison")[::2], "unrecognized arguments: --verison (--verison: did you mean --version?)"
     )
+    # An option of another command is not a misspelling of itself (was "(--model: did you mean
+    # --model?)": the hint read every command's options); test reads the model as its first argument.
+    err = call(capsys, "test", data, "--model", tmp_path / "m.npz")[2]
+    one_line_error(2, err, "unrecognized arguments: --model (--model is an option of train, not of test)")
     err = call(capsys, "train", "--learner", "ogd", "--set", "eta=1", data, "--model", tmp_path / "m.npz")[2]
     one_line_error(2, err, "--set: unknown key 'learner.eta' (did you mean 'schedule.eta'?)")
     assert (
