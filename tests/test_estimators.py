@@ -1,6 +1,8 @@
 """The scikit-learn estimators: scikit-learn's own checks, partial_fit as one longer run, a grid
 search over a learner's field, sparse input, and the model file of ``ocolearn train``."""
 
+import contextlib
+import io
 import os
 import subprocess
 import sys
@@ -412,6 +414,18 @@ def test_verbose_prints_each_pass_with_the_runs_sums(capsys):
     assert len(lines) == 2 and lines[1].startswith("-- Pass 2: 300 rounds, average loss")
     for line, losses in zip(lines, sums, strict=True):
         assert f"average loss {float(np.sum(losses)) / 300:.6g}" in line
+
+
+def test_a_fit_of_many_passes_in_one_program_equals_the_fit_of_one_call_per_pass():
+    """Without verbose a fit runs all its passes in one program; verbose makes a call per pass
+    (to print each pass's line): the same model, bit for bit."""
+    X, y = blobs(n=300)
+    for name in ("pegasos", "perceptron"):
+        quiet = OnlineClassifier(name, max_iter=4, random_state=3).fit(X, y)
+        with contextlib.redirect_stdout(io.StringIO()):
+            loud = OnlineClassifier(name, max_iter=4, random_state=3, verbose=1).fit(X, y)
+        np.testing.assert_array_equal(quiet.coef_, loud.coef_)
+        np.testing.assert_array_equal(quiet.intercept_, loud.intercept_)
 
 
 def test_import_without_scikit_learn_says_what_to_install():

@@ -95,6 +95,31 @@ def test_snapshots_every_k_rounds(k):
     np.testing.assert_array_equal(result.trace.loss, run(learner, X, y).trace.loss)
 
 
+def test_passes_in_one_summed_program_equal_one_call_per_pass_continued():
+    """run(passes=k, trace=False) loops over the passes inside its program, drawing each pass's
+    shuffle there: the state and the sums are those of k one-pass calls, each continuing the
+    last's state and sums, bit for bit, the passes numbered from first_pass. Pegasos over 1,100
+    rows: its upkeep (every 1,024 rounds) falls at other rounds in the two ways."""
+    from ocolearn import Pegasos
+
+    rng = np.random.default_rng(5)
+    X = jnp.asarray(rng.normal(size=(1100, 3)).astype(np.float32))
+    y = jnp.sign(X @ jnp.array([1.0, -2.0, 0.5]) + 0.3 * jnp.asarray(rng.normal(size=1100), jnp.float32))
+    for learner, seed in [(Pegasos(0.01), 7), (OGD(), None)]:
+        whole = run(learner, X, y, seed, passes=3, first_pass=2, trace=False)
+        state, summary = None, None
+        for p in (2, 3, 4):
+            state, summary = run(learner, X, y, seed, state=state, summary=summary, first_pass=p, trace=False)
+        for a, b in zip(jax.tree.leaves((whole.state, whole.trace)), jax.tree.leaves((state, summary)), strict=True):
+            np.testing.assert_array_equal(a, b)
+    # the passes are the shuffles of passes 2, 3 and 4, not three of pass 2
+    once = run(learner, X, y, 7, passes=3, first_pass=2, trace=False)
+    repeated = run(learner, X, y, 7, first_pass=2, trace=False)
+    for _ in range(2):
+        repeated = run(learner, X, y, 7, state=repeated.state, summary=repeated.trace, first_pass=2, trace=False)
+    assert not np.array_equal(once.state.w, repeated.state.w)
+
+
 def test_pass_by_pass_equals_one_run_and_stops_when_separated():
     rng = np.random.default_rng(4)
     X = jnp.asarray(rng.normal(size=(40, 3)).astype(np.float32))
