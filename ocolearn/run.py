@@ -100,8 +100,11 @@ def round_order(n: int, passes: int, key=None, first_pass=0):
     ``fold_in(key, p)`` if ``key`` (passes are numbered from ``first_pass``, which may be traced)."""
     if key is None:
         return jnp.tile(jnp.arange(n, dtype=jnp.int32), passes)
-    perms = [jax.random.permutation(jax.random.fold_in(key, first_pass + p), n) for p in range(passes)]
-    return jnp.concatenate(perms).astype(jnp.int32)
+    # One shuffle mapped over the passes' numbers, the same bits as a shuffle written out per pass,
+    # which compiled in 14 s at 100 passes (0.6 s so).
+    numbers = jnp.asarray(first_pass, jnp.int32) + jnp.arange(passes, dtype=jnp.int32)
+    perms = jax.vmap(lambda p: jax.random.permutation(jax.random.fold_in(key, p), n))(numbers)
+    return perms.reshape(-1).astype(jnp.int32)
 
 
 def as_key(seed):
