@@ -1,7 +1,7 @@
-"""Dense PA-I and sparse Pegasos against their peers, in one run.
+"""Dense PA-I and sparse Pegasos against their peers, and the estimators' many-pass fits, in one run.
 
     python benchmarks/bench_classifiers.py [--n-dense 1000000] [--n-sparse 200000] [--repeats 5]
-        [--parts dense sparse] [--device cpu|gpu] [--no-peers] [--out benchmarks/records]
+        [--parts dense sparse passes] [--device cpu|gpu] [--no-peers] [--out benchmarks/records]
 
 PA-I (C = 1), one pass over n x 100 dense float32 examples with +-1 labels: ocolearn,
 scikit-learn ``SGDClassifier(learning_rate="pa1")`` (the same rule, weights equal in
@@ -12,6 +12,12 @@ Pegasos (lam = 1e-4), one pass over hashed sparse examples (2^18 buckets, about 
 each, values 1/sqrt(nnz)): ocolearn on padded sparse rows, scikit-learn ``SGDClassifier``
 (hinge, L2 alpha = lam, its "optimal" rate 1/(alpha (t + t0)): Pegasos' rule up to t0) on CSR,
 VW ``--loss_function hinge --l2 lam`` from its cache, river and a NumPy loop.
+
+Many passes over little data, as estimators are used (a grid search fits many): PA-I through
+``OnlineClassifier("passive_aggressive", max_iter=PASSES)`` and scikit-learn's
+``SGDClassifier(learning_rate="pa1", max_iter=PASSES, tol=None)``, each with its defaults
+otherwise (an intercept; ocolearn also scales online) and a shuffle per pass, on 1,000 x 20 dense
+rows; and the same ocolearn fit of one pass, the cost of a fit besides its passes.
 
 What each row counts: ocolearn, scikit-learn (through ``fit``, as users call it, so its input
 validation counts), NumPy and river start from arrays in memory; VW reads its binary cache file
@@ -172,6 +178,32 @@ def sparse(n, peers, repeats):
     return measure(timed, repeats)
 
 
+def many_passes(passes, peers, repeats):
+    from ocolearn.estimators import OnlineClassifier
+
+    X, y = dense_data(1000, d=20)
+    n = len(y)
+    timed = {
+        f"ocolearn OnlineClassifier, {passes} passes (fit)": (
+            n * passes,
+            sklearn_fit(OnlineClassifier("passive_aggressive", max_iter=passes, random_state=0), X, y),
+        ),
+        "ocolearn OnlineClassifier, 1 pass (fit)": (
+            n,
+            sklearn_fit(OnlineClassifier("passive_aggressive", max_iter=1, random_state=0), X, y),
+        ),
+    }
+    if peers:
+        from sklearn.linear_model import SGDClassifier
+
+        pa1 = SGDClassifier(loss="hinge", penalty=None, learning_rate="pa1", eta0=C, max_iter=passes, tol=None)
+        timed[f"scikit-learn SGDClassifier pa1, {passes} passes (fit)"] = (
+            n * passes,
+            sklearn_fit(pa1.set_params(random_state=0), X.astype(np.float64), y),
+        )
+    return measure(timed, repeats)
+
+
 def measure(timed, repeats):
     seconds = alternate({name: fn for name, (_, fn) in timed.items()}, repeats)
     return [result(name, count, seconds[name]) for name, (count, _) in timed.items()]
@@ -181,12 +213,24 @@ def main():
     parser = options(__doc__)
     parser.add_argument("--n-dense", type=int, default=1_000_000)
     parser.add_argument("--n-sparse", type=int, default=200_000)
-    parser.add_argument("--parts", nargs="+", choices=["dense", "sparse"], default=["dense", "sparse"])
+    parser.add_argument("--passes", type=int, default=100, help="passes of the estimators' fits")
+    parser.add_argument(
+        "--parts", nargs="+", choices=["dense", "sparse", "passes"], default=["dense", "sparse", "passes"]
+    )
     parser.add_argument("--device", choices=["cpu", "gpu"], default="cpu")
     parser.add_argument("--no-peers", action="store_true", help="time ocolearn alone (no scikit-learn, VW, river)")
     args = parser.parse_args()
     use_device(args.device)
-    record = Record("classifiers", args.out, args.repeats, n_dense=args.n_dense, n_sparse=args.n_sparse, C=C, lam=LAM)
+    record = Record(
+        "classifiers",
+        args.out,
+        args.repeats,
+        n_dense=args.n_dense,
+        n_sparse=args.n_sparse,
+        passes=args.passes,
+        C=C,
+        lam=LAM,
+    )
     parts = {}
     if "dense" in args.parts:
         print(f"PA-I, dense, n = {args.n_dense:,}", flush=True)
@@ -194,6 +238,9 @@ def main():
     if "sparse" in args.parts:
         print(f"Pegasos, sparse, n = {args.n_sparse:,}", flush=True)
         parts["pegasos_sparse"] = sparse(args.n_sparse, not args.no_peers, args.repeats)
+    if "passes" in args.parts:
+        print(f"PA-I, estimators, {args.passes} passes over 1,000 rows", flush=True)
+        parts["estimator_passes"] = many_passes(args.passes, not args.no_peers, args.repeats)
     record.save(parts=parts)
 
 
