@@ -49,7 +49,8 @@ class Sparse:
         """The dense array of the same shape (for small problems and tests)."""
         idx, val = np.asarray(self.idx), np.asarray(self.val, np.float32)
         out = np.zeros((*idx.shape[:-1], self.dim), np.float32)
-        rows = np.indices(idx.shape[:-1]).reshape(idx.ndim - 1, -1)
+        # Each example's position (one axis per batch axis); one example (k,) has none: shape (0, 1), not -1.
+        rows = np.indices(idx.shape[:-1]).reshape(idx.ndim - 1, np.prod(idx.shape[:-1], dtype=int))
         np.add.at(out, (*[np.repeat(r, idx.shape[-1]) for r in rows], idx.reshape(-1)), val.reshape(-1))
         return out
 

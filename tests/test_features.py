@@ -106,3 +106,16 @@ def test_scaled_sqnorm_is_the_float64_norm_at_every_scale_and_scale_free_in_its_
             exact = np.sum((np.float64(np.float32(v * scale)) / scale) ** 2) * scale**2
             np.testing.assert_allclose(np.float64(q) * 4.0 ** -np.float64(e), exact, rtol=1e-6)
     assert scaled(np.zeros(12, np.float32)) == (0.0, 126)
+
+
+def test_todense_of_one_example_and_of_a_stack_of_batches():
+    """``todense`` of one example ``(k,)`` is ``(d,)``, of a stack of batches ``(s, n, k)`` is
+    ``(s, n, d)``: each value at its row and index, float32; padding adds 0."""
+    one = Sparse(np.array([3, 0, 1], np.int32), np.array([2.5, -1.0, 0.0]), 5)
+    np.testing.assert_array_equal(one.todense(), [-1.0, 0.0, 0.0, 2.5, 0.0])
+    assert one.todense().dtype == np.float32 and num_features(one) == 5
+    idx = np.array([[[0, 2], [1, 0]], [[2, 1], [0, 0]]], np.int32)
+    val = np.array([[[1.0, 2.0], [3.0, 0.0]], [[4.0, 5.0], [6.0, 0.0]]])
+    stacked = Sparse(idx, val, 3).todense()
+    np.testing.assert_array_equal(stacked, [[[1, 0, 2], [0, 3, 0]], [[0, 5, 4], [6, 0, 0]]])
+    assert stacked.dtype == np.float32 and num_features(jnp.zeros(6)) == 6
