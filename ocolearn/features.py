@@ -306,6 +306,8 @@ def scaled_sqnorm(x):
     feature follows it: on a sparse step those took 0.7x of the floor round's time
     (``benchmarks/bench_sparse_steps.py``)."""
     v = values(x)
+    if v.shape[-1] == 1:  # XLA rewrites one value's (v u)^2 as v^2 u^2, which overflows or flushes to 0: a 0 joins
+        v = jnp.concatenate([v, jnp.zeros_like(v)])
     squares = jnp.square(v[None, :] * jnp.asarray(UNITS, v.dtype)[:, None])
     low, mid, high = pairwise_sum(squares) if isinstance(x, Sparse) else jnp.sum(squares, axis=-1)
     big, small = mid > 2.0**100, mid < 2.0**-60  # an overflow (inf) is big

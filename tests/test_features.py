@@ -119,3 +119,27 @@ def test_todense_of_one_example_and_of_a_stack_of_batches():
     stacked = Sparse(idx, val, 3).todense()
     np.testing.assert_array_equal(stacked, [[[1, 0, 2], [0, 3, 0]], [[0, 5, 4], [6, 0, 0]]])
     assert stacked.dtype == np.float32 and num_features(jnp.zeros(6)) == 6
+
+
+def test_scaled_sqnorm_at_the_ends_of_float32():
+    """x = 1.5 2^127 (||x|| beyond 2^126): e stops at -126, where 2^e is still a normal float32,
+    so ``||2^-126 x||^2 = 3^2``. A row of one value of 1e-20 to 1e30 is float64's (compiled, XLA
+    once rewrote its ``(2^70 x)^2`` as ``x^2 2^140``: NaN or -inf beyond 2^+-30). A row of 4,095
+    features, one of 2^-47.5 (its square 2^-95) and the rest of 2^-63.05, whose squares (below
+    2^-126) float32 flushes to 0: summed at x's own scale they would be lost, 2e-6 of the sum;
+    at the scale of 2^70 x none is."""
+    for sparse in (False, True):
+
+        def scaled(v, sparse=sparse):
+            x = Sparse(jnp.arange(v.size, dtype=jnp.int32), jnp.asarray(v), v.size) if sparse else jnp.asarray(v)
+            q, e = jax.jit(scaled_sqnorm)(x)
+            return float(q), int(e)
+
+        assert scaled(np.array([1.5 * 2.0**127], np.float32)) == (9.0, -126)
+        for value in np.float32([1e-20, 1e-10, 3.0, 1e16, 1e30]):
+            q, e = scaled(np.array([value]))
+            np.testing.assert_allclose(q * 4.0**-e, np.float64(value) ** 2, rtol=1e-6)
+        tiny = np.full(4095, 2.0**-63.05, np.float32)
+        tiny[0] = 2.0**-47.5
+        q, e = scaled(tiny)
+        np.testing.assert_allclose(q * 4.0**-e, np.sum(np.float64(tiny) ** 2), rtol=5e-7)
