@@ -346,6 +346,8 @@ def test_check_float32_names_the_line_of_the_first_bad_number():
         check_float32(np.array([1.0, 2.0, np.inf, 4.0]), "b.svm", lines=np.array([10, 11, 12]), indptr=[0, 2, 2, 4])
     with pytest.raises(DataError, match=r"^labels: -inf is not a finite number"):
         check_float32(np.array([1.0, -np.inf]), "labels")
+    with pytest.raises(DataError, match=r"^wide: 1e\+300 is beyond float32's range"):  # any float wider than float32
+        check_float32(np.array([1.0, 1e300], np.longdouble), "wide")
 
 
 @pytest.mark.parametrize("kind, classes", [("sign", 0), ("class", 3), ("real", 0)])
@@ -383,10 +385,11 @@ def test_check_rounds_names_the_setting_and_the_round_it_would_reach():
         check_rounds(flh, None, 6, 2)
     nested = FLH(flh, alpha=0.3, levels=8)  # the outer holds 254 rounds, the inner 6
     assert refused(nested, None, 7)[1] == "learner.base.levels"
-    assert refused(flh, None, 7, where="")[1] == "levels"
+    assert refused(flh, None, 7, where="")[1] == "levels" and refused(nested, None, 7, where="")[1] == "base.levels"
     state = run(flh, X[:4], X[:4, 0]).state  # its next round is 5
     check_rounds(flh, state, 2)
     assert refused(flh, state, 3)[0] == message
+    jax.jit(lambda traced: check_rounds(flh, traced, 6))(state)  # a traced state counts as a fresh one
     check_rounds(OGD(), None, MAX_ROUNDS)
     check_rounds(OGD(), None, MAX_ROUNDS // 2, passes=2)
     assert refused(OGD(), None, 2**30, passes=2) == (
@@ -414,7 +417,8 @@ def test_check_data_takes_nested_lists_and_names_shapes_and_classes_in_full():
 def test_rows_of_float32_or_narrower_are_checked_in_the_loop_and_wider_ones_before():
     f32, f64 = np.ones((2, 3), np.float32), np.ones((2, 3))
     assert in_loop(f32) and in_loop(jnp.asarray(f32)) and in_loop(f32.astype(np.float16)) and in_loop(f32.astype(int))
-    assert not in_loop(f64) and not in_loop([[1.0, 2.0]])  # a nested list becomes float64
+    assert not in_loop(f64) and not in_loop(f32.astype(np.longdouble))
+    assert not in_loop([[1.0, 2.0]])  # a nested list becomes float64
     idx = np.zeros((2, 3), np.int32)
     assert in_loop(Sparse(idx, f32, 4)) and not in_loop(Sparse(idx, f64, 4))
 

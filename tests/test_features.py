@@ -124,8 +124,8 @@ def test_todense_of_one_example_and_of_a_stack_of_batches():
     one = Sparse(np.array([3, 0, 1], np.int32), np.array([2.5, -1.0, 0.0]), 5)
     np.testing.assert_array_equal(one.todense(), [-1.0, 0.0, 0.0, 2.5, 0.0])
     assert one.todense().dtype == np.float32 and num_features(one) == 5
-    idx = np.array([[[0, 2], [1, 0]], [[2, 1], [0, 0]]], np.int32)
-    val = np.array([[[1.0, 2.0], [3.0, 0.0]], [[4.0, 5.0], [6.0, 0.0]]])
+    idx = np.array([[[0, 2, 0], [1, 0, 0]], [[2, 1, 0], [0, 0, 0]]], np.int32)
+    val = np.array([[[1.0, 2.0, 0.0], [3.0, 0.0, 0.0]], [[4.0, 5.0, 0.0], [6.0, 0.0, 0.0]]])
     stacked = Sparse(idx, val, 3).todense()
     np.testing.assert_array_equal(stacked, [[[1, 0, 2], [0, 3, 0]], [[0, 5, 4], [6, 0, 0]]])
     assert stacked.dtype == np.float32 and num_features(jnp.zeros(6)) == 6
@@ -214,6 +214,7 @@ def test_the_operations_keep_the_dtype_of_the_weights_and_values():
         np.testing.assert_array_equal(added, [[1.0, 2.0], [0.0, 0.0], [2.0, 4.0], [0.0, 0.0]])
         np.testing.assert_array_equal(changed, [[1.0, 3.0], [0.0, 0.0], [2.0, 6.0], [0.0, 0.0]])
     assert dense(x).dtype == jnp.float16
+    assert put(w, dense(x), jnp.ones(4, jnp.float32)).dtype == jnp.float16
 
 
 def test_scaled_sqnorm_at_the_ends_of_float32():
