@@ -14,6 +14,7 @@ from ocolearn.features import (
     last_feature,
     local,
     multiply_scaled,
+    norm,
     num_features,
     put,
     row,
@@ -243,3 +244,12 @@ def test_scaled_sqnorm_at_the_ends_of_float32():
 
 def test_sqnorm_of_a_dense_batch_is_one_number_per_row():
     np.testing.assert_array_equal(sqnorm(jnp.array([[3.0, 4.0], [1.0, 0.0]])), [25.0, 1.0])
+
+
+def test_norm_holds_where_the_sum_of_squares_would_overflow_or_flush_to_zero():
+    """``||v||`` relative to ``max |v|``: (3, -4) 10^20 (squares beyond float32) and 10^-30
+    (squares flushed to 0) are 5 10^20 and 5 10^-30; an all-zero v is 0, not 0 / 0."""
+    for scale in (1.0, 1e20, 1e-30):
+        v = jnp.array([3.0, -4.0, 0.0], jnp.float32) * np.float32(scale)
+        np.testing.assert_allclose(norm(v), 5.0 * scale, rtol=1e-6)
+    assert float(norm(jnp.zeros(3))) == 0.0
