@@ -49,7 +49,8 @@ class Sparse:
         """The dense array of the same shape (for small problems and tests)."""
         idx, val = np.asarray(self.idx), np.asarray(self.val, np.float32)
         out = np.zeros((*idx.shape[:-1], self.dim), np.float32)
-        rows = np.indices(idx.shape[:-1]).reshape(idx.ndim - 1, -1)
+        # Each example's position (one axis per batch axis); one example (k,) has none: shape (0, 1), not -1.
+        rows = np.indices(idx.shape[:-1]).reshape(idx.ndim - 1, np.prod(idx.shape[:-1], dtype=int))
         np.add.at(out, (*[np.repeat(r, idx.shape[-1]) for r in rows], idx.reshape(-1)), val.reshape(-1))
         return out
 
@@ -305,6 +306,8 @@ def scaled_sqnorm(x):
     feature follows it: on a sparse step those took 0.7x of the floor round's time
     (``benchmarks/bench_sparse_steps.py``)."""
     v = values(x)
+    if v.shape[-1] == 1:  # XLA rewrites one value's (v u)^2 as v^2 u^2, which overflows or flushes to 0: a 0 joins
+        v = jnp.concatenate([v, jnp.zeros_like(v)])
     squares = jnp.square(v[None, :] * jnp.asarray(UNITS, v.dtype)[:, None])
     low, mid, high = pairwise_sum(squares) if isinstance(x, Sparse) else jnp.sum(squares, axis=-1)
     big, small = mid > 2.0**100, mid < 2.0**-60  # an overflow (inf) is big

@@ -10,8 +10,10 @@ import pytest
 
 from ocolearn import (
     CW,
+    FLH,
     MIRA,
     OGD,
+    ONS,
     SCW,
     AdaGrad,
     Box,
@@ -22,6 +24,7 @@ from ocolearn import (
     InvSqrt,
     L2Ball,
     NonFiniteError,
+    Normalize,
     OneVsRest,
     PassiveAggressive,
     Pegasos,
@@ -35,12 +38,22 @@ from ocolearn import (
     run,
     run_passes,
 )
-from ocolearn.checks import FLOAT32_MAX, check_count, check_float32, first_nonfinite
+from ocolearn.checks import (
+    FLOAT32_MAX,
+    MAX_ROUNDS,
+    check_count,
+    check_data,
+    check_float32,
+    check_rounds,
+    first_nonfinite,
+    in_loop,
+)
 from ocolearn.config import load
 from ocolearn.data import DataError
 from ocolearn.learners import Learner
 from ocolearn.losses import Loss
 from ocolearn.parts import hyper
+from ocolearn.pipeline import with_pipeline
 from ocolearn.projections import Projection
 from ocolearn.run import is_mistake
 from ocolearn.schedules import Schedule
@@ -207,6 +220,10 @@ def test_the_check_of_rows_in_the_loop():
     assert not held(Sparse(jnp.array([[0, 2], [0, 3]]), good.val, 3))
     assert not held(Sparse(jnp.array([[0, 2], [-1, 2]]), good.val, 3))
     assert not held(Sparse(good.idx, jnp.array([[1.0, 2.0], [1.0, jnp.nan]]), 3))
+    assert held(Sparse(good.idx, jnp.array([[3e38, 1.0], [3e38, -3e38]]), 3))  # sparse values never overflow either
+    # Indices are compared as integers: 2^24 + 1 is outside 0..2^24 (float32 would round it to 2^24, inside).
+    assert not held(Sparse(jnp.array([[0], [2**24 + 1]]), jnp.ones((2, 1)), 2**24 + 1))
+    assert held(Sparse(jnp.array([[0], [2**24]]), jnp.ones((2, 1)), 2**24 + 1))
 
 
 class Blind(OGD):
@@ -249,8 +266,9 @@ def test_passes_must_be_a_positive_integer(passes):
 
 def test_check_count_names_the_option():
     check_count(65536, "--chunk-rows")
-    with pytest.raises(ConfigError, match="--chunk-rows must be an integer >= 1, got 0"):
+    with pytest.raises(ConfigError, match="--chunk-rows must be an integer >= 1, got 0") as error:
         check_count(0, "--chunk-rows")
+    assert error.value.key == "--chunk-rows"
 
 
 def test_a_nan_or_infinite_prediction_is_a_mistake():
@@ -274,7 +292,11 @@ def test_pegasos_with_a_tiny_lam_is_reported_non_finite_from_round_two():
         check_finite(passes)
     traced = run(learner, X[:50], y)
     assert first_nonfinite(traced) == 2
-    with pytest.raises(NonFiniteError, match="data.svm: the run diverged: NaN or infinite predictions from round 2"):
+    message = (
+        r"^data.svm: the run diverged: NaN or infinite predictions from round 2; "
+        r"try scaled features, or a smaller rate \(eta\) or a larger lam where the learner has one$"
+    )
+    with pytest.raises(NonFiniteError, match=message):
         check_finite(traced, "data.svm")
 
 
@@ -306,7 +328,7 @@ def test_check_finite_passes_a_healthy_run_and_catches_non_finite_weights_alone(
     assert first_nonfinite(result) == 0 and first_nonfinite(run(Pegasos(lam=0.1), X, SIGNS)) == 0
     # Weights that are NaN where no example looked: no prediction showed it, the state does.
     state = result.state._replace(w=result.state.w.at[0].set(jnp.nan))
-    with pytest.raises(NonFiniteError, match="NaN or infinite weights after round 1000"):
+    with pytest.raises(NonFiniteError, match="^the run diverged: NaN or infinite weights after round 1000; try"):
         check_finite(result._replace(state=state))
 
 
@@ -319,8 +341,13 @@ def test_check_float32_names_the_line_of_the_first_bad_number():
         check_float32(
             np.array([1.0, 2.0, 3.0, np.nan, 5.0]), "b.svm", lines=np.array([10, 11, 12]), indptr=[0, 2, 2, 5]
         )
+    # The first entry of a row after an empty one (entry 2 of [2, 5)) is in that row, not the one before.
+    with pytest.raises(DataError, match=r"^b.svm, line 12: inf is not a finite number"):
+        check_float32(np.array([1.0, 2.0, np.inf, 4.0]), "b.svm", lines=np.array([10, 11, 12]), indptr=[0, 2, 2, 4])
     with pytest.raises(DataError, match=r"^labels: -inf is not a finite number"):
         check_float32(np.array([1.0, -np.inf]), "labels")
+    with pytest.raises(DataError, match=r"^wide: 1e\+300 is beyond float32's range"):  # any float wider than float32
+        check_float32(np.array([1.0, 1e300], np.longdouble), "wide")
 
 
 @pytest.mark.parametrize("kind, classes", [("sign", 0), ("class", 3), ("real", 0)])
@@ -335,3 +362,79 @@ def test_the_fused_device_check_agrees_with_the_host_check(kind, classes):
     host = [all(bool(ok.all()) for _, ok in _conditions(v, i, 4, t, kind, classes)) for i, v, t in cases]
     device = [bool(_all_hold(jnp.asarray(v), jnp.asarray(i), 4, jnp.asarray(t), kind, classes)) for i, v, t in cases]
     assert host == device == [True, False, False, kind == "real"]
+
+
+def test_check_rounds_names_the_setting_and_the_round_it_would_reach():
+    """FLH(levels=3) holds 2^3 - 2 = 6 rounds: 6 rows pass and 7 are refused, naming the key as
+    configs write it (a pipeline's learner keeps the pipeline's key; a part inside a part, its
+    path); a state of 4 rounds run starts at round 5, so 2 rows more reach 6 and 3 reach 7; and
+    no run counts more than MAX_ROUNDS = 2^31 - 1 rounds in all, whatever the learner."""
+    flh = FLH(ONS(0.5, 1.0), alpha=0.3, levels=3)
+
+    def refused(learner, state, rows, passes=1, **where):
+        with pytest.raises(ConfigError) as error:
+            check_rounds(learner, state, rows, passes, **where)
+        return str(error.value), error.value.key
+
+    check_rounds(flh, None, 6)  # one pass unless told
+    check_rounds(flh, None, 3, passes=2)
+    message = "learner.levels = 3 lets flh run 6 rounds, and this run goes to round 7; raise learner.levels"
+    assert refused(flh, None, 7) == (message, "learner.levels")
+    assert refused(with_pipeline(flh, (Normalize(),)), None, 7) == (message, "learner.levels")
+    with pytest.raises(ConfigError, match="goes to round 12"):
+        check_rounds(flh, None, 6, 2)
+    nested = FLH(flh, alpha=0.3, levels=8)  # the outer holds 254 rounds, the inner 6
+    assert refused(nested, None, 7)[1] == "learner.base.levels"
+    assert refused(flh, None, 7, where="")[1] == "levels" and refused(nested, None, 7, where="")[1] == "base.levels"
+    state = run(flh, X[:4], X[:4, 0]).state  # its next round is 5
+    check_rounds(flh, state, 2)
+    assert refused(flh, state, 3)[0] == message
+    jax.jit(lambda traced: check_rounds(flh, traced, 6))(state)  # a traced state counts as a fresh one
+    check_rounds(OGD(), None, MAX_ROUNDS)
+    check_rounds(OGD(), None, MAX_ROUNDS // 2, passes=2)
+    assert refused(OGD(), None, 2**30, passes=2) == (
+        "passes: 2 passes over 1073741824 rows are 2147483648 rounds, more than 2147483647",
+        "passes",
+    )
+
+
+def test_check_data_takes_nested_lists_and_names_shapes_and_classes_in_full():
+    """Lists are read as NumPy arrays (rows as X, targets as y); the messages give both shapes
+    and the range of classes."""
+    check_data(OGD(), [[1.0, 2.0], [3.0, 4.0]], [1.0, 2.0])
+    check_data(MIRA(classes=3), [[1.0], [2.0]], [0, 2])
+    with pytest.raises(DataError, match="^X has 1 rows but y has 2 targets$"):
+        check_data(OGD(), [[1.0, 2.0]], [1.0, 2.0])
+    with pytest.raises(DataError, match=r"^y holds float64 numbers; classes are integers 0..2 for mira$"):
+        check_data(MIRA(classes=3), [[1.0], [2.0]], [0, 1.5])
+    with pytest.raises(DataError, match=r"^y row 1: class 3 is not one of 0..2 \(classes = 3\)$"):
+        check_data(MIRA(classes=3), [[1.0], [2.0]], [0, 3])
+    shapes = r"^X must be a matrix of rows \(n, d\) and y a vector \(n,\), got shapes \(3,\) and \(1, 1\)$"
+    with pytest.raises(DataError, match=shapes):
+        check_data(OGD(), np.ones(3, np.float32), np.ones((1, 1), np.float32))
+
+
+def test_rows_of_float32_or_narrower_are_checked_in_the_loop_and_wider_ones_before():
+    f32, f64 = np.ones((2, 3), np.float32), np.ones((2, 3))
+    assert in_loop(f32) and in_loop(jnp.asarray(f32)) and in_loop(f32.astype(np.float16)) and in_loop(f32.astype(int))
+    assert not in_loop(f64) and not in_loop(f32.astype(np.longdouble))
+    assert not in_loop([[1.0, 2.0]])  # a nested list becomes float64
+    idx = np.zeros((2, 3), np.int32)
+    assert in_loop(Sparse(idx, f32, 4)) and not in_loop(Sparse(idx, f64, 4))
+
+
+def test_a_non_finite_score_is_found_where_the_loss_stayed_finite():
+    """The first round whose prediction was NaN or infinite, also where its loss was not (a
+    hinge loss of 0 for a score of +inf), for one score per round or a row of class scores; a
+    run that goes on from a state counts its rounds from there."""
+    first = run(Pegasos(), X[:5], SIGNS[:5])
+    later = run(Pegasos(), X[5:10], SIGNS[5:10], state=first.state)  # rounds 6..10
+    for result, round_ in ((first, 4), (later, 9)):
+        prediction = np.asarray(result.trace.prediction).copy()
+        prediction[3] = np.inf
+        assert first_nonfinite(result._replace(trace=result.trace._replace(prediction=prediction))) == round_
+    scores = run(MIRA(classes=3), X[:5], CLASSES[:5])
+    prediction = np.asarray(scores.trace.prediction).copy()
+    prediction[2, 1] = np.nan
+    assert np.isfinite(scores.trace.loss).all()
+    assert first_nonfinite(scores._replace(trace=scores.trace._replace(prediction=prediction))) == 3
