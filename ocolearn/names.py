@@ -22,6 +22,13 @@ FORMAT_KEYS = {
 }
 
 
+def key_of(task_key: str, setting: str) -> str:
+    """The door's key of a reading ``setting`` ("labels", "dim"), from its key that declares the
+    task: train's ``--task``: ``--labels``; a config's ``data.task``: ``data.labels``; a study's
+    ``task``: ``labels``."""
+    return task_key.replace("task", setting)
+
+
 def unread_setting(format: str, settings: dict) -> str | None:
     """The first reading setting given in ``settings`` (set: not None, "", False or []; a seed
     0 is set) that ``format`` does not read (``FORMAT_KEYS``), else None: the one rule of train

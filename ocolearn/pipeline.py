@@ -252,7 +252,9 @@ def prepare(source: Source, task: str = "", key: str = "--task") -> tuple[Source
     """The source with its labels, dimension and task filled in, and the ``Scan`` of the first
     pass that found them (None when nothing was to be found: a known dimension with given
     labels, a classification task, or with a declared regression task). ``key`` declared the
-    task (``ocolearn.data.task.infer``); listed labels are the classes (``of_listed``)."""
+    task (``ocolearn.data.task.infer``), and errors name the labels and dimension it lists by
+    the door's keys (``--labels``, ``data.dim``); listed labels are the classes (``of_listed``)."""
+    source = source._replace(task_key=key)
     if source.labels:
         task = of_listed(source.labels, task, key, source.path)
     if source.dim and not reader_of(source).dense and (source.labels or task == "regression"):

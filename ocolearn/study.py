@@ -63,6 +63,7 @@ from ocolearn.config import (
     apply_overrides,
     check_grid,
     check_grid_ranges,
+    check_listed,
     grid_axes,
 )
 from ocolearn.data import DataError
@@ -295,6 +296,7 @@ def _dataset(table: dict, where: str, source: str) -> DatasetSpec:
             raise ConfigError(
                 f"{source}: '{where}.columns': {spec.source} has no column {unknown[0]!r}; columns: {', '.join(table)}"
             )
+    check_listed(spec.labels, spec.task, f"{where}.", source)
     if kind in ("river", "file") and not spec.source:
         raise ConfigError(f"{source}: '{where}' of kind {kind!r} needs 'source'")
     if kind == "file" and spec.format not in ("svmlight", "mira", "csv", "text"):

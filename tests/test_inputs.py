@@ -1382,7 +1382,7 @@ def test_listed_labels_are_the_classes_and_must_agree_with_the_declared_task(tmp
     one_line_error(2, err, "d.svm: --labels lists classes, but --task regression has none")
     options = ("--format", "csv", "--target", "y", "--labels=3.5,4.1", "--quiet")
     err = call(capsys, "train", "--learner", "ogd", real, "--model", tmp_path / "m.npz", *options)[2]
-    one_line_error(2, err, "r.csv, line 4: label '4.4' is not one of the model's labels ['3.5', '4.1']")
+    one_line_error(2, err, "r.csv, line 4: label '4.4' is not one of --labels ['3.5', '4.1']")
     assert not (tmp_path / "m.npz").exists()
     table = f"name = 'c'\n[learner]\nkind = 'ogd'\n[data]\nformat = 'svmlight'\nsource = '{data}'\n"
     err = run_config(capsys, tmp_path, table + "labels = ['-1', '1']\ntask = 'regression'\n")[2]
@@ -1513,3 +1513,71 @@ def test_a_dash_for_the_standard_input_says_a_file_is_needed(tmp_path, capsys, f
         err = call(capsys, command, tmp_path / "m.npz", "-")[2]
         one_line_error(2, err, "-: the standard input, but ocolearn needs a data file it can seek in")
     one_line_error(*train(capsys, "-", tmp_path / "m.npz")[::2], "-: the standard input")
+
+
+def test_at_train_time_a_label_outside_the_listed_ones_names_labels_not_a_model(tmp_path, capsys):
+    # Before: "a.svm, line 3: label '3' is not one of the model's labels ['1', '-1']" (and a line
+    # without a label "(predict needs none)"), from train and run, where there is no model yet.
+    data, unlabelled = tmp_path / "a.svm", tmp_path / "nl.svm"
+    data.write_text("1 1:2\n-1 2:1\n3 1:1\n")
+    unlabelled.write_text("1 1:2\n2:1\n")
+    err = train(capsys, data, tmp_path / "m.npz", "--labels=1,-1")[2]
+    one_line_error(2, err, "a.svm, line 3: label '3' is not one of --labels ['1', '-1']")
+    err = train(capsys, unlabelled, tmp_path / "m.npz", "--labels=1,-1", "--dim", "3")[2]
+    one_line_error(
+        2, err, "nl.svm, line 2: no label, where one of --labels ['1', '-1'] is needed (training needs labels)"
+    )
+    table = f"name = 'c'\n[learner]\nkind = 'perceptron'\n[data]\nformat = 'svmlight'\nsource = '{data}'\n"
+    err = run_config(capsys, tmp_path, table + "labels = ['1', '-1']\n")[2]
+    one_line_error(2, err, "a.svm, line 3: label '3' is not one of data.labels ['1', '-1']")
+    iris = "[data]\nformat = 'table'\nsource = 'iris'\ntarget = 'Species'\nfeatures = ['Sepal.Length']\n"
+    err = run_config(
+        capsys, tmp_path, "name = 'c'\n[learner]\nkind = 'perceptron'\n" + iris + "labels = ['setosa', 'x']\n"
+    )[2]
+    one_line_error(2, err, "label 'versicolor' is not one of data.labels ['setosa', 'x']")
+    assert not (tmp_path / "m.npz").exists()
+    assert train(capsys, data, tmp_path / "m.npz", "--labels=1,-1,3")[0] == 0  # (a model's labels: as before)
+    data.write_text("1 1:2\n7 2:1\n")
+    err = call(capsys, "test", tmp_path / "m.npz", data)[2]
+    one_line_error(2, err, "a.svm, line 2: label '7' is not one of the model's labels ['1', '-1', '3']")
+
+
+def test_at_train_time_a_feature_beyond_dim_names_the_option_not_a_model(tmp_path, capsys):
+    # Before: "b.svm, line 2: feature index 3 is beyond the model's 2 features", with no model yet.
+    data = tmp_path / "b.svm"
+    data.write_text("1 1:2\n-1 3:1\n")
+    one_line_error(
+        *train(capsys, data, tmp_path / "m.npz", "--dim", "2")[::2], "b.svm, line 2: ", "2 features of --dim"
+    )
+    table = f"name = 'c'\n[learner]\nkind = 'perceptron'\n[data]\nformat = 'svmlight'\nsource = '{data}'\n"
+    one_line_error(*run_config(capsys, tmp_path, table + "dim = 2\n")[::2], "b.svm, line 2: ", "features of data.dim")
+    assert train(capsys, data, tmp_path / "m.npz", "--dim", "3")[0] == 0
+    data.write_text("1 1:2\n-1 4:1\n")
+    err = call(capsys, "test", tmp_path / "m.npz", data)[2]  # (a model's dimension: as before)
+    one_line_error(2, err, "b.svm, line 2: feature index 4 is beyond the model's 3 features")
+
+
+@pytest.mark.parametrize(
+    "labels, words",
+    [
+        ('["0", "0.0", "1"]', "the labels '0' and '0.0' are one number written two ways"),  # was 3 classes, status 0
+        ('["0", "0"]', "the label '0' is repeated"),
+        ('["1"]', "'1' names one label; give two or more"),
+        ('["", "1"]', "label 1 is empty"),
+    ],
+)
+def test_a_studys_listed_labels_are_checked_by_the_rule_of_every_list_of_labels(tmp_path, capsys, labels, words):
+    # Before: ["0", "0.0", "1"] trained three classes with status 0; the others read the file and
+    # said "label '1' is not one of the model's labels ['0', '0']" and the like.
+    data, study = tmp_path / "s.svm", tmp_path / "s.toml"
+    data.write_text("0 1:1\n1 2:1\n" * 5)
+    text = f"name = 's'\n[[datasets]]\nkind = 'file'\nsource = '{data}'\nlabels = {labels}\n"
+    text += "[learners.p]\nkind = 'perceptron'\n"
+    study.write_text(text)
+    one_line_error(
+        *call(capsys, "study", study, "--out", tmp_path / "st")[::2], "s.toml: 'datasets[0].labels': ", words
+    )
+    study.write_text(text.replace(f"labels = {labels}", "labels = ['0', '1']\ntask = 'regression'"))
+    err = call(capsys, "study", study, "--out", tmp_path / "st")[2]
+    one_line_error(2, err, "s.toml: datasets[0].labels lists classes, but datasets[0].task = 'regression' has none")
+    assert not (tmp_path / "st").exists()
