@@ -1581,3 +1581,15 @@ def test_a_studys_listed_labels_are_checked_by_the_rule_of_every_list_of_labels(
     err = call(capsys, "study", study, "--out", tmp_path / "st")[2]
     one_line_error(2, err, "s.toml: datasets[0].labels lists classes, but datasets[0].task = 'regression' has none")
     assert not (tmp_path / "st").exists()
+
+
+def test_export_to_a_folder_says_it_is_a_folder_as_every_output_does(tmp_path, capsys):
+    # Before: "out: Is a directory", the system's words (train's --model and predict's --out said
+    # "is a folder; give a file name"): export wrote through atomic_write, which did not check.
+    folder = tmp_path / "out"
+    folder.mkdir()
+    for fmt in ("csv", "svmlight"):
+        err = call(capsys, "export", "iris", "--target", "Species", "--format", fmt, "--out", folder)[2]
+        one_line_error(2, err, f"{folder}: is a folder; give a file name")
+    assert list(folder.iterdir()) == []
+    assert call(capsys, "export", "iris", "--target", "Species", "--out", folder / "iris.csv")[0] == 0
