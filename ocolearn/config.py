@@ -372,6 +372,8 @@ def check_grid(values: dict, valid: list[str], where: str, source: str) -> None:
                     f"{source}: '{where}{key}' must be a list of numbers or one of "
                     f"{{{' | '.join(RANGES)} = [start, stop, num]}}, got {value!r}"
                 )
+            if "geomspace" in value and 0 in args[:2]:  # (numpy raises: a geometric sequence never reaches 0)
+                raise ConfigError(f"{source}: '{where}{key}': geomspace's start and stop must not be 0, got {value!r}")
         elif not (isinstance(value, list) and value and all(_fits(v, float) for v in value)):
             raise ConfigError(f"{source}: '{where}{key}' must be a non-empty list of numbers, got {value!r}")
 

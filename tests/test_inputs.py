@@ -1593,3 +1593,20 @@ def test_export_to_a_folder_says_it_is_a_folder_as_every_output_does(tmp_path, c
         one_line_error(2, err, f"{folder}: is a folder; give a file name")
     assert list(folder.iterdir()) == []
     assert call(capsys, "export", "iris", "--target", "Species", "--out", folder / "iris.csv")[0] == 0
+
+
+@pytest.mark.parametrize("ends", ["0.0, 10.0", "0.1, 0"])
+def test_a_geomspace_from_or_to_zero_is_one_line_naming_its_key_in_a_sweep_and_a_study(tmp_path, capsys, ends):
+    # Before: a traceback, numpy's "ValueError: Geometric sequence cannot include zero", status 1.
+    grid = f"{{ geomspace = [{ends}, 9] }}"
+    config = 'name = "x"\n' + IRIS + '[learner]\nkind = "ogd"\n[sweep]\nseeds = 2\n[sweep.values]\n'
+    err = run_config(capsys, tmp_path, config + f'"learner.schedule.eta" = {grid}\n', "sweep")[2]
+    one_line_error(2, err, "c.toml: 'sweep.values.learner.schedule.eta': geomspace's start and stop must not be 0")
+    study = tmp_path / "s.toml"
+    study.write_text(
+        f"name = 's'\n[[datasets]]\nkind = 'bundled'\nsource = 'iris'\n[learners.pa]\nkind = 'passive_aggressive'\n"
+        f"[learners.pa.tune]\nC = {grid}\n"
+    )
+    err = call(capsys, "study", study, "--out", tmp_path / "st")[2]
+    one_line_error(2, err, "s.toml: ", "C': geomspace's start and stop must not be 0")
+    assert not (tmp_path / "out").exists() and not (tmp_path / "st").exists()
