@@ -272,6 +272,10 @@ def build_learner(name: str, overrides=(), num_labels: int = 2, task: str = "") 
     """A learner from its registered name and ``key=value`` overrides of its fields; a learner
     with ``classes`` gets the data's number of labels for a multiclass task."""
     table = apply_overrides({"kind": name}, overrides)
+    if table["kind"] != name:  # (it would train another learner than the one named, and reported)
+        raise ConfigError(
+            f"--set kind={table['kind']}: the learner is --learner {name}; give --learner {table['kind']}"
+        )
     cls = Learner.registry.get(name)
     multiclass = task == "multiclass" or (not task and num_labels > 2)
     if cls is not None and "classes" in fields_of(cls) and "classes" not in table and multiclass:

@@ -1610,3 +1610,15 @@ def test_a_geomspace_from_or_to_zero_is_one_line_naming_its_key_in_a_sweep_and_a
     err = call(capsys, "study", study, "--out", tmp_path / "st")[2]
     one_line_error(2, err, "s.toml: ", "C': geomspace's start and stop must not be 0")
     assert not (tmp_path / "out").exists() and not (tmp_path / "st").exists()
+
+
+def test_train_refuses_set_kind_naming_another_learner_than_learner(tmp_path, capsys):
+    # Before: --learner perceptron --set kind=ogd trained OGD (the model's learner: ogd, progressive
+    # loss 0.5525, not the Perceptron's 0.5) and reported "trained perceptron (binary)", status 0.
+    data = tmp_path / "d.svm"
+    data.write_text("+1 1:1\n-1 2:1\n")
+    err = train(capsys, data, tmp_path / "m.npz", "--set", "kind=ogd")[2]
+    one_line_error(2, err, "--set kind=ogd: the learner is --learner perceptron; give --learner ogd")
+    assert not (tmp_path / "m.npz").exists()
+    assert train(capsys, data, tmp_path / "m.npz", "--set", "kind=perceptron")[0] == 0  # (the same learner)
+    assert load(tmp_path / "m.npz").settings["learner"]["kind"] == "perceptron"
