@@ -1622,3 +1622,23 @@ def test_train_refuses_set_kind_naming_another_learner_than_learner(tmp_path, ca
     assert not (tmp_path / "m.npz").exists()
     assert train(capsys, data, tmp_path / "m.npz", "--set", "kind=perceptron")[0] == 0  # (the same learner)
     assert load(tmp_path / "m.npz").settings["learner"]["kind"] == "perceptron"
+
+
+def test_a_mira_name_holding_a_hash_is_read_and_a_hash_standing_alone_starts_a_comment(tmp_path, capsys):
+    # Before: everything from '#' on was a comment, as in svmlight: 'pos #happy love' was the label
+    # 'pos' with no features and 'C# java' the feature 'C', silently (status 0).
+    from ocolearn.data.mira import read_mira
+    from ocolearn.data.sparse_text import feature_hash
+
+    data = tmp_path / "t.mira"
+    data.write_text("# a comment line\npos #happy love\nneg sad # a comment\n  # another\npos C# java\r\nneg x\t#\ty\n")
+    read = read_mira(data, bits=8)
+    assert read.labels == ["neg", "pos"] and list(read.lines) == [2, 3, 5, 6] and list(read.y) == [1, 0, 1, 0]
+    rows = read.X.todense()
+    names = (["#happy", "love"], ["sad"], ["C#", "java"], ["x"])
+    for row, words in zip(rows, names, strict=True):
+        expected = np.zeros(256)
+        for word in words:
+            expected[feature_hash(word, 8)] += 1
+        np.testing.assert_array_equal(row, expected)
+    assert train(capsys, data, tmp_path / "m.npz", "--format", "mira", "--bits", "8")[0] == 0

@@ -181,15 +181,16 @@ def _decode(data, first_line: int, path) -> str:
         raise DataError(f"{path}, line {line}: not UTF-8 text") from None
 
 
-def _rows_by_line(data: bytes, first_line: int, path, row_of, label_dtype, placeholders=False) -> Block:
+def _rows_by_line(data: bytes, first_line: int, path, row_of, label_dtype, placeholders=False, comment=None) -> Block:
     """A block from text line by line: ``row_of(tokens, where)`` gives each line's features
-    as ``{index: value}`` (or the line's error); comments and blank lines are skipped.
+    as ``{index: value}`` (or the line's error); comments (from ``#`` on, or where the pattern
+    ``comment`` matches) and blank lines are skipped.
     With ``placeholders`` (prediction input, whose labels are ignored) a numeric label that is
     not a number (``?``) is a placeholder, read as no label."""
     text = _decode(data, first_line, path)
     labels, indptr, indices, values, numbers = [], [0], [], [], []
     for number, line in enumerate(text.split("\n"), first_line):
-        line = line.split("#", 1)[0].strip()
+        line = (line.split("#", 1)[0] if comment is None else comment.sub("", line, count=1)).strip()
         if not line:
             continue
         where = f"{path}, line {number}"
