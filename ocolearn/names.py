@@ -37,6 +37,11 @@ def unread_setting(format: str, settings: dict) -> str | None:
     return next((key for key in given if format not in FORMAT_KEYS[key]), None)
 
 
+def formats_reading(key: str) -> str:
+    """The file formats that read the setting ``key``, as a message lists them ("svmlight or mira")."""
+    return " or ".join(f for f in FORMAT_KEYS[key] if f in FORMATS)
+
+
 # Seeds are whole numbers 0..2^32 - 1: NumPy refuses negative ones, and JAX keeps only the low
 # 32 bits (seed 2^32 would shuffle as seed 0 does).
 MAX_SEED = 2**32 - 1

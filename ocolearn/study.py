@@ -70,6 +70,7 @@ from ocolearn.data import DataError
 from ocolearn.data.sparse_text import SparseData
 from ocolearn.features import Sparse, num_features, row
 from ocolearn.learners import Learner
+from ocolearn.names import FORMAT_KEYS, formats_reading, unread_setting
 from ocolearn.parts import ConfigError
 
 PARAMETER_FREE = ("perceptron", "cocob", "coin_betting", "dog", "mechanic")  # nothing to tune: a grid is an error
@@ -307,6 +308,9 @@ def _dataset(table: dict, where: str, source: str) -> DatasetSpec:
         )
     if spec.chunk_rows and spec.format == "text":
         raise ConfigError(f"{source}: '{where}.chunk_rows': a folder of text is read in memory; remove chunk_rows")
+    key = kind == "file" and unread_setting(spec.format, {k: getattr(spec, k) for k in KEYS[kind] if k in FORMAT_KEYS})
+    if key:  # (as train's options and a config's [data] keys: a setting its format does not read would do nothing)
+        raise ConfigError(f"{source}: '{where}.{key}' applies to format {formats_reading(key)}, not to {spec.format!r}")
     if spec.stream:
         if spec.rows < 2 or spec.features < 1 or spec.concepts < 1 or spec.every < 1 or not 0 <= spec.noise < 0.5:
             raise ConfigError(

@@ -1642,3 +1642,26 @@ def test_a_mira_name_holding_a_hash_is_read_and_a_hash_standing_alone_starts_a_c
             expected[feature_hash(word, 8)] += 1
         np.testing.assert_array_equal(row, expected)
     assert train(capsys, data, tmp_path / "m.npz", "--format", "mira", "--bits", "8")[0] == 0
+
+
+@pytest.mark.parametrize(
+    "keys, words",
+    [
+        ("target = 'y'\n", "'datasets[0].target' applies to format csv, not to 'svmlight'"),
+        ("format = 'csv'\ntarget = 'y'\nbits = 3\n", "'datasets[0].bits' applies to format svmlight or mira or text"),
+        ("format = 'csv'\ntarget = 'y'\ndim = 4\n", "'datasets[0].dim' applies to format svmlight, not to 'csv'"),
+        ("format = 'mira'\nzero_based = true\n", "'datasets[0].zero_based' applies to format svmlight, not to 'mira'"),
+    ],
+)
+def test_a_studys_file_reading_setting_its_format_does_not_read_is_refused_as_in_a_config(
+    tmp_path, capsys, keys, words
+):
+    # Before: each ran with status 0, the setting silently ignored (train's options and a config's
+    # [data] keys are refused alike).
+    study = tmp_path / "s.toml"
+    data = tmp_path / "d"  # (refused before it is read)
+    study.write_text(
+        f"name = 's'\n[[datasets]]\nkind = 'file'\nsource = '{data}'\n{keys}[learners.p]\nkind = 'perceptron'\n"
+    )
+    one_line_error(*call(capsys, "study", study, "--out", tmp_path / "st")[::2], f"s.toml: {words}")
+    assert not (tmp_path / "st").exists()
