@@ -38,7 +38,7 @@ import warnings
 from pathlib import Path
 
 import ocolearn  # first: sets XLA's CPU flags before JAX starts (and imports no JAX itself)
-from ocolearn.names import FORMAT_KEYS, FORMATS, MAX_SEED, SCALES, TASKS, label_list_problem, unread_setting
+from ocolearn.names import FORMATS, MAX_SEED, SCALES, TASKS, formats_reading, label_list_problem, unread_setting
 
 # Nothing here imports NumPy or JAX before the arguments are parsed: ``--help``, ``--version``
 # and usage errors answer at once; each command imports what it needs.
@@ -123,8 +123,7 @@ def _train(args) -> int:
     reading = ("target", "bits", "dim", "zero_based", "order_seed")
     key = unread_setting(args.format, {key: getattr(args, key) for key in reading})
     if key:
-        formats = " or ".join(f for f in FORMAT_KEYS[key] if f in FORMATS)
-        raise DataError(f"--{key.replace('_', '-')} applies to --format {formats}, not to {args.format}")
+        raise DataError(f"--{key.replace('_', '-')} applies to --format {formats_reading(key)}, not to {args.format}")
     _not_an_input("--model", args.model, [args.data])
     if args.checkpoint:
         _not_an_input("--checkpoint", args.checkpoint, [args.data])

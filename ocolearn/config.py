@@ -372,6 +372,8 @@ def check_grid(values: dict, valid: list[str], where: str, source: str) -> None:
                     f"{source}: '{where}{key}' must be a list of numbers or one of "
                     f"{{{' | '.join(RANGES)} = [start, stop, num]}}, got {value!r}"
                 )
+            if "geomspace" in value and 0 in args[:2]:  # (numpy raises: a geometric sequence never reaches 0)
+                raise ConfigError(f"{source}: '{where}{key}': geomspace's start and stop must not be 0, got {value!r}")
         elif not (isinstance(value, list) and value and all(_fits(v, float) for v in value)):
             raise ConfigError(f"{source}: '{where}{key}' must be a non-empty list of numbers, got {value!r}")
 
@@ -413,11 +415,7 @@ def from_dict(raw: dict, source: str = "<config>") -> Experiment:
         raise ConfigError(f"{source}: 'data.{key}' applies to 'data.format' {formats}, not to {data.format!r}")
     if data.format == "csv" and not data.target:
         raise ConfigError(f"{source}: '[data]' of format 'csv' needs 'target', the column of labels or values")
-    problem = data.labels and label_list_problem(data.labels)
-    if problem:
-        raise ConfigError(f"{source}: 'data.labels': {problem}")
-    if data.labels:  # (before any data is read: listed classes and the declared task must agree)
-        of_listed(data.labels, data.task, "data.task", source)
+    check_listed(data.labels, data.task, "data.", source)
     if data.bits is not None and not 1 <= data.bits <= 30 or data.dim is not None and data.dim < 1:
         raise ConfigError(f"{source}: 'data.bits' must be in 1..30 and 'data.dim' >= 1")
     learner = _build_part(Learner, raw["learner"], "learner", source)
@@ -441,6 +439,19 @@ def from_dict(raw: dict, source: str = "<config>") -> Experiment:
         sweep=_build_sweep(raw["sweep"], learner, source) if "sweep" in raw else None,
         source=source,
     )
+
+
+def check_listed(labels: list, task: str, prefix: str, source: str) -> None:
+    """Classes a file lists (a config's ``data.labels``, a study's ``datasets[k].labels``, keys
+    ``prefix + "labels"``), before any data is read: by the rule of every list of labels
+    (``ocolearn.names.label_list_problem``, train's ``--labels`` too), and agreeing with the
+    declared task (``ocolearn.data.task.of_listed``)."""
+    if not labels:
+        return
+    problem = label_list_problem(labels)
+    if problem:
+        raise ConfigError(f"{source}: '{prefix}labels': {problem}")
+    of_listed(labels, task, f"{prefix}task", source)
 
 
 def check_data_path(experiment: Experiment) -> None:

@@ -37,6 +37,7 @@ from ocolearn.data.textdirs import read_text_folders
 from ocolearn.features import Sparse, num_features, row
 from ocolearn.io import atomic_write, write_json, writes_folder
 from ocolearn.modelfile import save, scores
+from ocolearn.names import key_of
 from ocolearn.pipeline import (
     check_learner,
     check_step,
@@ -122,10 +123,11 @@ def read_examples(spec: DataSpec, task_key: str = TASK_KEY) -> SparseData:
         found = Labels(distinct, numeric, numeric and bool(np.all(np.mod(column, 1) == 0)) if numeric else False)
         if infer(found, spec.task, spec.source, task_key) == "regression":  # float64: the comparators are exact
             return SparseData(X, column.astype(np.float64), None, lines)
-        y, labels = class_indices(spec.source, names, lines, spec.labels or None, order=float if numeric else None)
+        order, key = float if numeric else None, key_of(task_key, "labels")
+        y, labels = class_indices(spec.source, names, lines, spec.labels or None, order, key)
         return SparseData(X.astype(np.float32), y, labels, lines)
     if spec.format == "text" and spec.bits is None:
-        data = read_text_folders(spec.source, labels=spec.labels or None)[0]
+        data = read_text_folders(spec.source, labels=spec.labels or None, key=key_of(task_key, "labels"))[0]
         if spec.order_seed is None:
             return data
         order = np.random.default_rng(spec.order_seed).permutation(len(data.y))

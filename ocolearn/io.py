@@ -54,13 +54,16 @@ def atomic_lines(path, pieces) -> Path:
     return path
 
 
-def _target(path: Path) -> Path:
+def _target(path: Path, folder: bool = False) -> Path:
     """Where a write to ``path`` renames its file: the file a symbolic link points to (the link
     stays, as a shell's ``>`` keeps it; the rename would put a plain file in the link's place:
     ``/dev/stdout`` is one), refused if it is a device, a pipe or a socket (``/dev/null``), into
-    which the user meant to write and which the rename would replace (as root, in ``/dev``)."""
+    which the user meant to write and which the rename would replace (as root, in ``/dev``), or,
+    for a file (not ``folder``), if it is a folder."""
     import errno
 
+    if path.is_dir() and not folder:
+        raise IsADirectoryError(errno.EISDIR, "is a folder; give a file name")
     if path.exists() and not path.is_file() and not path.is_dir():  # (stat: through every link)
         raise OSError(
             errno.EINVAL,
@@ -114,11 +117,9 @@ def writable(path, folder: bool = False) -> None:
 
     path = Path(path)
     with _naming(path):
-        if path.is_dir() and not folder:
-            raise IsADirectoryError(errno.EISDIR, "is a folder; give a file name")
         if path.exists() and folder and not path.is_dir():
             raise NotADirectoryError(errno.ENOTDIR, "is a file; give a folder name")
-        target = _target(path)
+        target = _target(path, folder)
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = _sibling(target)
         try:

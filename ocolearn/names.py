@@ -22,12 +22,24 @@ FORMAT_KEYS = {
 }
 
 
+def key_of(task_key: str, setting: str) -> str:
+    """The door's key of a reading ``setting`` ("labels", "dim"), from its key that declares the
+    task: train's ``--task``: ``--labels``; a config's ``data.task``: ``data.labels``; a study's
+    ``task``: ``labels``."""
+    return task_key.replace("task", setting)
+
+
 def unread_setting(format: str, settings: dict) -> str | None:
     """The first reading setting given in ``settings`` (set: not None, "", False or []; a seed
     0 is set) that ``format`` does not read (``FORMAT_KEYS``), else None: the one rule of train
     and of a config."""
     given = (key for key, value in settings.items() if value is not False and value not in (None, "", []))
     return next((key for key in given if format not in FORMAT_KEYS[key]), None)
+
+
+def formats_reading(key: str) -> str:
+    """The file formats that read the setting ``key``, as a message lists them ("svmlight or mira")."""
+    return " or ".join(f for f in FORMAT_KEYS[key] if f in FORMATS)
 
 
 # Seeds are whole numbers 0..2^32 - 1: NumPy refuses negative ones, and JAX keeps only the low

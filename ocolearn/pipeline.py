@@ -252,7 +252,9 @@ def prepare(source: Source, task: str = "", key: str = "--task") -> tuple[Source
     """The source with its labels, dimension and task filled in, and the ``Scan`` of the first
     pass that found them (None when nothing was to be found: a known dimension with given
     labels, a classification task, or with a declared regression task). ``key`` declared the
-    task (``ocolearn.data.task.infer``); listed labels are the classes (``of_listed``)."""
+    task (``ocolearn.data.task.infer``), and errors name the labels and dimension it lists by
+    the door's keys (``--labels``, ``data.dim``); listed labels are the classes (``of_listed``)."""
+    source = source._replace(task_key=key)
     if source.labels:
         task = of_listed(source.labels, task, key, source.path)
     if source.dim and not reader_of(source).dense and (source.labels or task == "regression"):
@@ -270,6 +272,10 @@ def build_learner(name: str, overrides=(), num_labels: int = 2, task: str = "") 
     """A learner from its registered name and ``key=value`` overrides of its fields; a learner
     with ``classes`` gets the data's number of labels for a multiclass task."""
     table = apply_overrides({"kind": name}, overrides)
+    if table["kind"] != name:  # (it would train another learner than the one named, and reported)
+        raise ConfigError(
+            f"--set kind={table['kind']}: the learner is --learner {name}; give --learner {table['kind']}"
+        )
     cls = Learner.registry.get(name)
     multiclass = task == "multiclass" or (not task and num_labels > 2)
     if cls is not None and "classes" in fields_of(cls) and "classes" not in table and multiclass:

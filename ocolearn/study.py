@@ -63,12 +63,14 @@ from ocolearn.config import (
     apply_overrides,
     check_grid,
     check_grid_ranges,
+    check_listed,
     grid_axes,
 )
 from ocolearn.data import DataError
 from ocolearn.data.sparse_text import SparseData
 from ocolearn.features import Sparse, num_features, row
 from ocolearn.learners import Learner
+from ocolearn.names import FORMAT_KEYS, formats_reading, unread_setting
 from ocolearn.parts import ConfigError
 
 PARAMETER_FREE = ("perceptron", "cocob", "coin_betting", "dog", "mechanic")  # nothing to tune: a grid is an error
@@ -295,6 +297,7 @@ def _dataset(table: dict, where: str, source: str) -> DatasetSpec:
             raise ConfigError(
                 f"{source}: '{where}.columns': {spec.source} has no column {unknown[0]!r}; columns: {', '.join(table)}"
             )
+    check_listed(spec.labels, spec.task, f"{where}.", source)
     if kind in ("river", "file") and not spec.source:
         raise ConfigError(f"{source}: '{where}' of kind {kind!r} needs 'source'")
     if kind == "file" and spec.format not in ("svmlight", "mira", "csv", "text"):
@@ -305,6 +308,9 @@ def _dataset(table: dict, where: str, source: str) -> DatasetSpec:
         )
     if spec.chunk_rows and spec.format == "text":
         raise ConfigError(f"{source}: '{where}.chunk_rows': a folder of text is read in memory; remove chunk_rows")
+    key = kind == "file" and unread_setting(spec.format, {k: getattr(spec, k) for k in KEYS[kind] if k in FORMAT_KEYS})
+    if key:  # (as train's options and a config's [data] keys: a setting its format does not read would do nothing)
+        raise ConfigError(f"{source}: '{where}.{key}' applies to format {formats_reading(key)}, not to {spec.format!r}")
     if spec.stream:
         if spec.rows < 2 or spec.features < 1 or spec.concepts < 1 or spec.every < 1 or not 0 <= spec.noise < 0.5:
             raise ConfigError(

@@ -1382,7 +1382,7 @@ def test_listed_labels_are_the_classes_and_must_agree_with_the_declared_task(tmp
     one_line_error(2, err, "d.svm: --labels lists classes, but --task regression has none")
     options = ("--format", "csv", "--target", "y", "--labels=3.5,4.1", "--quiet")
     err = call(capsys, "train", "--learner", "ogd", real, "--model", tmp_path / "m.npz", *options)[2]
-    one_line_error(2, err, "r.csv, line 4: label '4.4' is not one of the model's labels ['3.5', '4.1']")
+    one_line_error(2, err, "r.csv, line 4: label '4.4' is not one of --labels ['3.5', '4.1']")
     assert not (tmp_path / "m.npz").exists()
     table = f"name = 'c'\n[learner]\nkind = 'ogd'\n[data]\nformat = 'svmlight'\nsource = '{data}'\n"
     err = run_config(capsys, tmp_path, table + "labels = ['-1', '1']\ntask = 'regression'\n")[2]
@@ -1513,3 +1513,155 @@ def test_a_dash_for_the_standard_input_says_a_file_is_needed(tmp_path, capsys, f
         err = call(capsys, command, tmp_path / "m.npz", "-")[2]
         one_line_error(2, err, "-: the standard input, but ocolearn needs a data file it can seek in")
     one_line_error(*train(capsys, "-", tmp_path / "m.npz")[::2], "-: the standard input")
+
+
+def test_at_train_time_a_label_outside_the_listed_ones_names_labels_not_a_model(tmp_path, capsys):
+    # Before: "a.svm, line 3: label '3' is not one of the model's labels ['1', '-1']" (and a line
+    # without a label "(predict needs none)"), from train and run, where there is no model yet.
+    data, unlabelled = tmp_path / "a.svm", tmp_path / "nl.svm"
+    data.write_text("1 1:2\n-1 2:1\n3 1:1\n")
+    unlabelled.write_text("1 1:2\n2:1\n")
+    err = train(capsys, data, tmp_path / "m.npz", "--labels=1,-1")[2]
+    one_line_error(2, err, "a.svm, line 3: label '3' is not one of --labels ['1', '-1']")
+    err = train(capsys, unlabelled, tmp_path / "m.npz", "--labels=1,-1", "--dim", "3")[2]
+    one_line_error(
+        2, err, "nl.svm, line 2: no label, where one of --labels ['1', '-1'] is needed (training needs labels)"
+    )
+    table = f"name = 'c'\n[learner]\nkind = 'perceptron'\n[data]\nformat = 'svmlight'\nsource = '{data}'\n"
+    err = run_config(capsys, tmp_path, table + "labels = ['1', '-1']\n")[2]
+    one_line_error(2, err, "a.svm, line 3: label '3' is not one of data.labels ['1', '-1']")
+    iris = "[data]\nformat = 'table'\nsource = 'iris'\ntarget = 'Species'\nfeatures = ['Sepal.Length']\n"
+    err = run_config(
+        capsys, tmp_path, "name = 'c'\n[learner]\nkind = 'perceptron'\n" + iris + "labels = ['setosa', 'x']\n"
+    )[2]
+    one_line_error(2, err, "label 'versicolor' is not one of data.labels ['setosa', 'x']")
+    assert not (tmp_path / "m.npz").exists()
+    assert train(capsys, data, tmp_path / "m.npz", "--labels=1,-1,3")[0] == 0  # (a model's labels: as before)
+    data.write_text("1 1:2\n7 2:1\n")
+    err = call(capsys, "test", tmp_path / "m.npz", data)[2]
+    one_line_error(2, err, "a.svm, line 2: label '7' is not one of the model's labels ['1', '-1', '3']")
+
+
+def test_at_train_time_a_feature_beyond_dim_names_the_option_not_a_model(tmp_path, capsys):
+    # Before: "b.svm, line 2: feature index 3 is beyond the model's 2 features", with no model yet.
+    data = tmp_path / "b.svm"
+    data.write_text("1 1:2\n-1 3:1\n")
+    one_line_error(
+        *train(capsys, data, tmp_path / "m.npz", "--dim", "2")[::2], "b.svm, line 2: ", "2 features of --dim"
+    )
+    table = f"name = 'c'\n[learner]\nkind = 'perceptron'\n[data]\nformat = 'svmlight'\nsource = '{data}'\n"
+    one_line_error(*run_config(capsys, tmp_path, table + "dim = 2\n")[::2], "b.svm, line 2: ", "features of data.dim")
+    assert train(capsys, data, tmp_path / "m.npz", "--dim", "3")[0] == 0
+    data.write_text("1 1:2\n-1 4:1\n")
+    err = call(capsys, "test", tmp_path / "m.npz", data)[2]  # (a model's dimension: as before)
+    one_line_error(2, err, "b.svm, line 2: feature index 4 is beyond the model's 3 features")
+
+
+@pytest.mark.parametrize(
+    "labels, words",
+    [
+        ('["0", "0.0", "1"]', "the labels '0' and '0.0' are one number written two ways"),  # was 3 classes, status 0
+        ('["0", "0"]', "the label '0' is repeated"),
+        ('["1"]', "'1' names one label; give two or more"),
+        ('["", "1"]', "label 1 is empty"),
+    ],
+)
+def test_a_studys_listed_labels_are_checked_by_the_rule_of_every_list_of_labels(tmp_path, capsys, labels, words):
+    # Before: ["0", "0.0", "1"] trained three classes with status 0; the others read the file and
+    # said "label '1' is not one of the model's labels ['0', '0']" and the like.
+    data, study = tmp_path / "s.svm", tmp_path / "s.toml"
+    data.write_text("0 1:1\n1 2:1\n" * 5)
+    text = f"name = 's'\n[[datasets]]\nkind = 'file'\nsource = '{data}'\nlabels = {labels}\n"
+    text += "[learners.p]\nkind = 'perceptron'\n"
+    study.write_text(text)
+    one_line_error(
+        *call(capsys, "study", study, "--out", tmp_path / "st")[::2], "s.toml: 'datasets[0].labels': ", words
+    )
+    study.write_text(text.replace(f"labels = {labels}", "labels = ['0', '1']\ntask = 'regression'"))
+    err = call(capsys, "study", study, "--out", tmp_path / "st")[2]
+    one_line_error(2, err, "s.toml: datasets[0].labels lists classes, but datasets[0].task = 'regression' has none")
+    assert not (tmp_path / "st").exists()
+
+
+def test_export_to_a_folder_says_it_is_a_folder_as_every_output_does(tmp_path, capsys):
+    # Before: "out: Is a directory", the system's words (train's --model and predict's --out said
+    # "is a folder; give a file name"): export wrote through atomic_write, which did not check.
+    folder = tmp_path / "out"
+    folder.mkdir()
+    for fmt in ("csv", "svmlight"):
+        err = call(capsys, "export", "iris", "--target", "Species", "--format", fmt, "--out", folder)[2]
+        one_line_error(2, err, f"{folder}: is a folder; give a file name")
+    assert list(folder.iterdir()) == []
+    assert call(capsys, "export", "iris", "--target", "Species", "--out", folder / "iris.csv")[0] == 0
+
+
+@pytest.mark.parametrize("ends", ["0.0, 10.0", "0.1, 0"])
+def test_a_geomspace_from_or_to_zero_is_one_line_naming_its_key_in_a_sweep_and_a_study(tmp_path, capsys, ends):
+    # Before: a traceback, numpy's "ValueError: Geometric sequence cannot include zero", status 1.
+    grid = f"{{ geomspace = [{ends}, 9] }}"
+    config = 'name = "x"\n' + IRIS + '[learner]\nkind = "ogd"\n[sweep]\nseeds = 2\n[sweep.values]\n'
+    err = run_config(capsys, tmp_path, config + f'"learner.schedule.eta" = {grid}\n', "sweep")[2]
+    one_line_error(2, err, "c.toml: 'sweep.values.learner.schedule.eta': geomspace's start and stop must not be 0")
+    study = tmp_path / "s.toml"
+    study.write_text(
+        f"name = 's'\n[[datasets]]\nkind = 'bundled'\nsource = 'iris'\n[learners.pa]\nkind = 'passive_aggressive'\n"
+        f"[learners.pa.tune]\nC = {grid}\n"
+    )
+    err = call(capsys, "study", study, "--out", tmp_path / "st")[2]
+    one_line_error(2, err, "s.toml: ", "C': geomspace's start and stop must not be 0")
+    assert not (tmp_path / "out").exists() and not (tmp_path / "st").exists()
+
+
+def test_train_refuses_set_kind_naming_another_learner_than_learner(tmp_path, capsys):
+    # Before: --learner perceptron --set kind=ogd trained OGD (the model's learner: ogd, progressive
+    # loss 0.5525, not the Perceptron's 0.5) and reported "trained perceptron (binary)", status 0.
+    data = tmp_path / "d.svm"
+    data.write_text("+1 1:1\n-1 2:1\n")
+    err = train(capsys, data, tmp_path / "m.npz", "--set", "kind=ogd")[2]
+    one_line_error(2, err, "--set kind=ogd: the learner is --learner perceptron; give --learner ogd")
+    assert not (tmp_path / "m.npz").exists()
+    assert train(capsys, data, tmp_path / "m.npz", "--set", "kind=perceptron")[0] == 0  # (the same learner)
+    assert load(tmp_path / "m.npz").settings["learner"]["kind"] == "perceptron"
+
+
+def test_a_mira_name_holding_a_hash_is_read_and_a_hash_standing_alone_starts_a_comment(tmp_path, capsys):
+    # Before: everything from '#' on was a comment, as in svmlight: 'pos #happy love' was the label
+    # 'pos' with no features and 'C# java' the feature 'C', silently (status 0).
+    from ocolearn.data.mira import read_mira
+    from ocolearn.data.sparse_text import feature_hash
+
+    data = tmp_path / "t.mira"
+    data.write_text("# a comment line\npos #happy love\nneg sad # a comment\n  # another\npos C# java\r\nneg x\t#\ty\n")
+    read = read_mira(data, bits=8)
+    assert read.labels == ["neg", "pos"] and list(read.lines) == [2, 3, 5, 6] and list(read.y) == [1, 0, 1, 0]
+    rows = read.X.todense()
+    names = (["#happy", "love"], ["sad"], ["C#", "java"], ["x"])
+    for row, words in zip(rows, names, strict=True):
+        expected = np.zeros(256)
+        for word in words:
+            expected[feature_hash(word, 8)] += 1
+        np.testing.assert_array_equal(row, expected)
+    assert train(capsys, data, tmp_path / "m.npz", "--format", "mira", "--bits", "8")[0] == 0
+
+
+@pytest.mark.parametrize(
+    "keys, words",
+    [
+        ("target = 'y'\n", "'datasets[0].target' applies to format csv, not to 'svmlight'"),
+        ("format = 'csv'\ntarget = 'y'\nbits = 3\n", "'datasets[0].bits' applies to format svmlight or mira or text"),
+        ("format = 'csv'\ntarget = 'y'\ndim = 4\n", "'datasets[0].dim' applies to format svmlight, not to 'csv'"),
+        ("format = 'mira'\nzero_based = true\n", "'datasets[0].zero_based' applies to format svmlight, not to 'mira'"),
+    ],
+)
+def test_a_studys_file_reading_setting_its_format_does_not_read_is_refused_as_in_a_config(
+    tmp_path, capsys, keys, words
+):
+    # Before: each ran with status 0, the setting silently ignored (train's options and a config's
+    # [data] keys are refused alike).
+    study = tmp_path / "s.toml"
+    data = tmp_path / "d"  # (refused before it is read)
+    study.write_text(
+        f"name = 's'\n[[datasets]]\nkind = 'file'\nsource = '{data}'\n{keys}[learners.p]\nkind = 'perceptron'\n"
+    )
+    one_line_error(*call(capsys, "study", study, "--out", tmp_path / "st")[::2], f"s.toml: {words}")
+    assert not (tmp_path / "st").exists()

@@ -4,10 +4,14 @@ A feature without ``:value`` has value 1; feature names are strings hashed into 
 buckets with ``feature_hash`` (32-bit FNV-1a of the UTF-8 name, modulo the number of buckets:
 stable across runs, machines and Python versions; two names in one bucket add up, as hashing
 does); a name repeated in a line is an error; labels are names. Read line by line; a
-malformed line is an error naming the file and line.
+malformed line is an error naming the file and line. A comment is a line starting with ``#``,
+or the rest of a line from a ``#`` standing alone (``pos good # a comment``): a name may hold
+``#`` (``C#``, ``#happy``), which svmlight's comment rule, everything from ``#`` on, would drop.
 """
 
 from __future__ import annotations
+
+import re
 
 from ocolearn.data import DataError, shown
 from ocolearn.data.sparse_text import (
@@ -24,6 +28,8 @@ from ocolearn.data.sparse_text import (
     repeated_feature,
     sparse_rows,
 )
+
+COMMENT = re.compile(r"^\s*#.*|\s#(?=\s|$).*", re.S)
 
 
 def mira_lines(data: bytes, first_line: int, path, bits: int) -> Block:
@@ -44,7 +50,7 @@ def mira_lines(data: bytes, first_line: int, path, bits: int) -> Block:
             row[index] = row.get(index, 0.0) + (_value(value, f"{where}, feature {shown(name)}") if sep else 1.0)
         return row
 
-    return _rows_by_line(data, first_line, path, row_of, str)
+    return _rows_by_line(data, first_line, path, row_of, str, comment=COMMENT)
 
 
 def read_mira(path, *, bits: int = DEFAULT_BITS, labels: list[str] | None = None) -> SparseData:

@@ -181,15 +181,16 @@ def _decode(data, first_line: int, path) -> str:
         raise DataError(f"{path}, line {line}: not UTF-8 text") from None
 
 
-def _rows_by_line(data: bytes, first_line: int, path, row_of, label_dtype, placeholders=False) -> Block:
+def _rows_by_line(data: bytes, first_line: int, path, row_of, label_dtype, placeholders=False, comment=None) -> Block:
     """A block from text line by line: ``row_of(tokens, where)`` gives each line's features
-    as ``{index: value}`` (or the line's error); comments and blank lines are skipped.
+    as ``{index: value}`` (or the line's error); comments (from ``#`` on, or where the pattern
+    ``comment`` matches) and blank lines are skipped.
     With ``placeholders`` (prediction input, whose labels are ignored) a numeric label that is
     not a number (``?``) is a placeholder, read as no label."""
     text = _decode(data, first_line, path)
     labels, indptr, indices, values, numbers = [], [0], [], [], []
     for number, line in enumerate(text.split("\n"), first_line):
-        line = line.split("#", 1)[0].strip()
+        line = (line.split("#", 1)[0] if comment is None else comment.sub("", line, count=1)).strip()
         if not line:
             continue
         where = f"{path}, line {number}"
@@ -245,15 +246,17 @@ def fill_rows(block: Block, start: int, stop: int, idx, val, dim: int, path, *, 
         raise entry_error(block, bad, dim, path, shift)
 
 
-def entry_error(block: Block, bad: int, dim: int, path, shift: int) -> DataError:
-    """The error for the out-of-range entry ``bad`` of a block (``pad``'s answer), naming its line."""
+def entry_error(block: Block, bad: int, dim: int, path, shift: int, key: str = "") -> DataError:
+    """The error for the out-of-range entry ``bad`` of a block (``pad``'s answer), naming its line
+    and what fixed ``dim``: the option ``key`` at train time (``--dim``, ``data.dim``), else the model."""
     line = block.lines[np.searchsorted(block.indptr, bad, side="right") - 1]
     if block.indices[bad] < shift:  # (the options that read it so: train's, a config's)
         return DataError(
             f"{path}, line {line}: index 0 in a file read as 1-based (a zero-based file: train it with "
             "--zero-based, or data.zero_based = true)"
         )
-    return DataError(f"{path}, line {line}: feature index {block.indices[bad]} is beyond the model's {dim} features")
+    space = f"the {dim} features of {key}" if key else f"the model's {dim} features"
+    return DataError(f"{path}, line {line}: feature index {block.indices[bad]} is beyond {space}")
 
 
 def read_bytes(path) -> bytes:
@@ -272,16 +275,23 @@ def label_names(labels) -> np.ndarray:
     return np.array([f"{v:g}" for v in distinct], dtype=str)[inverse] if labels.size else np.zeros(0, str)
 
 
-def class_indices(path, names, lines, labels=None, order=None):
+def class_indices(path, names, lines, labels=None, order=None, key=""):
     """``(int32 class indices, class names)`` for the label ``names`` of the rows read from
     ``path`` at ``lines``. ``labels`` fixes the classes (an unknown label is an error naming
-    its line, as at predict time); by default they are the distinct names sorted by ``order``."""
+    its line and ``key``, see ``not_a_class``); by default they are the distinct names sorted by ``order``."""
     classes = sorted(set(names), key=order) if labels is None else list(labels)
     position = class_lookup(classes)
     for line, name in zip(lines, names, strict=True):
         if position(name) is None:
-            raise DataError(f"{path}, line {line}: label {shown(name)} is not one of the model's labels {classes}")
+            raise not_a_class(f"{path}, line {line}", name, classes, key)
     return np.asarray([position(n) for n in names], np.int32), classes
+
+
+def not_a_class(where: str, name: str, classes, key: str = "") -> DataError:
+    """The error for a label outside the classes: those a user listed with ``key`` at train time
+    (``--labels``, ``data.labels``), else the model's."""
+    listed = key or "the model's labels"
+    return DataError(f"{where}: label {shown(name)} is not one of {listed} {list(classes)}")
 
 
 def class_lookup(classes):

@@ -34,9 +34,10 @@ from typing import NamedTuple
 import numpy as np
 
 from ocolearn.data import DataError, arrays, csvfile, mira, shown, svmlight, textdirs
-from ocolearn.data.sparse_text import FLOAT32_MAX, Block, class_lookup, entry_error, label_names, pad
+from ocolearn.data.sparse_text import FLOAT32_MAX, Block, class_lookup, entry_error, label_names, not_a_class, pad
 from ocolearn.data.task import MAX_LABELS, Labels, _is_number
 from ocolearn.features import Sparse
+from ocolearn.names import key_of
 
 
 class Position(NamedTuple):
@@ -65,6 +66,8 @@ class Source(NamedTuple):
     drop_unseen: bool = False  # leave out features beyond ``dim`` (prediction input) instead of failing
     columns: tuple = ()  # csv: the feature columns, in order (default: every column but the target)
     order_seed: int | None = None  # text: the documents are read in an order shuffled by this seed
+    task_key: str = ""  # at train time, the door's key of the task (--task, data.task): errors name its
+    # keys of listed labels and dim (``ocolearn.names.key_of``); "": they are a model's
 
 
 class Chunk(NamedTuple):
@@ -162,12 +165,12 @@ def class_of(source: Source, block: Block, start: int = 0, stop: int | None = No
     if unknown:
         first = int(np.argmax(np.isin(names[inverse.reshape(-1)], unknown)))
         name, line = names[inverse.reshape(-1)][first], block.lines[start:stop][first]
-        where, labels = f"{source.path}, {reader_of(source).unit} {line}", list(source.labels)
+        where, key = f"{source.path}, {reader_of(source).unit} {line}", key_of(source.task_key, "labels")
         if name in ("nan", ""):
-            raise DataError(
-                f"{where}: no label, where one of the model's labels {labels} is needed (predict needs none)"
-            )
-        raise DataError(f"{where}: label {shown(name)} is not one of the model's labels {labels}")
+            listed = key or "the model's labels"
+            need = "training needs labels" if key else "predict needs none"
+            raise DataError(f"{where}: no label, where one of {listed} {list(source.labels)} is needed ({need})")
+        raise not_a_class(where, name, source.labels, key)
     return np.array([known[n] for n in names.tolist()], np.int32)[inverse.reshape(-1)]
 
 
@@ -235,7 +238,7 @@ def _rows(source: Source, block: Block, data, first_line: int, offset: int) -> R
     bad = None
     if at >= 0:
         row = int(np.searchsorted(block.indptr, at, side="right")) - 1
-        bad = (row, entry_error(block, at, source.dim, source.path, shift))
+        bad = (row, entry_error(block, at, source.dim, source.path, shift, key_of(source.task_key, "dim")))
     try:
         y = targets_of(source, block)
     except DataError:

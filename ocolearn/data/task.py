@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ocolearn.data import DataError, _number, shown
-from ocolearn.names import TASKS, written_twice
+from ocolearn.names import TASKS, key_of, written_twice
 
 MAX_CLASSES = 100  # a numeric target with more distinct values is read as regression
 MAX_LABELS = 10000  # distinct labels a first pass keeps (beyond: "more")
@@ -75,7 +75,7 @@ def of_listed(names, declared: str = "", key: str = "--task", where: str = "the 
     labels the data holds, each checked as it is read): ``declared`` if it fits them, else
     binary for two, multiclass for more. Listed classes with a declared regression task would
     be ignored, and are refused with it."""
-    listing = key.replace("task", "labels")  # (the same door's key: --labels, data.labels, a study's labels)
+    listing = key_of(key, "labels")
     if declared == "regression":
         raise DataError(
             f"{where}: {listing} lists classes, but {declaring(key, 'regression')} has none; leave out one of them"

@@ -25,6 +25,7 @@ from ocolearn.data.sparse_text import (
     _pad,
     class_indices,
     feature_hash,
+    not_a_class,
 )
 
 DOCUMENTS_PER_BLOCK = 1024
@@ -53,9 +54,10 @@ def words_of(path: Path) -> Counter:
     return Counter(tokens(text))
 
 
-def read_text_folders(root, *, vocabulary: dict[str, int] | None = None, bits: int | None = None, labels=None):
+def read_text_folders(root, *, vocabulary: dict[str, int] | None = None, bits: int | None = None, labels=None, key=""):
     """``(SparseData, vocabulary)``: every file under ``root/LABEL/`` as a bag of word counts,
-    rows in sorted (label, file name) order, labels the folder names (sorted, or ``labels``).
+    rows in sorted (label, file name) order, labels the folder names (sorted, or ``labels``, listed
+    by ``key``: ``sparse_text.not_a_class``).
 
     Words are indexed by ``vocabulary`` (words outside it are dropped), by hashing into
     ``2**bits`` buckets when ``bits`` is given, or else by a new vocabulary of every word seen,
@@ -75,8 +77,8 @@ def read_text_folders(root, *, vocabulary: dict[str, int] | None = None, bits: i
     names = [label for label, _ in files]
     unknown = sorted(set(names) - set(labels or names))
     if unknown:
-        raise DataError(f"{root / unknown[0]}: label {unknown[0]!r} is not one of the model's labels {labels}")
-    y, classes = class_indices(root, names, range(len(names)), labels)
+        raise not_a_class(str(root / unknown[0]), unknown[0], labels, key)
+    y, classes = class_indices(root, names, range(len(names)), labels, key=key)
     return SparseData(_pad(rows, dim), y, classes, np.arange(1, len(rows) + 1)), vocabulary
 
 
