@@ -298,14 +298,18 @@ class _Parser(argparse.ArgumentParser):
         return f" ({word} is an option of {', '.join(others)}, not of {command})" if command and others else ""
 
 
-def _at_least(low: int, high: int | None = None):
+def _at_least(low: int, high: int | None = None, off: int | None = None):
+    """A whole number from ``low`` to ``high`` (no bound if None), or ``off``, the value meaning none."""
+    bounds = f">= {low}" if high is None else f"from {low} to {high}"
+    wanted = f"a whole number {bounds}" + ("" if off is None else f", or {off} for none")
+
     def number(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-        if value < low or (high is not None and value > high):
-            raise argparse.ArgumentTypeError(f"{value} is not in {low}..{high if high is not None else ''}")
+        if value != off and (value < low or (high is not None and value > high)):
+            raise argparse.ArgumentTypeError(f"{value} is not {wanted}")
         return value
 
     return number
@@ -407,7 +411,7 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--resume", action="store_true", help="continue from --checkpoint")
     t.add_argument(
         "--holdout",
-        type=_at_least(2),
+        type=_at_least(2, off=0),
         default=0,
         metavar="K",
         help="hold out rows K, 2K, 3K, ... from training and report their loss after each pass (VW's --holdout_period)",

@@ -1665,3 +1665,14 @@ def test_a_studys_file_reading_setting_its_format_does_not_read_is_refused_as_in
     )
     one_line_error(*call(capsys, "study", study, "--out", tmp_path / "st")[::2], f"s.toml: {words}")
     assert not (tmp_path / "st").exists()
+
+
+def test_holdout_0_is_none_as_its_default_and_1_names_what_it_takes(tmp_path, capsys):
+    # Before: '--holdout 0', the default's own value, was refused with "0 is not in 2..".
+    data = tmp_path / "d.svm"
+    data.write_text("1 1:1\n-1 1:-1\n1 1:2\n-1 1:-3\n")
+    plain = tmp_path / "plain.npz"
+    assert train(capsys, data, plain)[0] == 0
+    assert train(capsys, data, tmp_path / "zero.npz", "--holdout", "0")[0] == 0
+    np.testing.assert_array_equal(np.load(plain)["w"], np.load(tmp_path / "zero.npz")["w"])
+    one_line_error(*train(capsys, data, tmp_path / "m.npz", "--holdout", "1")[::2], "1 is not a whole number >= 2")

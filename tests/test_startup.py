@@ -40,7 +40,11 @@ def _probe(*argv):
         (["train", "x.svm", "--model", "m.npz"], 2, "the following arguments are required: --learner"),
         (["train", "--format", "xml", "x", "--learner", "pa", "--model", "m"], 2, "invalid choice: 'xml'"),
         (["fit"], 2, "invalid choice: 'fit'"),
-        (["train", "--holdout", "1", "x", "--learner", "pa", "--model", "m"], 2, "--holdout: 1 is not in 2.."),
+        (
+            ["train", "--holdout", "1", "x", "--learner", "pa", "--model", "m"],
+            2,
+            "--holdout: 1 is not a whole number >= 2, or 0 for none",
+        ),
     ],
 )
 def test_help_version_and_usage_errors_import_no_jax(argv, status, says):
