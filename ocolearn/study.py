@@ -892,7 +892,8 @@ def leaderboard_markdown(results: dict) -> str:
 
     first = "Progressive" if key == "progressive" else "Held-out"
     table(
-        f"{first} {what} (mean ± sd over {orders} orders; best per data set in bold; tuned value in brackets)",
+        f"{first} {what} (mean ± sd over {orders} order{'s' if orders != 1 else ''}; best per data set in bold; "
+        "tuned value in brackets)",
         key,
         4,
         show_best=True,

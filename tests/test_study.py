@@ -200,6 +200,8 @@ def test_a_file_read_in_chunks_gives_the_numbers_of_the_file_in_memory(tmp_path,
             numbers.append(_numbers(studies.run_study(studies.from_dict(copy.deepcopy(raw)), tmp_path / f"{rows}")))
         assert numbers[0] == numbers[1]
         assert len(numbers[0][name]) == 2 and all(len(v["held_out"]) == orders for v in numbers[0][name].values())
+    over = "over 1 order;" if orders == 1 else f"over {orders} orders;"  # (it said "over 1 orders")
+    assert over in (tmp_path / "0" / "leaderboard.md").read_text()
     if orders > 1:  # a shuffle of a file read in chunks shuffles within blocks: not the whole file's shuffle
         raw["datasets"][0]["chunk_rows"] = 7
         chunked = _numbers(studies.run_study(studies.from_dict(copy.deepcopy(raw)), tmp_path / "shuffled"))[name]
