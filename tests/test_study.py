@@ -307,7 +307,7 @@ def _env():
 
 
 IRIS = 'kind = "bundled"\nsource = "iris"'
-FILE = 'kind = "file"\nsource = "x.csv"\nformat = "csv"\n'
+FILE = 'kind = "file"\nsource = "x.csv"\nformat = "csv"\ntarget = "y"\n'
 BASE = """name = "bad"
 [evaluate]
 orders = 2
@@ -345,6 +345,10 @@ C = [0.1, 1.0]
         ),
         (('source = "iris"', 'source = "iris"\nbatch_scale = "yes"'), "'datasets[0].batch_scale'"),
         ((IRIS, FILE + "batch_scale = true"), "unknown key 'datasets[0].batch_scale'"),
+        (
+            (IRIS, FILE.replace('target = "y"\n', "")),
+            "'datasets[0]' of format csv needs 'target', the column of labels",
+        ),
         ((IRIS, FILE + "chunk_rows = -1"), "'datasets[0].chunk_rows' must be >= 1 (0: read it all at once), got -1"),
         ((IRIS, FILE.replace("csv", "text") + "chunk_rows = 5"), "'datasets[0].chunk_rows': a folder of text"),
         (
