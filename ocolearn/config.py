@@ -507,6 +507,8 @@ def apply_overrides(raw: dict, overrides) -> dict:
     raw, given = copy.deepcopy(raw), set()
     for text in overrides:
         path, value = parse_override(text)
+        if tuple(path) in given:  # (the last would win in silence)
+            raise ConfigError(f"--set {text}: '{'.'.join(path)}' is set twice; give it once")
         table = raw
         for i, key in enumerate(path[:-1]):
             nxt = table.setdefault(key, {})

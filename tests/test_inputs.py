@@ -1676,3 +1676,15 @@ def test_holdout_0_is_none_as_its_default_and_1_names_what_it_takes(tmp_path, ca
     assert train(capsys, data, tmp_path / "zero.npz", "--holdout", "0")[0] == 0
     np.testing.assert_array_equal(np.load(plain)["w"], np.load(tmp_path / "zero.npz")["w"])
     one_line_error(*train(capsys, data, tmp_path / "m.npz", "--holdout", "1")[::2], "1 is not a whole number >= 2")
+
+
+def test_a_key_set_twice_is_refused_not_overridden_in_silence(tmp_path, capsys):
+    # Before: '--set loss=logistic --set loss=hinge' trained the hinge loss with status 0.
+    data = tmp_path / "d.svm"
+    data.write_text("1 1:1\n-1 1:-1\n")
+    twice = ("--set", "loss=logistic", "--set", "loss=hinge")
+    status, _, err = call(capsys, "train", "--learner", "ogd", *twice, data, "--model", tmp_path / "m.npz")
+    one_line_error(status, err, "--set loss=hinge: 'loss' is set twice; give it once")
+    assert not (tmp_path / "m.npz").exists()
+    once = ("--set", "loss=logistic", "--set", "schedule.eta=0.5")
+    assert call(capsys, "train", "--learner", "ogd", *once, data, "--model", tmp_path / "m.npz", "--quiet")[0] == 0
