@@ -100,6 +100,8 @@ def round_order(n: int, passes: int, key=None, first_pass=0):
     ``fold_in(key, p)`` if ``key`` (passes are numbered from ``first_pass``, which may be traced)."""
     if key is None:
         return jnp.tile(jnp.arange(n, dtype=jnp.int32), passes)
+    if passes == 1:  # (mapped over one pass number, it compiled 0.1 s slower: 0.38 s against 0.27)
+        return jax.random.permutation(jax.random.fold_in(key, first_pass), n).astype(jnp.int32)
     # One shuffle mapped over the passes' numbers, the same bits as a shuffle written out per pass,
     # which compiled in 14 s at 100 passes (0.6 s so).
     numbers = jnp.asarray(first_pass, jnp.int32) + jnp.arange(passes, dtype=jnp.int32)
