@@ -312,7 +312,7 @@ def _dataset(table: dict, where: str, source: str) -> DatasetSpec:
     if key:  # (as train's options and a config's [data] keys: a setting its format does not read would do nothing)
         raise ConfigError(f"{source}: '{where}.{key}' applies to format {formats_reading(key)}, not to {spec.format!r}")
     if kind == "file" and spec.format == "csv" and not spec.target:  # (the reader's own message names --target)
-        raise ConfigError(f"{source}: '{where}' of format csv needs 'target', the column of labels")
+        raise ConfigError(f"{source}: '{where}' of format csv needs 'target', the column of labels or values")
     if spec.stream:
         if spec.rows < 2 or spec.features < 1 or spec.concepts < 1 or spec.every < 1 or not 0 <= spec.noise < 0.5:
             raise ConfigError(

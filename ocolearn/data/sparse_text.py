@@ -290,8 +290,13 @@ def class_indices(path, names, lines, labels=None, order=None, key=""):
 def not_a_class(where: str, name: str, classes, key: str = "") -> DataError:
     """The error for a label outside the classes: those a user listed with ``key`` at train time
     (``--labels``, ``data.labels``), else the model's."""
+    return DataError(f"{where}: label {shown(name)} is not one of {classes_named(classes, key)}")
+
+
+def classes_named(classes, key: str = "") -> str:
+    """The classes as an error names them: listed with ``key`` at train time, else the model's."""
     listed = key or "the model's labels"
-    return DataError(f"{where}: label {shown(name)} is not one of {listed} {list(classes)}")
+    return f"{listed} {list(classes)}"
 
 
 def class_lookup(classes):

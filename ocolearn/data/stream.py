@@ -34,7 +34,16 @@ from typing import NamedTuple
 import numpy as np
 
 from ocolearn.data import DataError, arrays, csvfile, mira, shown, svmlight, textdirs
-from ocolearn.data.sparse_text import FLOAT32_MAX, Block, class_lookup, entry_error, label_names, not_a_class, pad
+from ocolearn.data.sparse_text import (
+    FLOAT32_MAX,
+    Block,
+    class_lookup,
+    classes_named,
+    entry_error,
+    label_names,
+    not_a_class,
+    pad,
+)
 from ocolearn.data.task import MAX_LABELS, Labels, _is_number
 from ocolearn.features import Sparse
 from ocolearn.names import key_of
@@ -163,13 +172,13 @@ def class_of(source: Source, block: Block, start: int = 0, stop: int | None = No
     known = {name: find(name) for name in set(names.tolist())}
     unknown = [name for name, k in known.items() if k is None]
     if unknown:
-        first = int(np.argmax(np.isin(names[inverse.reshape(-1)], unknown)))
-        name, line = names[inverse.reshape(-1)][first], block.lines[start:stop][first]
+        row_names = names[inverse.reshape(-1)]
+        first = int(np.argmax(np.isin(row_names, unknown)))
+        name, line = row_names[first], block.lines[start:stop][first]
         where, key = f"{source.path}, {reader_of(source).unit} {line}", key_of(source.task_key, "labels")
         if name in ("nan", ""):
-            listed = key or "the model's labels"
             need = "training needs labels" if key else "predict needs none"
-            raise DataError(f"{where}: no label, where one of {listed} {list(source.labels)} is needed ({need})")
+            raise DataError(f"{where}: no label, where one of {classes_named(source.labels, key)} is needed ({need})")
         raise not_a_class(where, name, source.labels, key)
     return np.array([known[n] for n in names.tolist()], np.int32)[inverse.reshape(-1)]
 
