@@ -32,6 +32,7 @@ from ocolearn.checks import (
 )
 from ocolearn.data import DataError
 from ocolearn.features import num_features, row
+from ocolearn.shuffle import host_order
 
 
 class Trace(NamedTuple):
@@ -97,9 +98,14 @@ class Result(NamedTuple):
 
 def round_order(n: int, passes: int, key=None, first_pass=0):
     """Row indices of all rounds: ``passes`` times ``0..n-1``, pass p permuted by
-    ``fold_in(key, p)`` if ``key`` (passes are numbered from ``first_pass``, which may be traced)."""
+    ``jax.random.permutation(fold_in(key, p), n)`` if ``key`` (passes are numbered from
+    ``first_pass``, which may be traced). A concrete key's shuffles are drawn on the host
+    (``shuffle.host_order``, the same bits, no compile); a traced one's in the program."""
     if key is None:
         return jnp.tile(jnp.arange(n, dtype=jnp.int32), passes)
+    drawn = host_order(key, n, passes, first_pass)
+    if drawn is not None:
+        return drawn.reshape(-1)
     if passes == 1:  # (mapped over one pass number, it compiled 0.1 s slower: 0.38 s against 0.27)
         return jax.random.permutation(jax.random.fold_in(key, first_pass), n).astype(jnp.int32)
     # One shuffle mapped over the passes' numbers, the same bits as a shuffle written out per pass,
@@ -134,6 +140,7 @@ def run(
     trace=True,
     summary=None,
     weights=None,
+    order=None,
 ):
     """Run ``learner`` online over the rows of ``(X, y)``; returns ``Result(state, trace)``.
 
@@ -165,6 +172,9 @@ def run(
         one-vs-rest, one per copy): a round on row i is then ``learner.weighted_update(state,
         (x_i, y_i), weights[i])`` (scikit-learn's ``sample_weight``). The charged loss stays
         unweighted. Without weights the rounds are ``update``'s, the same program as before.
+      order: instead of ``seed``, the rounds' order drawn already, ``(passes, n)`` row indices
+        (pass p plays the rows ``order[p]``): a sweep draws each seed's shuffles once for all its
+        configurations (``shuffle.seed_orders``).
 
     >>> import jax.numpy as jnp
     >>> from ocolearn import OGD, Constant
@@ -190,7 +200,19 @@ def run(
         raise ValueError("snapshots need trace=True")
     first_pass = np.int32(first_pass) if isinstance(first_pass, int) else jnp.asarray(first_pass, jnp.int32)
     summary = _zero_summary() if summary is None else Summary(*summary)
-    args = (learner, X, y, as_key(seed), state, summary, first_pass, weights)
+    key = as_key(seed)
+    if order is not None:
+        if key is not None or jnp.shape(order) != (passes, len(y)):
+            raise ValueError(f"order must be ({passes}, {len(y)}) row indices, given instead of a seed")
+    elif key is not None and (trace or passes == 1 or passes * len(y) <= HOST_ORDER_ROUNDS):
+        # A concrete key's shuffles are drawn here, once, outside the program (shuffle.py: the same
+        # bits; drawn inside, they were 0.12 s of each seeded program's compile) and given to it; a
+        # traced key's, or those of many passes over many rows in a summed run (whose memory would
+        # grow with the passes), inside.
+        order = host_order(key, len(y), passes, first_pass)
+    if order is not None:
+        key = None
+    args = (learner, X, y, key, order, state, summary, first_pass, weights)
     result = _run(*args, passes, predict_after_update, snapshot_every, trace)
     if rows_in_loop:
         check_rows_after(learner, X, y, result.trace)
@@ -268,8 +290,13 @@ def tidy_scan(learner, step, carry, indices, tidy=None):
     return carry, out
 
 
-@partial(jax.jit, static_argnums=(8, 9, 10, 11))
-def _run(learner, X, y, key, state, summary, first_pass, weights, passes, predict_after_update, snapshot_every, trace):
+HOST_ORDER_ROUNDS = 1 << 24  # a summed run of many passes takes its shuffles drawn on the host up to 64 MB of them
+
+
+@partial(jax.jit, static_argnums=(9, 10, 11, 12))
+def _run(
+    learner, X, y, key, order, state, summary, first_pass, weights, passes, predict_after_update, snapshot_every, trace
+):
     y = jnp.asarray(y)
     one_round = round_step(learner, X, y, predict_after_update, weights)
 
@@ -292,9 +319,9 @@ def _run(learner, X, y, key, state, summary, first_pass, weights, passes, predic
             first = jnp.where(sums.nonfinite == 0, terms.nonfinite, sums.nonfinite)
             return (state, Summary(*map(jnp.add, sums[:3], terms[:3]), first), fold_row(seen, row(X, i))), None
 
-        def one_pass(carry, p):
-            order = round_order(y.shape[0], 1, key, first_pass + p)
-            return tidy_scan(learner, summed_round, carry, order, tidy_first)[0], None
+        def one_pass(carry, p):  # p: the pass's order (given), or its number
+            rounds = p if order is not None else round_order(y.shape[0], 1, key, first_pass + p)
+            return tidy_scan(learner, summed_round, carry, rounds, tidy_first)[0], None
 
         # Passes after the first are a loop of the program, each drawing its shuffle in it: the
         # program's size and its memory do not grow with them (a shuffle per pass written out
@@ -302,11 +329,14 @@ def _run(learner, X, y, key, state, summary, first_pass, weights, passes, predic
         # A pass's rounds and sums are those of a run of that pass alone, continued (tidy's
         # upkeep changes no bit where it falls): the same bits as one call per pass.
         carry = (state, summary, seen)
-        carry = one_pass(carry, 0)[0] if passes == 1 else jax.lax.scan(one_pass, carry, jnp.arange(passes))[0]
+        if passes == 1:
+            carry = one_pass(carry, 0 if order is None else order[0])[0]
+        else:
+            carry = jax.lax.scan(one_pass, carry, jnp.arange(passes) if order is None else order)[0]
         state, sums, seen = carry
         return Result(state, sums._replace(loss=jnp.where(rows_held(seen, X), sums.loss, jnp.nan)))
 
-    order = round_order(y.shape[0], passes, key, first_pass)
+    order = order.reshape(-1) if order is not None else round_order(y.shape[0], passes, key, first_pass)
 
     def traced_round(carry, i):
         state, seen = carry

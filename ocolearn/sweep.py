@@ -33,7 +33,8 @@ from jax.sharding import PartitionSpec as P
 
 from ocolearn.checks import check_count, check_data, check_rounds, check_rows_after, in_loop
 from ocolearn.features import num_features
-from ocolearn.run import Result, run
+from ocolearn.run import HOST_ORDER_ROUNDS, Result, run
+from ocolearn.shuffle import seed_orders
 
 
 def leaf_paths(tree) -> list[str]:
@@ -142,16 +143,18 @@ def _mesh():
 
 
 @partial(jax.jit, static_argnames=("passes", "predict_after_update", "trace"))
-def _sweep_chunk(learners, seeds, X, y, carry, *, passes, predict_after_update, trace):
+def _sweep_chunk(learners, seeds, orders, X, y, carry, *, passes, predict_after_update, trace):
     def one_config(learner, carry):
-        def one_seed(key, carry):
+        def one_seed(key, order, carry):
             state, summary = (None, None) if carry is None else carry
             options = dict(passes=passes, predict_after_update=predict_after_update, trace=trace)
-            return run(learner, X, y, key, state=state, summary=summary, **options)
+            return run(learner, X, y, key, state=state, summary=summary, order=order, **options)
 
         if seeds is None:
-            return jax.tree.map(lambda a: a[None], one_seed(None, _one(carry)))
-        return jax.vmap(lambda s, c: one_seed(jax.random.key(s), c))(seeds, carry)
+            return jax.tree.map(lambda a: a[None], one_seed(None, None, _one(carry)))
+        if orders is not None:  # each seed's shuffles, drawn on the host once for every configuration
+            return jax.vmap(lambda o, c: one_seed(None, o, c))(orders, carry)
+        return jax.vmap(lambda s, c: one_seed(jax.random.key(s), None, c))(seeds, carry)
 
     if not jax.tree.leaves(learners):  # a learner without numbers (the Perceptron): one configuration
         return jax.tree.map(lambda a: a[None], one_config(learners, _one(carry)))
@@ -206,14 +209,20 @@ def sweep(
     chunk_size = devices * math.ceil(max(2, min(chunk_size, num)) / devices)
     sharding = NamedSharding(_mesh(), P("configs")) if devices > 1 else None
     replicated = NamedSharding(_mesh(), P()) if devices > 1 else None
-    X, y, seeds = _place((X, y, seeds), replicated)
+    # Each seed's shuffles are drawn here, on the host (shuffle.py: run's bits, without their
+    # compile, 0.25 s of a seeded sweep's 0.35), where their memory stays below a summed sweep's
+    # own; else inside the program.
+    orders = None
+    if seeds is not None and (trace or num_seeds * passes * len(y) <= HOST_ORDER_ROUNDS):
+        orders = seed_orders(seeds, len(y), passes)
+    X, y, seeds, orders = _place((X, y, seeds, orders), replicated)
     outputs = []
     for start in range(0, num, chunk_size):
         index = np.minimum(np.arange(start, start + chunk_size), num - 1)  # pad with the last one
         chunk = jax.tree.map(lambda a, index=index: a[index], (learners, carry))
         chunk, carried = _place(chunk, sharding)
         options = dict(passes=passes, predict_after_update=predict_after_update, trace=trace)
-        out = _sweep_chunk(chunk, seeds, X, y, carried, **options)
+        out = _sweep_chunk(chunk, seeds, orders, X, y, carried, **options)
         _wait(out)
         kept = min(chunk_size, num - start)
         outputs.append(jax.tree.map(lambda a, kept=kept: _to_host(a)[:kept], out))
