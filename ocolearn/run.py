@@ -323,9 +323,10 @@ def _run(
             rounds = p if order is not None else round_order(y.shape[0], 1, key, first_pass + p)
             return tidy_scan(learner, summed_round, carry, rounds, tidy_first)[0], None
 
-        # Passes after the first are a loop of the program, each drawing its shuffle in it: the
-        # program's size and its memory do not grow with them (a shuffle per pass written out
-        # compiled for minutes at 1,000 passes, and the rounds' order took 4 bytes per round).
+        # Passes after the first are a loop of the program, over the passes' orders given or, past
+        # HOST_ORDER_ROUNDS, over their numbers, each pass then drawing its shuffle in the loop:
+        # the program's size does not grow with the passes (a shuffle per pass written out
+        # compiled for minutes at 1,000 passes), nor then its memory (4 bytes per round).
         # A pass's rounds and sums are those of a run of that pass alone, continued (tidy's
         # upkeep changes no bit where it falls): the same bits as one call per pass.
         carry = (state, summary, seen)

@@ -27,24 +27,38 @@ import numpy as np
 # The rotations of Threefry-2x32's rounds, alternating in groups of four (Salmon et al. 2011, Table 4).
 ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
 PARITY = 0x1BD11BDA  # the key schedule's constant
+WORD = 0xFFFFFFFF
 BLOCK = 1 << 20  # words hashed at a time: a few temporaries of 4 MB, however many rows and passes
 
 
 def threefry2x32(k1, k2, x1, x2):
-    """Threefry-2x32 with 20 rounds of the counters ``(x1, x2)`` under the keys ``(k1, k2)``
-    (uint32 arrays that broadcast together), as JAX's ``threefry2x32_p``: five groups of four
-    rounds ``x1 += x2; x2 = rotl(x2, r) ^ x1``, each group followed by a key injection."""
-    ks = (k1, k2, k1 ^ k2 ^ np.uint32(PARITY))
-    x1 = x1 + ks[0]
-    x2 = x2 + ks[1]
+    """Threefry-2x32 with 20 rounds of the counters ``(x1, x2)`` under the keys ``(k1, k2)``,
+    as JAX's ``threefry2x32_p``: five groups of four rounds ``x1 += x2; x2 = rotl(x2, r) ^ x1``,
+    each group followed by a key injection. On Python ints below 2^32 (a key's words: 5 us a
+    hash, where NumPy takes 85 on arrays of one) or on uint32 arrays that broadcast together
+    (a pass's words), whose arithmetic wraps as the hash means it to."""
+    wrap = (lambda v: v & WORD) if isinstance(x1, int) else (lambda v: v)
+    ks = (k1, k2, k1 ^ k2 ^ PARITY)
+    x1, x2 = wrap(x1 + ks[0]), wrap(x2 + ks[1])
     for group in range(5):
         for r in ROTATIONS[group % 2]:
             x1 += x2
-            x2 = (x2 << np.uint32(r)) | (x2 >> np.uint32(32 - r))
+            x1 = wrap(x1)
+            x2 = wrap(x2 << r) | (x2 >> (32 - r))
             x2 ^= x1
-        x1 += ks[(group + 1) % 3]
-        x2 += ks[(group + 2) % 3] + np.uint32(group + 1)
+        x1 = wrap(x1 + ks[(group + 1) % 3])
+        x2 = wrap(x2 + ks[(group + 2) % 3] + group + 1)
     return x1, x2
+
+
+def fold_in(key, data: int):
+    """``jax.random.fold_in``: Threefry of the counter ``(0, data)``."""
+    return threefry2x32(*key, 0, data & WORD)
+
+
+def split(key):
+    """``jax.random.split(key)``'s two keys: Threefry of the counters ``(0, 0)`` and ``(0, 1)``."""
+    return threefry2x32(*key, 0, 0), threefry2x32(*key, 0, 1)
 
 
 def host_key(key):
@@ -59,7 +73,7 @@ def host_key(key):
     elif key.dtype != np.uint32 or key.shape != (2,) or jax.config.jax_default_prng_impl != "threefry2x32":
         return None  # (a raw key: JAX reads it with the default PRNG)
     words = np.asarray(key)
-    return words[0], words[1]
+    return int(words[0]), int(words[1])
 
 
 def host_order(key, n: int, passes: int, first_pass) -> np.ndarray | None:
@@ -79,33 +93,30 @@ def seed_orders(seeds, n: int, passes: int) -> np.ndarray | None:
     ``jax.random.key`` makes a 32-bit seed's words ``(0, s)`` (``threefry_seed``)."""
     if jax.config.jax_default_prng_impl != "threefry2x32" or not jax.config.jax_threefry_partitionable:
         return None
-    return np.stack([order_of((np.uint32(0), np.uint32(s)), n, passes, 0) for s in np.asarray(seeds, np.uint32)])
+    return np.stack([order_of((0, int(s)), n, passes, 0) for s in np.asarray(seeds, np.uint32)])
 
 
 def order_of(words, n: int, passes: int, first_pass) -> np.ndarray:
     """``host_order`` of the key whose two uint32 words are ``words``."""
-    numbers = (np.int64(first_pass) + np.arange(passes)).astype(np.uint32)  # (fold_in's data, as uint32)
-    with np.errstate(over="ignore"):  # (uint32 arithmetic wraps, as the hash means it to)
-        k1, k2 = threefry2x32(words[0], words[1], np.zeros(passes, np.uint32), numbers)
-        rounds = int(np.ceil(3 * np.log(max(1, n)) / np.log(np.iinfo(np.uint32).max)))
-        order = np.broadcast_to(np.arange(n, dtype=np.int32), (passes, n)).copy()
-        zero, group = np.zeros(passes, np.uint32), max(1, BLOCK // max(n, 1))  # (passes shuffled at a time)
-        for _ in range(rounds):
-            # split: Threefry of the counters (0, 0) and (0, 1); the second key draws this round's words
-            a, b = threefry2x32(k1, k2, zero, zero + np.uint32(1))
-            k1, k2 = threefry2x32(k1, k2, zero, zero)
-            for first in range(0, passes, group):
-                some = slice(first, first + group)
-                words = random_words(a[some], b[some], n)
-                order[some] = np.take_along_axis(order[some], np.argsort(words, axis=1, kind="stable"), axis=1)
+    rounds = int(np.ceil(3 * np.log(max(1, n)) / np.log(WORD)))
+    keys = [fold_in(words, int(first_pass) + p) for p in range(passes)]
+    order = np.broadcast_to(np.arange(n, dtype=np.int32), (passes, n)).copy()
+    group = max(1, BLOCK // max(n, 1))  # passes shuffled at a time
+    for _ in range(rounds):
+        keys, drawing = zip(*map(split, keys), strict=True)  # the second key draws this round's words
+        for first in range(0, passes, group):
+            some = slice(first, first + group)
+            words = random_words(np.array(drawing[some], np.uint32), n)
+            order[some] = np.take_along_axis(order[some], np.argsort(words, axis=1, kind="stable"), axis=1)
     return order
 
 
-def random_words(k1, k2, n: int) -> np.ndarray:
-    """``jax.random.bits(key, (n,))`` for each key ``(k1[j], k2[j])``, as ``(len(k1), n)`` uint32:
-    Threefry of the counters ``(0, i)``, the two output words xored; hashed ``BLOCK`` at a time."""
-    out = np.empty((len(k1), n), np.uint32)
-    k1, k2 = k1[:, None], k2[:, None]
+def random_words(keys, n: int) -> np.ndarray:
+    """``jax.random.bits(key, (n,))`` for each key of ``keys``, ``(K, 2)`` uint32, as ``(K, n)``
+    uint32: Threefry of the counters ``(0, i)``, the two output words xored; hashed ``BLOCK`` at a
+    time."""
+    out = np.empty((len(keys), n), np.uint32)
+    k1, k2 = keys[:, :1], keys[:, 1:]
     for start in range(0, n, BLOCK):
         counters = np.arange(start, min(n, start + BLOCK), dtype=np.uint32)[None, :]
         h1, h2 = threefry2x32(k1, k2, np.zeros_like(counters), counters)
