@@ -13,6 +13,7 @@ The learner is a jit argument, so new hyperparameter values never recompile and
 
 from __future__ import annotations
 
+import numbers
 from functools import lru_cache, partial
 from typing import Any, NamedTuple
 
@@ -116,8 +117,16 @@ def round_order(n: int, passes: int, key=None, first_pass=0):
 
 
 def as_key(seed):
-    """A PRNG key from an int seed; keys and None pass through."""
-    return _key_of(seed) if isinstance(seed, int) else seed
+    """A PRNG key from an integer seed (Python's or NumPy's); keys (typed, or raw uint32 words)
+    and None pass through; anything else is a ``TypeError`` naming the seed."""
+    if isinstance(seed, numbers.Integral):
+        return _key_of(int(seed))
+    dtype = getattr(seed, "dtype", None)
+    if seed is None or (
+        dtype is not None and (jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key) or dtype == np.uint32)
+    ):
+        return seed
+    raise TypeError(f"seed: {seed!r} is neither an integer nor a PRNG key")
 
 
 @lru_cache(maxsize=64)

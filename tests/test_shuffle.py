@@ -104,3 +104,13 @@ def test_an_order_given_is_played_and_checked():
         run(OGD(), X, y, passes=2, order=order[:1])
     with pytest.raises(ValueError, match="instead of a seed"):
         run(OGD(), X, y, 0, passes=2, order=order)
+
+
+def test_numpys_integers_seed_as_pythons_and_other_seeds_are_refused():
+    X, y = jnp.eye(5), jnp.arange(5.0)
+    expected = run(OGD(), X, y, 3).trace.index
+    for seed in (np.int64(3), np.int32(3), np.uint32(3), jax.random.key(3), np.array([0, 3], np.uint32)):
+        np.testing.assert_array_equal(run(OGD(), X, y, seed).trace.index, expected)
+    for seed in (3.0, "3", np.float32(3)):
+        with pytest.raises(TypeError, match="is neither an integer nor a PRNG key"):
+            run(OGD(), X, y, seed)
