@@ -32,6 +32,7 @@ from jax.sharding import PartitionSpec as P
 from ocolearn.checks import check_data, check_rounds
 from ocolearn.features import num_features
 from ocolearn.run import as_key, round_order, round_step
+from ocolearn.shuffle import fold_in, host_key, order_of
 
 
 def _average(learner, states, axis_name):
@@ -63,25 +64,35 @@ def parallel_sgd(learner, X, y, shards: int, *, average_every: int = 0, passes: 
     devices = math.gcd(shards, len(jax.devices()))
     mesh = Mesh(np.array(jax.devices()[:devices]), ("shards",))
     key = as_key(seed)
-    keys = None if key is None else jax.vmap(lambda s: jax.random.fold_in(key, s))(jnp.arange(shards))
+    words = None if key is None else host_key(key)
+    keys, orders = None, None
+    if words is not None:  # each shard's orders drawn on the host, as run() draws a seeded run's (shuffle.py)
+        orders = np.stack([order_of(fold_in(words, s), m, passes, 0).reshape(-1) for s in range(shards)])
+    elif key is not None:
+        keys = jax.vmap(lambda s: jax.random.fold_in(key, s))(jnp.arange(shards))
     state = learner.init(num_features(X))
-    return _parallel(learner, blocks, keys, state, mesh, passes, average_every)
+    return _parallel(learner, blocks, keys, orders, state, mesh, passes, average_every)
 
 
-@partial(jax.jit, static_argnums=(4, 5, 6))
-def _parallel(learner, blocks, keys, state, mesh, passes, average_every):
+@partial(jax.jit, static_argnums=(5, 6, 7))
+def _parallel(learner, blocks, keys, orders, state, mesh, passes, average_every):
     rounds = passes * blocks[1].shape[1]
     k = average_every if 0 < average_every < rounds else rounds
 
     # After pmean every state leaf is the same on all devices (the counter is by construction).
-    @partial(jax.shard_map, mesh=mesh, in_specs=(P(), P("shards"), P("shards"), P()), out_specs=P(), check_vma=False)
-    def on_devices(learner, blocks, keys, state):
+    @partial(
+        jax.shard_map,
+        mesh=mesh,
+        in_specs=(P(), P("shards"), P("shards"), P("shards"), P()),
+        out_specs=P(),
+        check_vma=False,
+    )
+    def on_devices(learner, blocks, keys, orders, state):
         local = blocks[1].shape[0]
-        orders = (
-            jax.vmap(lambda key: round_order(blocks[1].shape[1], passes, key))(keys)
-            if keys is not None
-            else (jnp.broadcast_to(round_order(blocks[1].shape[1], passes), (local, rounds)))
-        )
+        if keys is not None:
+            orders = jax.vmap(lambda key: round_order(blocks[1].shape[1], passes, key))(keys)
+        elif orders is None:
+            orders = jnp.broadcast_to(round_order(blocks[1].shape[1], passes), (local, rounds))
 
         def shard_rounds(state, data, indices):
             X, y = data
@@ -97,4 +108,4 @@ def _parallel(learner, blocks, keys, state, mesh, passes, average_every):
             state, _ = mix(state, orders[:, full:])
         return state
 
-    return on_devices(learner, blocks, keys, state)
+    return on_devices(learner, blocks, keys, orders, state)

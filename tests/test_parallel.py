@@ -3,6 +3,7 @@ import os
 import subprocess
 import sys
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -54,6 +55,19 @@ def test_shuffled_shards_are_reproducible():
     c = parallel_sgd(LEARNER, X, y, 2, passes=2)
     np.testing.assert_array_equal(a.w, b.w)
     assert not np.array_equal(a.w, c.w)
+
+
+def test_shards_orders_drawn_on_the_host_are_those_drawn_in_the_program(monkeypatch):
+    # fold_in(fold_in(key, shard), pass) on the host (ocolearn/shuffle.py) or inside the program:
+    # the same orders, the same averaged weights bit for bit
+    import ocolearn.parallel
+
+    X, y = data()
+    host = parallel_sgd(LEARNER, X, y, 2, seed=3, passes=2, average_every=7)
+    monkeypatch.setattr(ocolearn.parallel, "host_key", lambda key: None)
+    inside = parallel_sgd(LEARNER, X, y, 2, seed=3, passes=2, average_every=7)
+    for a, b in zip(jax.tree.leaves(host), jax.tree.leaves(inside), strict=True):
+        np.testing.assert_array_equal(a, b)
 
 
 FOUR_DEVICES = """
