@@ -13,10 +13,11 @@ JAX's algorithm (``jax._src.random.core._shuffle``, threefry keys with
 ``jax_threefry_partitionable``, JAX's default): ``ceil(3 ln n / ln(2^32 - 1))`` rounds, each
 splitting the key in two, drawing n 32-bit words from the second half (Threefry of the counter
 i, the two output words xored) and stably sorting the indices by them. ``fold_in(key, p)`` is
-Threefry of the counter ``(0, p)``. ``host_order`` returns None where it would not be JAX's
-bits (a key traced inside a program, another PRNG, the other Threefry layout), and the run
-draws its shuffles inside the program instead (``run.round_order``);
-``tests/test_run.py`` checks that the two agree.
+Threefry of the counter ``(0, p)``. ``run``, ``sweep`` (``seed_orders``) and ``parallel_sgd``
+draw their shuffles here; ``host_order`` returns None where it would not be JAX's bits (a key
+traced inside a program, another PRNG, the other Threefry layout), and they draw them inside
+the program instead (``run.round_order``). ``tests/test_shuffle.py`` and
+``tests/test_parallel.py`` check that the two agree.
 """
 
 from __future__ import annotations
