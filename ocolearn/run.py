@@ -213,6 +213,8 @@ def run(
     if order is not None:
         if key is not None or jnp.shape(order) != (passes, len(y)):
             raise ValueError(f"order must be ({passes}, {len(y)}) row indices, given instead of a seed")
+        if not isinstance(order, jax.core.Tracer) and len(y) and not np.all((0 <= order) & (order < len(y))):
+            raise ValueError(f"order must hold row indices 0 to {len(y) - 1}")  # (a gather would clamp them)
     elif key is not None and (trace or passes == 1 or passes * len(y) <= HOST_ORDER_ROUNDS):
         # A concrete key's shuffles are drawn here, once, outside the program (shuffle.py: the same
         # bits; drawn inside, they were 0.12 s of each seeded program's compile) and given to it; a

@@ -104,6 +104,8 @@ def test_an_order_given_is_played_and_checked():
         run(OGD(), X, y, passes=2, order=order[:1])
     with pytest.raises(ValueError, match="instead of a seed"):
         run(OGD(), X, y, 0, passes=2, order=order)
+    with pytest.raises(ValueError, match="row indices 0 to 2"):
+        run(OGD(), X, y, passes=2, order=order - 1)
 
 
 def test_numpys_integers_seed_as_pythons_and_other_seeds_are_refused():
