@@ -160,7 +160,7 @@ def fit_learner(learner, data: SparseData, where: str, keys=CONFIG_KEYS):
     if task == "multiclass" and hasattr(learner, "classes") and learner.classes != len(data.labels):
         if learner.classes not in (0, 2):  # 0 and 2: the defaults of binary learners; K is set from the data
             raise ConfigError(
-                f"{where}: learner.classes = {learner.classes}, but the data has {len(data.labels)} labels"
+                f"{where}: {keys[0]}classes = {learner.classes}, but the data has {len(data.labels)} labels"
             )
         learner = learner.replace(classes=len(data.labels))
     check_learner(learner, task, data.labels or (), where, keys)

@@ -382,27 +382,27 @@ def _joined(parts):
     return Sparse(np.concatenate([x.idx for x in X]), np.concatenate([x.val for x in X]), X[0].dim), y
 
 
-def _from_arrays(X, y, task: str) -> SparseData:
+def _from_arrays(X, y, task: str, key: str = "task") -> SparseData:
     """In-memory arrays through the one reading path (``arrays_source``), the task declared
-    or inferred there."""
+    (by the study's ``key``) or inferred there."""
     from ocolearn.data.arrays import arrays_source
     from ocolearn.pipeline import in_memory, prepare
 
-    source, _, _ = prepare(arrays_source(np.asarray(X, np.float64), y), task)
+    source, _, _ = prepare(arrays_source(np.asarray(X, np.float64), y), task, key)
     return in_memory(source)
 
 
-def _sklearn(spec: DatasetSpec) -> SparseData:
+def _sklearn(spec: DatasetSpec, key: str) -> SparseData:
     try:
         from sklearn import datasets
     except ImportError:
         raise DataError(f"{spec.name}: scikit-learn is not installed (pip install scikit-learn)") from None
     X, y = getattr(datasets, f"load_{spec.source}")(return_X_y=True)
     task = spec.task or SKLEARN[spec.source]
-    return _from_arrays(X, y if task == "regression" else y.astype(str), task)
+    return _from_arrays(X, y if task == "regression" else y.astype(str), task, key)
 
 
-def _river(spec: DatasetSpec) -> SparseData:
+def _river(spec: DatasetSpec, key: str) -> SparseData:
     try:
         from river import datasets
     except ImportError:
@@ -421,7 +421,7 @@ def _river(spec: DatasetSpec) -> SparseData:
     X = np.array([[float(x.get(k) or 0.0) for k in names] for x, _ in rows])
     task = spec.task or {"Binary classification": "binary", "Regression": "regression"}.get(found.task, "multiclass")
     y = np.array([float(t) if task == "regression" else str(t) for _, t in rows])
-    return _from_arrays(X, y, task)
+    return _from_arrays(X, y, task, key)
 
 
 def _is_file(cls) -> bool:
@@ -447,8 +447,10 @@ def synthetic(spec: DatasetSpec, seed: int) -> SparseData:
     return _from_arrays(X, np.array(["-1", "1"])[(y > 0).astype(int)], "binary")
 
 
-def read_dataset(spec: DatasetSpec) -> Dataset:
-    """The data set in memory (features, targets, labels), through the one reading path."""
+def read_dataset(spec: DatasetSpec, key: str = "task") -> Dataset:
+    """The data set in memory (features, targets, labels), through the one reading path; ``key``
+    is the study's key of its task (``datasets[i].task``): errors name its keys by it
+    (``datasets[i].labels``, ``datasets[i].dim``, ``ocolearn.names.key_of``)."""
     from ocolearn.experiment import read_examples
 
     if spec.stream:
@@ -460,7 +462,7 @@ def read_dataset(spec: DatasetSpec) -> Dataset:
         from ocolearn.pipeline import prepare, source_of
 
         options = dict(bits=spec.bits, dim=spec.dim, labels=spec.labels or None, zero_based=spec.zero_based)
-        source, task, _ = prepare(source_of(spec.source, spec.format, target=spec.target, **options), spec.task, "task")
+        source, task, _ = prepare(source_of(spec.source, spec.format, target=spec.target, **options), spec.task, key)
         # The split needs the count; one width for every chunk, the width of the file in memory
         # (a padded row's sum runs over its width: the same width, the same sum, bit for bit).
         rows, width = 0, 0
@@ -472,19 +474,19 @@ def read_dataset(spec: DatasetSpec) -> Dataset:
         labels = None if task == "regression" else list(source.labels)
         return Dataset(spec, task_of(labels), labels, None, rows, reader_of(source).dense, source)
     if spec.kind == "sklearn":
-        data = _sklearn(spec)
+        data = _sklearn(spec, key)
     elif spec.kind == "river":
-        data = _river(spec)
+        data = _river(spec, key)
     elif spec.kind == "bundled":
         from ocolearn import data as tables
 
         target = spec.target or BUNDLED[spec.source]
         table = tables.load_table(spec.source)
         features = spec.columns or [c for c, v in table.items() if c != target and v.dtype.kind in "fi"]
-        data = read_examples(DataSpec(spec.source, "table", features, target, spec.batch_scale, task=spec.task), "task")
+        data = read_examples(DataSpec(spec.source, "table", features, target, spec.batch_scale, task=spec.task), key)
     else:
         options = dict(bits=spec.bits, dim=spec.dim, task=spec.task, zero_based=spec.zero_based, labels=spec.labels)
-        data = read_examples(DataSpec(spec.source, spec.format, target=spec.target, **options), "task")
+        data = read_examples(DataSpec(spec.source, spec.format, target=spec.target, **options), key)
     return Dataset(spec, task_of(data.labels), data.labels, lambda s: data, len(data.y), not isinstance(data.X, Sparse))
 
 
@@ -669,9 +671,9 @@ def run_study(study: Study, out_dir, progress=None) -> dict:
     results = {"name": study.name, "evaluate": dataclasses.asdict(study.evaluate), "datasets": {}}
     results["learners"] = study.to_config()["learners"]  # the settings and grids, with the numbers
     curves = {}
-    for spec in study.datasets:
+    for i, spec in enumerate(study.datasets):
         try:
-            data = read_dataset(spec)
+            data = read_dataset(spec, f"datasets[{i}].task")
         except DataError as e:
             raise DataError(f"{study.source}: data set {spec.name!r}: {e}") from None
         n = data.rows

@@ -1317,13 +1317,13 @@ def test_a_configs_declared_task_is_named_as_its_key_not_as_trains_option(tmp_pa
     for _, task, words in cases:  # (train's option, as before)
         err = train(capsys, names, tmp_path / "m.npz", "--format", "csv", "--target", "y", "--task", task)[2]
         one_line_error(2, err, f"n.csv: --task {task} {words}")
-    study = tmp_path / "s.toml"  # (a study's data set declares it as its key ``task``)
+    study = tmp_path / "s.toml"  # (a study's data set declares it as its key ``datasets[0].task``)
     text = (
         f"name = 's'\n[[datasets]]\nkind = 'file'\nsource = '{names}'\nformat = 'csv'\ntarget = 'y'\ntask = 'binary'\n"
     )
     study.write_text(text + "[learners.p]\nkind = 'perceptron'\n")
     err = call(capsys, "study", study, "--out", tmp_path / "st")[2]
-    one_line_error(2, err, "s.toml: data set 'n': ", "n.csv: task = 'binary' needs exactly two labels")
+    one_line_error(2, err, "s.toml: data set 'n': ", "n.csv: datasets[0].task = 'binary' needs exactly two labels")
 
 
 def test_a_folder_given_as_a_data_file_says_it_is_a_folder_and_names_the_text_format(tmp_path, capsys):

@@ -537,3 +537,43 @@ def test_a_data_set_too_large_for_the_dense_comparator_says_how_to_go_on(tmp_pat
     status, err = cli("study", str(study), "--out", str(tmp_path / "out"))
     assert status == 2 and err.count("\n") == 1, err
     assert "data set 'big': 56000 rows x 1024 features is too large" in err and "evaluate.regret = 'none'" in err
+
+
+@pytest.mark.parametrize(
+    "dataset, learner, message",
+    [
+        (
+            'format = "csv"\ntarget = "y"\nlabels = ["x", "q"]',
+            "",
+            "data set 'd': d.csv, line 3: label 'z' is not one of datasets[1].labels ['x', 'q']",
+        ),
+        (
+            'format = "csv"\ntarget = "y"\ntask = "regression"',
+            "",
+            "data set 'd': d.csv: datasets[1].task = 'regression' needs numeric targets; label 'x' is not a number",
+        ),
+        (
+            'format = "csv"\ntarget = "y"\nchunk_rows = 2\nlabels = ["x", "q"]',
+            "",
+            "data set 'd': d.csv, line 3: label 'z' is not one of datasets[1].labels ['x', 'q']",
+        ),
+        (
+            'format = "csv"\ntarget = "y"',
+            "classes = 3",
+            "learners.pa on 'hyperplane': 2 labels, but the learner has learners.pa.classes = 3",
+        ),
+    ],
+)
+def test_a_data_set_found_wrong_while_training_names_the_study_s_own_key(
+    tmp_path, monkeypatch, dataset, learner, message
+):
+    monkeypatch.chdir(tmp_path)
+    Path("d.csv").write_text("a,b,y\n1,2,x\n2,1,z\n3,1,x\n1,3,z\n2,2,x\n")
+    Path("s.toml").write_text(
+        'name = "s"\n[evaluate]\norders = 2\ntune = 0.0\nregret = "none"\n'
+        '[[datasets]]\nkind = "hyperplane"\nrows = 20\nfeatures = 2\n'  # datasets[0] runs first, and is right
+        f'[[datasets]]\nkind = "file"\nsource = "d.csv"\n{dataset}\n'
+        f'[learners.pa]\nkind = "passive_aggressive"\n{learner}\n'
+    )
+    status, err = cli("study", "s.toml", "--out", "out", "--quiet")
+    assert (status, err) == (2, f"ocolearn: error: s.toml: {message}\n")
