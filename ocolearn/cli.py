@@ -31,6 +31,7 @@ a progress line and closes with a short report (``ocolearn.progress``). ``--help
 from __future__ import annotations
 
 import argparse
+import contextlib
 import difflib
 import os
 import sys
@@ -47,6 +48,22 @@ TRACKED_CURVES = ("loss", "squared_error", "cumulative_average_loss", "regret", 
 TRACKED_TRAINING = ("mistakes_per_pass", "average_loss", "rounds", "skipped_lines")  # --track
 
 
+@contextlib.contextmanager
+def _in_file(source: str):
+    """A config's run: an error of the runner's round checks (``checks.check_rounds``) names the
+    setting (``passes``, a part's ``learner.levels``) but not the file; it names both, and
+    ``passes`` as the config's key, ``run.passes``."""
+    from ocolearn.config import ConfigError
+
+    try:
+        yield
+    except ConfigError as e:
+        if not e.key or str(e).startswith(source):
+            raise
+        e = e.at("run") if e.key == "passes" else e
+        raise ConfigError(f"{source}: {e}", e.key) from None
+
+
 def _run(args) -> int:
     from ocolearn import tracking
     from ocolearn.config import check_data_path, load
@@ -58,7 +75,8 @@ def _run(args) -> int:
     from ocolearn.experiment import run_experiment
 
     tracker = tracking.start(args.track, experiment.name, "run")
-    metrics, curves = run_experiment(experiment, out)
+    with _in_file(experiment.source):
+        metrics, curves = run_experiment(experiment, out)
     series = {k: v for k, v in curves.items() if k in TRACKED_CURVES}
     tracker.log(params=experiment.to_config(), metrics=metrics, series=series, folder=out)
     shown = {k: v for k, v in metrics.items() if k != "definitions" and not k.endswith("_w")}
@@ -80,7 +98,8 @@ def _sweep(args) -> int:
     from ocolearn.experiment import run_sweep
 
     tracker = tracking.start(args.track, experiment.name, "sweep")
-    table, best = run_sweep(experiment, out, chunk_size=args.chunk_size)
+    with _in_file(experiment.source):
+        table, best = run_sweep(experiment, out, chunk_size=args.chunk_size)
     per_seed = {k: v for k, v in table.items() if k != "seed"}
     tracker.log(
         params=experiment.to_config(), metrics=best, table=per_seed, table_params=list(best["values"]), folder=out

@@ -303,8 +303,10 @@ def _build_sweep(table, learner, source: str) -> SweepSpec:
                 f"cannot vary it; run one config per value (numbers it can sweep: {', '.join(valid)})"
             )
     check_grid(values, valid, "sweep.values.", source)
-    if not 0.0 <= spec.validation < 1.0 or spec.seeds < 0:
-        raise ConfigError(f"{source}: 'sweep.validation' must be in [0, 1) and 'sweep.seeds' >= 0")
+    if not 0.0 <= spec.validation < 1.0:
+        raise ConfigError(f"{source}: 'sweep.validation' must be a fraction in [0, 1), got {spec.validation}")
+    if spec.seeds < 0:
+        raise ConfigError(f"{source}: 'sweep.seeds' must be a number of orders >= 0, got {spec.seeds}")
     sizes = {key: next(iter(v.values()))[2] if isinstance(v, dict) else len(v) for key, v in values.items()}
     runs = math.prod(sizes.values()) * max(spec.seeds, 1)
     if runs > MAX_RUNS:  # (each run holds a state: a sweep beyond this would only run out of memory)

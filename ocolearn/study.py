@@ -520,12 +520,12 @@ def fitted(entry: StudyLearner, data: Dataset, spec: EvaluateSpec, where: str, k
     data, a binary rule wrapped one-vs-rest on more than two classes; it picks the targets),
     the pipeline's parts it runs behind (``ocolearn.preprocess.default_steps`` for
     ``evaluate.intercept`` and ``evaluate.scale``), and where its tuned keys sit in it."""
-    from ocolearn.experiment import fit_learner
+    from ocolearn.experiment import fit_learner, takes_classes
     from ocolearn.learners.one_vs_rest import OneVsRest
     from ocolearn.preprocess import default_steps
 
     inner, prefix = entry.learner, ""
-    if data.task == "multiclass" and not hasattr(inner, "classes"):
+    if data.task == "multiclass" and not takes_classes(inner):
         inner, prefix = OneVsRest(base=inner, classes=len(data.labels)), "base."
     inner = fit_learner(inner, SparseData(None, None, data.labels), where, keys)
     try:
@@ -709,12 +709,23 @@ def evaluate_learner(study: Study, entry: StudyLearner, data: Dataset, split, co
     tune_rows, report, held = split
     spec = study.evaluate
     keys = (f"learners.{name}.", f"datasets[{study.datasets.index(data.spec)}].task")
-    inner, steps, prefix = fitted(entry, data, spec, f"{study.source}: learners.{name} on {data.spec.name!r}", keys)
+    where = f"{study.source}: learners.{name} on {data.spec.name!r}"
+    inner, steps, prefix = fitted(entry, data, spec, where, keys)
     learners, columns = grid(entry, inner, steps, prefix)
+
+    def runs(learners, rows, trace):
+        try:
+            return run_grid(learners, inner, data, rows, spec, trace)
+        except ConfigError as e:  # (checks.check_rounds: a part's setting, keyed from the pipeline's learner)
+            if not (e.key or "").startswith("learner."):
+                raise
+            key = keys[0] + e.key.removeprefix("learner.").removeprefix(prefix)  # learners.NAME.levels
+            raise ConfigError(f"{where}: " + str(e).replace(e.key, key), key) from None
+
     numbers: dict[str, Any] = {"learner": inner.name}
     chosen = 0
     if columns:
-        result = run_grid(learners, inner, data, tune_rows, spec, trace=False)
+        result = runs(learners, tune_rows, trace=False)
         total = result.trace.squared_error if data.task == "regression" else result.trace.mistakes
         score = np.asarray(total, np.float64).mean(axis=1) / len(tune_rows)
         finite = np.isfinite(score)
@@ -723,7 +734,7 @@ def evaluate_learner(study: Study, entry: StudyLearner, data: Dataset, split, co
         numbers["tuning_score"] = float(score[chosen])
         numbers["grid_size"] = len(score)
     one = jax.tree.map(lambda a: a[chosen : chosen + 1], learners)
-    result = run_grid(one, inner, data, report, spec, trace=True)
+    result = runs(one, report, trace=True)
     trace = jax.tree.map(lambda a: a[0], result.trace)  # (S, T, ...)
     errors = per_round(data.task, trace.prediction, trace.target)
     numbers["progressive"] = errors.mean(axis=1).tolist()

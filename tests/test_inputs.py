@@ -1689,3 +1689,53 @@ def test_a_key_set_twice_is_refused_not_overridden_in_silence(tmp_path, capsys):
     assert not (tmp_path / "m.npz").exists()
     once = ("--set", "loss=logistic", "--set", "schedule.eta=0.5")
     assert call(capsys, "train", "--learner", "ogd", *once, data, "--model", tmp_path / "m.npz", "--quiet")[0] == 0
+
+
+# A newcomer's trial of seeded runs and sweeps ----------------------------------------------------
+
+SWEEP = (
+    '[learner]\nkind = "ogd"\nloss = "squared"\n[sweep]\nseeds = 2\n[sweep.values]\n"learner.schedule.eta" = [0.1]\n'
+)
+
+
+@pytest.mark.parametrize(
+    "text, command, error",
+    [
+        # Before: "'sweep.validation' must be in [0, 1) and 'sweep.seeds' >= 0", the value not shown.
+        (SWEEP.replace("seeds = 2", "seeds = -1"), "sweep", "'sweep.seeds' must be a number of orders >= 0, got -1"),
+        (
+            SWEEP.replace("seeds = 2", "validation = 1.0"),
+            "sweep",
+            "'sweep.validation' must be a fraction in [0, 1), got 1.0",
+        ),
+        # Before: "passes: 14316558 passes over ...": neither the file nor the config's key.
+        (
+            '[learner]\nkind = "ogd"\n[run]\npasses = 14316558\n',
+            "run",
+            "run.passes: 14316558 passes over 150 rows are 2147483700 rounds, more than 2147483647",
+        ),
+        (
+            SWEEP + "[run]\npasses = 14316558\n",
+            "sweep",
+            "run.passes: 14316558 passes over 150 rows are 2147483700 rounds, more than 2147483647",
+        ),
+        # Before: "learner.levels = 3 lets flh run 6 rounds, ...", not naming the file.
+        (
+            '[learner]\nkind = "flh"\nlevels = 3\n',
+            "run",
+            "learner.levels = 3 lets flh run 6 rounds, and this run goes to round 150; raise learner.levels",
+        ),
+        # Before: a traceback, "FLH.__init__() got an unexpected keyword argument 'classes'" (FLH's
+        # classes is its experts', not a field set from the data); now as train refuses it.
+        (
+            '[learner]\nkind = "flh"\n',
+            "run",
+            "3 labels (a multiclass task), but 'flh' is a binary learner; use learner.kind = 'one_vs_rest' with "
+            "learner.base.kind = 'flh', or a multiclass learner (perceptron, passive_aggressive, mira, cw, arow, scw)",
+        ),
+    ],
+)
+def test_a_configs_seeds_passes_and_rounds_are_refused_naming_the_file_and_key(tmp_path, capsys, text, command, error):
+    data = IRIS.replace('"Petal.Width"', '"Species"') if "flh" in text and "levels" not in text else IRIS
+    status, _, err = run_config(capsys, tmp_path, 'name = "x"\n' + data + text, command)
+    assert (status, err) == (2, f"ocolearn: error: {tmp_path / 'c.toml'}: {error}\n")

@@ -577,3 +577,26 @@ def test_a_data_set_found_wrong_while_training_names_the_study_s_own_key(
     )
     status, err = cli("study", "s.toml", "--out", "out", "--quiet")
     assert (status, err) == (2, f"ocolearn: error: s.toml: {message}\n")
+
+
+def test_flh_on_a_multiclass_data_set_runs_one_vs_rest_and_its_rounds_name_the_study_s_key(tmp_path, monkeypatch):
+    # Before: FLH's classes (its experts', not a field) kept it from one-vs-rest, and fit_learner's
+    # replace(classes=3) raised a TypeError; a rounds error named 'learner.base.levels', no file.
+    from ocolearn.learners.one_vs_rest import OneVsRest
+
+    study = studies.from_dict(
+        {"name": "f", "datasets": [{"kind": "bundled", "source": "iris"}], "learners": {"f": {"kind": "flh"}}}
+    )
+    data = studies.read_dataset(study.datasets[0])
+    inner, _, prefix = studies.fitted(study.learners["f"], data, study.evaluate, "test")
+    assert isinstance(inner, OneVsRest) and inner.base.name == "flh" and (inner.classes, prefix) == (3, "base.")
+    monkeypatch.chdir(tmp_path)
+    Path("s.toml").write_text(
+        BASE.replace('kind = "passive_aggressive"', 'kind = "flh"\nlevels = 3').split("[learners.pa.tune]")[0]
+    )
+    status, err = cli("study", "s.toml", "--out", "out", "--quiet")
+    where = "s.toml: learners.pa on 'iris': learners.pa.levels = 3"
+    assert (status, err) == (
+        2,
+        f"ocolearn: error: {where} lets flh run 6 rounds, and this run goes to round 120; raise learners.pa.levels\n",
+    )
