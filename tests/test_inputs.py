@@ -1739,3 +1739,25 @@ def test_a_configs_seeds_passes_and_rounds_are_refused_naming_the_file_and_key(t
     data = IRIS.replace('"Petal.Width"', '"Species"') if "flh" in text and "levels" not in text else IRIS
     status, _, err = run_config(capsys, tmp_path, 'name = "x"\n' + data + text, command)
     assert (status, err) == (2, f"ocolearn: error: {tmp_path / 'c.toml'}: {error}\n")
+
+
+def test_an_estimators_seed_beyond_32_bits_and_rounds_beyond_int32_are_refused_naming_the_parameter():
+    # Before: random_state=-1 fitted the very weights of 4294967295, and 2**32 those of 0 (JAX keeps
+    # a seed's low 32 bits); max_iter past int32's rounds was "passes: ...", a name the estimator has not.
+    pytest.importorskip("sklearn")
+    from ocolearn.estimators import OnlineClassifier
+
+    X, y = np.eye(3)[[0, 1, 2, 0, 1, 2]], np.array([0, 1, 0, 1, 0, 1])
+    for seed in (-1, 2**32):
+        with pytest.raises(ValueError) as e:
+            OnlineClassifier("pegasos", random_state=seed).fit(X, y)
+        assert str(e.value) == (
+            "random_state must be None (the rows' own order) or an integer 0..4294967295 (each pass shuffled), "
+            f"got {seed}"
+        )
+    with pytest.raises(ValueError) as e:
+        OnlineClassifier("pegasos", max_iter=400_000_000).fit(X, y)
+    rounds = "400000000 passes over 6 rows would run to round 2400000000, more than 2147483647 (int32)"
+    assert str(e.value) == f"max_iter = 400000000: {rounds}"
+    top = OnlineClassifier("pegasos", max_iter=3, random_state=4294967295).fit(X, y).coef_
+    np.testing.assert_array_equal(top, OnlineClassifier("pegasos", max_iter=3, random_state=4294967295).fit(X, y).coef_)
