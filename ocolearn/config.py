@@ -353,9 +353,13 @@ def _check_seeds(raw: dict, source: str) -> None:
     """Each seed is a whole number in 0..``MAX_SEED`` (see ``ocolearn.names``)."""
     for key in SEEDS:
         table, name = key.split(".")
-        value = raw.get(table, {}).get(name) if isinstance(raw.get(table), dict) else None
-        if isinstance(value, int) and not isinstance(value, bool) and not 0 <= value <= MAX_SEED:
-            raise ConfigError(f"{source}: '{key}' must be a seed in 0..{MAX_SEED}, got {value}")
+        check_seed(raw.get(table, {}).get(name) if isinstance(raw.get(table), dict) else None, key, source)
+
+
+def check_seed(value, key: str, source: str) -> None:
+    """An integer seed (of a config, a study) is in 0..``MAX_SEED``, else an error naming ``key``."""
+    if isinstance(value, int) and not isinstance(value, bool) and not 0 <= value <= MAX_SEED:
+        raise ConfigError(f"{source}: '{key}' must be a seed in 0..{MAX_SEED}, got {value}")
 
 
 def check_grid(values: dict, valid: list[str], where: str, source: str) -> None:

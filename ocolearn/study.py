@@ -64,6 +64,7 @@ from ocolearn.config import (
     check_grid,
     check_grid_ranges,
     check_listed,
+    check_seed,
     grid_axes,
 )
 from ocolearn.data import DataError
@@ -256,6 +257,8 @@ def _check_evaluate(spec: EvaluateSpec, source: str) -> None:
 
     if spec.orders < 1:
         raise bad("orders", "an integer >= 1")
+    for key in ("test_seed", "tune_seed"):
+        check_seed(getattr(spec, key), f"evaluate.{key}", source)
     for key in ("test", "tune"):
         if not 0.0 <= getattr(spec, key) < 1.0:
             raise bad(key, "a fraction in [0, 1)")
@@ -281,6 +284,7 @@ def _dataset(table: dict, where: str, source: str) -> DatasetSpec:
         raise ConfigError(f"{source}: '{where}.kind' must be one of {', '.join(KEYS)}, got {kind!r}")
     _check_keys(table, ["kind", "source", "name", "task", *KEYS[kind]], f"{where}.", source)
     spec = _build_spec(DatasetSpec, table, where, source)
+    check_seed(spec.seed, f"{where}.seed", source)  # (order s of a stream is drawn from seed + s: NumPy's, any >= 0)
     if spec.task not in ("", "regression", "binary", "multiclass"):
         raise ConfigError(f"{source}: '{where}.task' must be regression, binary or multiclass, got {spec.task!r}")
     known = {"bundled": BUNDLED, "sklearn": SKLEARN}.get(kind)

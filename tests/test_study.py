@@ -600,3 +600,22 @@ def test_flh_on_a_multiclass_data_set_runs_one_vs_rest_and_its_rounds_name_the_s
         2,
         f"ocolearn: error: {where} lets flh run 6 rounds, and this run goes to round 120; raise learners.pa.levels\n",
     )
+
+
+@pytest.mark.parametrize(
+    "evaluate, dataset, key, value",
+    [
+        ("tune_seed = -1", "", "evaluate.tune_seed", -1),  # (before: run, unused by a stream's prefix)
+        ("test_seed = 4294967296", "", "evaluate.test_seed", 4294967296),
+        ("", "seed = -1", "datasets[0].seed", -1),  # (before: NumPy's "expected non-negative integer" traceback)
+        ("", "seed = 4294967296", "datasets[0].seed", 4294967296),
+    ],
+)
+def test_a_study_s_seeds_are_seeds_as_a_config_s_are(tmp_path, monkeypatch, evaluate, dataset, key, value):
+    monkeypatch.chdir(tmp_path)
+    Path("s.toml").write_text(
+        f'name = "s"\n[evaluate]\norders = 2\ntest = 0.2\n{evaluate}\n[[datasets]]\nkind = "hyperplane"\nrows = 50\n'
+        f'{dataset}\n[learners.pa]\nkind = "passive_aggressive"\n'
+    )
+    status, err = cli("study", "s.toml", "--out", "out", "--quiet")
+    assert (status, err) == (2, f"ocolearn: error: s.toml: '{key}' must be a seed in 0..4294967295, got {value}\n")
