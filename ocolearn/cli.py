@@ -45,6 +45,7 @@ from ocolearn.names import FORMATS, MAX_SEED, SCALES, TASKS, formats_reading, la
 # and usage errors answer at once; each command imports what it needs.
 
 TRACKED_CURVES = ("loss", "squared_error", "cumulative_average_loss", "regret", "regret_bound")  # --track
+CONFIG_OPTIONS = {"--seed": "run.shuffle_seed", "--passes": "run.passes", "--seeds": "sweep.seeds"}  # as run's keys
 TRACKED_TRAINING = ("mistakes_per_pass", "average_loss", "rounds", "skipped_lines")  # --track
 
 
@@ -310,6 +311,8 @@ class _Parser(argparse.ArgumentParser):
         takes = {name: {o for a in c._actions for o in a.option_strings} for name, c in commands.items()}
         command = next((w for w in getattr(self, "given", ()) if w in commands), None)
         own = {o for a in self._actions for o in a.option_strings} | takes.get(command, set())
+        if command in ("run", "sweep") and word in CONFIG_OPTIONS:
+            return f" ({word}: a config's key; --set {CONFIG_OPTIONS[word]}=N)"
         close = difflib.get_close_matches(word, sorted(own), n=1, cutoff=0.7)
         if close:
             return f" ({word}: did you mean {close[0]}?)"

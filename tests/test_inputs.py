@@ -1761,3 +1761,19 @@ def test_an_estimators_seed_beyond_32_bits_and_rounds_beyond_int32_are_refused_n
     assert str(e.value) == f"max_iter = 400000000: {rounds}"
     top = OnlineClassifier("pegasos", max_iter=3, random_state=4294967295).fit(X, y).coef_
     np.testing.assert_array_equal(top, OnlineClassifier("pegasos", max_iter=3, random_state=4294967295).fit(X, y).coef_)
+
+
+@pytest.mark.parametrize(
+    "command, config, option, key",
+    [
+        ("run", "iris_ridge_magic.toml", "--seed", "run.shuffle_seed"),  # (before: "did you mean --set?")
+        ("run", "iris_ridge_magic.toml", "--passes", "run.passes"),  # (before: "an option of train, not of run")
+        ("sweep", "iris_sweep.toml", "--seeds", "sweep.seeds"),  # (before: nothing said)
+    ],
+)
+def test_trains_seed_and_passes_given_to_run_or_sweep_name_the_configs_key(capsys, command, config, option, key):
+    status, _, err = call(capsys, command, f"configs/{config}", option, "3")
+    assert (status, err) == (
+        2,
+        f"ocolearn: error: unrecognized arguments: {option} 3 ({option}: a config's key; --set {key}=N)\n",
+    )
