@@ -251,17 +251,16 @@ def rows_held(seen, X):
 
 def check_rows_after(learner, X, y, trace) -> None:
     """After a run that checked X's rows in its loop (``in_loop``): if it reported a NaN or
-    infinite loss (in ``trace``, or a ``Summary``'s sum or ``nonfinite``; of one run or of a
-    sweep's), check the data now, so that a bad row is the ``DataError`` naming it that
-    ``check_data`` gives; a run that diverged on good data is left to ``check_finite``. One
-    reduction over the losses, or a look at two numbers per run."""
+    infinite loss (in ``trace``, or a ``Summary``'s sum; of one run or of a sweep's), check the
+    data now, so that a bad row is the ``DataError`` naming it that ``check_data`` gives; a run
+    that diverged on good data is left to ``check_finite``. One reduction over the losses, or a
+    look at one number per run. (A ``Summary``'s ``nonfinite`` is not looked at: rows that did
+    not all hold make its loss NaN (``run._run``), so a finite loss with ``nonfinite`` set is a
+    run diverged on rows that held, where ``check_data`` would find nothing.)"""
     if _is_traced((X, y, trace)):
         return
     # NumPy (no copy on CPU): an eager jnp reduction would compile a program for every length.
-    seen = not bool(np.isfinite(np.asarray(trace.loss)).all())
-    if hasattr(trace, "nonfinite"):
-        seen = seen or bool(np.any(np.asarray(trace.nonfinite)))
-    if seen:
+    if not bool(np.isfinite(np.asarray(trace.loss)).all()):
         check_data(learner, X, y)
 
 

@@ -31,6 +31,7 @@ a progress line and closes with a short report (``ocolearn.progress``). ``--help
 from __future__ import annotations
 
 import argparse
+import contextlib
 import difflib
 import os
 import sys
@@ -44,7 +45,24 @@ from ocolearn.names import FORMATS, MAX_SEED, SCALES, TASKS, formats_reading, la
 # and usage errors answer at once; each command imports what it needs.
 
 TRACKED_CURVES = ("loss", "squared_error", "cumulative_average_loss", "regret", "regret_bound")  # --track
+CONFIG_OPTIONS = {"--seed": "run.shuffle_seed", "--passes": "run.passes", "--seeds": "sweep.seeds"}  # as run's keys
 TRACKED_TRAINING = ("mistakes_per_pass", "average_loss", "rounds", "skipped_lines")  # --track
+
+
+@contextlib.contextmanager
+def _in_file(source: str):
+    """A config's run: an error of the runner's round checks (``checks.check_rounds``) names the
+    setting (``passes``, a part's ``learner.levels``) but not the file; it names both, and
+    ``passes`` as the config's key, ``run.passes``."""
+    from ocolearn.config import ConfigError
+
+    try:
+        yield
+    except ConfigError as e:
+        if not e.key or str(e).startswith(source):
+            raise
+        e = e.at("run") if e.key == "passes" else e
+        raise ConfigError(f"{source}: {e}", e.key) from None
 
 
 def _run(args) -> int:
@@ -58,7 +76,8 @@ def _run(args) -> int:
     from ocolearn.experiment import run_experiment
 
     tracker = tracking.start(args.track, experiment.name, "run")
-    metrics, curves = run_experiment(experiment, out)
+    with _in_file(experiment.source):
+        metrics, curves = run_experiment(experiment, out)
     series = {k: v for k, v in curves.items() if k in TRACKED_CURVES}
     tracker.log(params=experiment.to_config(), metrics=metrics, series=series, folder=out)
     shown = {k: v for k, v in metrics.items() if k != "definitions" and not k.endswith("_w")}
@@ -80,7 +99,8 @@ def _sweep(args) -> int:
     from ocolearn.experiment import run_sweep
 
     tracker = tracking.start(args.track, experiment.name, "sweep")
-    table, best = run_sweep(experiment, out, chunk_size=args.chunk_size)
+    with _in_file(experiment.source):
+        table, best = run_sweep(experiment, out, chunk_size=args.chunk_size)
     per_seed = {k: v for k, v in table.items() if k != "seed"}
     tracker.log(
         params=experiment.to_config(), metrics=best, table=per_seed, table_params=list(best["values"]), folder=out
@@ -291,6 +311,8 @@ class _Parser(argparse.ArgumentParser):
         takes = {name: {o for a in c._actions for o in a.option_strings} for name, c in commands.items()}
         command = next((w for w in getattr(self, "given", ()) if w in commands), None)
         own = {o for a in self._actions for o in a.option_strings} | takes.get(command, set())
+        if command in ("run", "sweep") and word in CONFIG_OPTIONS:
+            return f" ({word}: a config's key; --set {CONFIG_OPTIONS[word]}=N)"
         close = difflib.get_close_matches(word, sorted(own), n=1, cutoff=0.7)
         if close:
             return f" ({word}: did you mean {close[0]}?)"

@@ -303,8 +303,10 @@ def _build_sweep(table, learner, source: str) -> SweepSpec:
                 f"cannot vary it; run one config per value (numbers it can sweep: {', '.join(valid)})"
             )
     check_grid(values, valid, "sweep.values.", source)
-    if not 0.0 <= spec.validation < 1.0 or spec.seeds < 0:
-        raise ConfigError(f"{source}: 'sweep.validation' must be in [0, 1) and 'sweep.seeds' >= 0")
+    if not 0.0 <= spec.validation < 1.0:
+        raise ConfigError(f"{source}: 'sweep.validation' must be a fraction in [0, 1), got {spec.validation}")
+    if spec.seeds < 0:
+        raise ConfigError(f"{source}: 'sweep.seeds' must be a number of orders >= 0, got {spec.seeds}")
     sizes = {key: next(iter(v.values()))[2] if isinstance(v, dict) else len(v) for key, v in values.items()}
     runs = math.prod(sizes.values()) * max(spec.seeds, 1)
     if runs > MAX_RUNS:  # (each run holds a state: a sweep beyond this would only run out of memory)
@@ -351,9 +353,13 @@ def _check_seeds(raw: dict, source: str) -> None:
     """Each seed is a whole number in 0..``MAX_SEED`` (see ``ocolearn.names``)."""
     for key in SEEDS:
         table, name = key.split(".")
-        value = raw.get(table, {}).get(name) if isinstance(raw.get(table), dict) else None
-        if isinstance(value, int) and not isinstance(value, bool) and not 0 <= value <= MAX_SEED:
-            raise ConfigError(f"{source}: '{key}' must be a seed in 0..{MAX_SEED}, got {value}")
+        check_seed(raw.get(table, {}).get(name) if isinstance(raw.get(table), dict) else None, key, source)
+
+
+def check_seed(value, key: str, source: str) -> None:
+    """An integer seed (of a config, a study) is in 0..``MAX_SEED``, else an error naming ``key``."""
+    if isinstance(value, int) and not isinstance(value, bool) and not 0 <= value <= MAX_SEED:
+        raise ConfigError(f"{source}: '{key}' must be a seed in 0..{MAX_SEED}, got {value}")
 
 
 def check_grid(values: dict, valid: list[str], where: str, source: str) -> None:

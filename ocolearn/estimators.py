@@ -94,12 +94,14 @@ except ImportError:  # one line saying what to install, not a traceback into sci
     raise ImportError("ocolearn.estimators needs scikit-learn and SciPy: pip install 'ocolearn[sklearn]'") from None
 
 from ocolearn import modelfile
+from ocolearn.checks import MAX_ROUNDS
 from ocolearn.config import _build_part
 from ocolearn.data.arrays import Arrays, rows
 from ocolearn.data.sparse_text import sparse_rows
 from ocolearn.features import Sparse
 from ocolearn.learners import Learner, OneVsRest
 from ocolearn.losses import Logistic
+from ocolearn.names import MAX_SEED
 from ocolearn.parts import Part, fields_of
 from ocolearn.pipeline import build_learner, model_of, steps_of, target_map, with_intercept_field, with_pipeline
 from ocolearn.preprocess import default_steps
@@ -253,9 +255,10 @@ class _Online(BaseEstimator):
     def _check_options(self):
         if not _is_int(self.max_iter) or self.max_iter < 1:
             raise ValueError(f"max_iter (passes over the data) must be a positive integer, got {self.max_iter!r}")
-        if self.random_state is not None and not _is_int(self.random_state):
+        if self.random_state is not None and not (_is_int(self.random_state) and 0 <= self.random_state <= MAX_SEED):
+            # (JAX keeps a seed's low 32 bits: -1 would shuffle as 4294967295 does, 2^32 as 0)
             raise ValueError(
-                f"random_state must be None (the rows' own order) or an integer (each pass shuffled), "
+                f"random_state must be None (the rows' own order) or an integer 0..{MAX_SEED} (each pass shuffled), "
                 f"got {self.random_state!r}"
             )
 
@@ -264,7 +267,7 @@ class _Online(BaseEstimator):
         all zeros, an error), float64 ``(n,)``."""
         return _check_sample_weight(sample_weight, y, dtype=np.float64, ensure_non_negative=True)
 
-    def _train(self, learner: Learner, rows, targets, weights, *, fresh: bool, passes: int, seed) -> None:
+    def _train(self, learner: Learner, rows, targets, weights, *, fresh: bool, passes: int, seed, fitting=True) -> None:
         """Run the learner over the rows ``passes`` times, from its initial state or the one
         carried (pass p shuffled by ``fold_in(seed, p)``, numbered across calls, so a warm-started
         ``fit`` continues the shuffles), and keep the model: the pipeline folded into one linear
@@ -275,6 +278,10 @@ class _Online(BaseEstimator):
         seed = None if seed is None else int(seed)
         state, first = (None, 0) if fresh else (self.state_, self.passes_run_)
         n = len(targets)
+        last = (1 if state is None else int(np.max(np.asarray(state.t)))) + n * passes - 1
+        if last > MAX_ROUNDS:  # (run() checks the rounds of one call; a warm start or verbose makes several)
+            what = f"max_iter = {passes}: {passes} passes" if fitting else "partial_fit: a pass"
+            raise ValueError(f"{what} over {n} rows would run to round {last}, more than {MAX_ROUNDS} (int32)")
         # All passes in one call (a loop inside one program: 100 passes over iris in 2 ms, where a
         # call per pass took 60); verbose makes a call per pass, to print each pass's line as it
         # ends. The same bits either way.
@@ -453,7 +460,9 @@ class OnlineClassifier(ClassifierMixin, _Online):
         rows, indices = self._data(X, y, reset=not more, classes=None if more else classes)
         learner = self.learner_ if more else self._compose(self._for_classes(len(self.classes_)), rows)
         weights = self._round_weights(learner, indices, sample_weight, balanced_ok=False)
-        self._train(learner, rows, self._targets(learner, indices), weights, fresh=not more, passes=1, seed=None)
+        self._train(
+            learner, rows, self._targets(learner, indices), weights, fresh=not more, passes=1, seed=None, fitting=False
+        )
         return self
 
     def _data(self, X, y, reset, classes):
@@ -583,7 +592,7 @@ class OnlineRegressor(RegressorMixin, _Online):
         weights = None if sample_weight is None else self._sample_weight(y, sample_weight)
         rows = as_rows(X)
         learner = self.learner_ if more else self._compose(self._learner(), rows)
-        self._train(learner, rows, y.astype(np.float32), weights, fresh=not more, passes=1, seed=None)
+        self._train(learner, rows, y.astype(np.float32), weights, fresh=not more, passes=1, seed=None, fitting=False)
         return self
 
     def predict(self, X):

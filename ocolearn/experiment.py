@@ -152,15 +152,21 @@ def task_of(data: SparseData) -> str:
     return "binary" if len(data.labels) == 2 else "multiclass"
 
 
+def takes_classes(learner) -> bool:
+    """Whether the learner has a ``classes`` field, set from the data (a multiclass rule); FLH's
+    ``classes`` is its experts' and not a field of its own."""
+    return "classes" in getattr(learner, "__dataclass_fields__", {})
+
+
 def fit_learner(learner, data: SparseData, where: str, keys=CONFIG_KEYS):
     """The learner with ``classes`` set to the data's number of classes where it has that
     field (a multiclass task), checked against the task (``ocolearn.pipeline.check_learner``,
     its messages naming the file's ``keys``)."""
     task = task_of(data)
-    if task == "multiclass" and hasattr(learner, "classes") and learner.classes != len(data.labels):
+    if task == "multiclass" and takes_classes(learner) and learner.classes != len(data.labels):
         if learner.classes not in (0, 2):  # 0 and 2: the defaults of binary learners; K is set from the data
             raise ConfigError(
-                f"{where}: learner.classes = {learner.classes}, but the data has {len(data.labels)} labels"
+                f"{where}: {keys[0]}classes = {learner.classes}, but the data has {len(data.labels)} labels"
             )
         learner = learner.replace(classes=len(data.labels))
     check_learner(learner, task, data.labels or (), where, keys)

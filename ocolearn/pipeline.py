@@ -314,7 +314,7 @@ def check_learner(learner: Learner, task: str, labels=(), where="the data", keys
             f"use {wrap}, or a multiclass learner (perceptron, passive_aggressive, mira, cw, arow, scw){quantity}"
         )
     elif task == "binary" and getattr(learner, "classes", 0) not in (0, 2):
-        raise DataError(f"{where}: 2 labels, but the learner has classes={learner.classes}")
+        raise DataError(f"{where}: 2 labels, but the learner has {_setting(keys, 'classes', learner.classes)}")
 
 
 def _is_integer(label: str) -> bool:

@@ -64,6 +64,7 @@ from ocolearn.config import (
     check_grid,
     check_grid_ranges,
     check_listed,
+    check_seed,
     grid_axes,
 )
 from ocolearn.data import DataError
@@ -256,6 +257,8 @@ def _check_evaluate(spec: EvaluateSpec, source: str) -> None:
 
     if spec.orders < 1:
         raise bad("orders", "an integer >= 1")
+    for key in ("test_seed", "tune_seed"):
+        check_seed(getattr(spec, key), f"evaluate.{key}", source)
     for key in ("test", "tune"):
         if not 0.0 <= getattr(spec, key) < 1.0:
             raise bad(key, "a fraction in [0, 1)")
@@ -281,6 +284,7 @@ def _dataset(table: dict, where: str, source: str) -> DatasetSpec:
         raise ConfigError(f"{source}: '{where}.kind' must be one of {', '.join(KEYS)}, got {kind!r}")
     _check_keys(table, ["kind", "source", "name", "task", *KEYS[kind]], f"{where}.", source)
     spec = _build_spec(DatasetSpec, table, where, source)
+    check_seed(spec.seed, f"{where}.seed", source)  # (order s of a stream is drawn from seed + s: NumPy's, any >= 0)
     if spec.task not in ("", "regression", "binary", "multiclass"):
         raise ConfigError(f"{source}: '{where}.task' must be regression, binary or multiclass, got {spec.task!r}")
     known = {"bundled": BUNDLED, "sklearn": SKLEARN}.get(kind)
@@ -382,27 +386,27 @@ def _joined(parts):
     return Sparse(np.concatenate([x.idx for x in X]), np.concatenate([x.val for x in X]), X[0].dim), y
 
 
-def _from_arrays(X, y, task: str) -> SparseData:
+def _from_arrays(X, y, task: str, key: str = "task") -> SparseData:
     """In-memory arrays through the one reading path (``arrays_source``), the task declared
-    or inferred there."""
+    (by the study's ``key``) or inferred there."""
     from ocolearn.data.arrays import arrays_source
     from ocolearn.pipeline import in_memory, prepare
 
-    source, _, _ = prepare(arrays_source(np.asarray(X, np.float64), y), task)
+    source, _, _ = prepare(arrays_source(np.asarray(X, np.float64), y), task, key)
     return in_memory(source)
 
 
-def _sklearn(spec: DatasetSpec) -> SparseData:
+def _sklearn(spec: DatasetSpec, key: str) -> SparseData:
     try:
         from sklearn import datasets
     except ImportError:
         raise DataError(f"{spec.name}: scikit-learn is not installed (pip install scikit-learn)") from None
     X, y = getattr(datasets, f"load_{spec.source}")(return_X_y=True)
     task = spec.task or SKLEARN[spec.source]
-    return _from_arrays(X, y if task == "regression" else y.astype(str), task)
+    return _from_arrays(X, y if task == "regression" else y.astype(str), task, key)
 
 
-def _river(spec: DatasetSpec) -> SparseData:
+def _river(spec: DatasetSpec, key: str) -> SparseData:
     try:
         from river import datasets
     except ImportError:
@@ -421,7 +425,7 @@ def _river(spec: DatasetSpec) -> SparseData:
     X = np.array([[float(x.get(k) or 0.0) for k in names] for x, _ in rows])
     task = spec.task or {"Binary classification": "binary", "Regression": "regression"}.get(found.task, "multiclass")
     y = np.array([float(t) if task == "regression" else str(t) for _, t in rows])
-    return _from_arrays(X, y, task)
+    return _from_arrays(X, y, task, key)
 
 
 def _is_file(cls) -> bool:
@@ -447,8 +451,10 @@ def synthetic(spec: DatasetSpec, seed: int) -> SparseData:
     return _from_arrays(X, np.array(["-1", "1"])[(y > 0).astype(int)], "binary")
 
 
-def read_dataset(spec: DatasetSpec) -> Dataset:
-    """The data set in memory (features, targets, labels), through the one reading path."""
+def read_dataset(spec: DatasetSpec, key: str = "task") -> Dataset:
+    """The data set in memory (features, targets, labels), through the one reading path; ``key``
+    is the study's key of its task (``datasets[i].task``): errors name its keys by it
+    (``datasets[i].labels``, ``datasets[i].dim``, ``ocolearn.names.key_of``)."""
     from ocolearn.experiment import read_examples
 
     if spec.stream:
@@ -460,7 +466,7 @@ def read_dataset(spec: DatasetSpec) -> Dataset:
         from ocolearn.pipeline import prepare, source_of
 
         options = dict(bits=spec.bits, dim=spec.dim, labels=spec.labels or None, zero_based=spec.zero_based)
-        source, task, _ = prepare(source_of(spec.source, spec.format, target=spec.target, **options), spec.task, "task")
+        source, task, _ = prepare(source_of(spec.source, spec.format, target=spec.target, **options), spec.task, key)
         # The split needs the count; one width for every chunk, the width of the file in memory
         # (a padded row's sum runs over its width: the same width, the same sum, bit for bit).
         rows, width = 0, 0
@@ -472,19 +478,19 @@ def read_dataset(spec: DatasetSpec) -> Dataset:
         labels = None if task == "regression" else list(source.labels)
         return Dataset(spec, task_of(labels), labels, None, rows, reader_of(source).dense, source)
     if spec.kind == "sklearn":
-        data = _sklearn(spec)
+        data = _sklearn(spec, key)
     elif spec.kind == "river":
-        data = _river(spec)
+        data = _river(spec, key)
     elif spec.kind == "bundled":
         from ocolearn import data as tables
 
         target = spec.target or BUNDLED[spec.source]
         table = tables.load_table(spec.source)
         features = spec.columns or [c for c, v in table.items() if c != target and v.dtype.kind in "fi"]
-        data = read_examples(DataSpec(spec.source, "table", features, target, spec.batch_scale, task=spec.task), "task")
+        data = read_examples(DataSpec(spec.source, "table", features, target, spec.batch_scale, task=spec.task), key)
     else:
         options = dict(bits=spec.bits, dim=spec.dim, task=spec.task, zero_based=spec.zero_based, labels=spec.labels)
-        data = read_examples(DataSpec(spec.source, spec.format, target=spec.target, **options), "task")
+        data = read_examples(DataSpec(spec.source, spec.format, target=spec.target, **options), key)
     return Dataset(spec, task_of(data.labels), data.labels, lambda s: data, len(data.y), not isinstance(data.X, Sparse))
 
 
@@ -518,12 +524,12 @@ def fitted(entry: StudyLearner, data: Dataset, spec: EvaluateSpec, where: str, k
     data, a binary rule wrapped one-vs-rest on more than two classes; it picks the targets),
     the pipeline's parts it runs behind (``ocolearn.preprocess.default_steps`` for
     ``evaluate.intercept`` and ``evaluate.scale``), and where its tuned keys sit in it."""
-    from ocolearn.experiment import fit_learner
+    from ocolearn.experiment import fit_learner, takes_classes
     from ocolearn.learners.one_vs_rest import OneVsRest
     from ocolearn.preprocess import default_steps
 
     inner, prefix = entry.learner, ""
-    if data.task == "multiclass" and not hasattr(inner, "classes"):
+    if data.task == "multiclass" and not takes_classes(inner):
         inner, prefix = OneVsRest(base=inner, classes=len(data.labels)), "base."
     inner = fit_learner(inner, SparseData(None, None, data.labels), where, keys)
     try:
@@ -669,9 +675,9 @@ def run_study(study: Study, out_dir, progress=None) -> dict:
     results = {"name": study.name, "evaluate": dataclasses.asdict(study.evaluate), "datasets": {}}
     results["learners"] = study.to_config()["learners"]  # the settings and grids, with the numbers
     curves = {}
-    for spec in study.datasets:
+    for i, spec in enumerate(study.datasets):
         try:
-            data = read_dataset(spec)
+            data = read_dataset(spec, f"datasets[{i}].task")
         except DataError as e:
             raise DataError(f"{study.source}: data set {spec.name!r}: {e}") from None
         n = data.rows
@@ -707,12 +713,23 @@ def evaluate_learner(study: Study, entry: StudyLearner, data: Dataset, split, co
     tune_rows, report, held = split
     spec = study.evaluate
     keys = (f"learners.{name}.", f"datasets[{study.datasets.index(data.spec)}].task")
-    inner, steps, prefix = fitted(entry, data, spec, f"{study.source}: learners.{name} on {data.spec.name!r}", keys)
+    where = f"{study.source}: learners.{name} on {data.spec.name!r}"
+    inner, steps, prefix = fitted(entry, data, spec, where, keys)
     learners, columns = grid(entry, inner, steps, prefix)
+
+    def runs(learners, rows, trace):
+        try:
+            return run_grid(learners, inner, data, rows, spec, trace)
+        except ConfigError as e:  # (checks.check_rounds: a part's setting, keyed from the pipeline's learner)
+            if not (e.key or "").startswith("learner."):
+                raise
+            key = keys[0] + e.key.removeprefix("learner.").removeprefix(prefix)  # learners.NAME.levels
+            raise ConfigError(f"{where}: " + str(e).replace(e.key, key), key) from None
+
     numbers: dict[str, Any] = {"learner": inner.name}
     chosen = 0
     if columns:
-        result = run_grid(learners, inner, data, tune_rows, spec, trace=False)
+        result = runs(learners, tune_rows, trace=False)
         total = result.trace.squared_error if data.task == "regression" else result.trace.mistakes
         score = np.asarray(total, np.float64).mean(axis=1) / len(tune_rows)
         finite = np.isfinite(score)
@@ -721,7 +738,7 @@ def evaluate_learner(study: Study, entry: StudyLearner, data: Dataset, split, co
         numbers["tuning_score"] = float(score[chosen])
         numbers["grid_size"] = len(score)
     one = jax.tree.map(lambda a: a[chosen : chosen + 1], learners)
-    result = run_grid(one, inner, data, report, spec, trace=True)
+    result = runs(one, report, trace=True)
     trace = jax.tree.map(lambda a: a[0], result.trace)  # (S, T, ...)
     errors = per_round(data.task, trace.prediction, trace.target)
     numbers["progressive"] = errors.mean(axis=1).tolist()

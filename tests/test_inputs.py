@@ -1317,13 +1317,13 @@ def test_a_configs_declared_task_is_named_as_its_key_not_as_trains_option(tmp_pa
     for _, task, words in cases:  # (train's option, as before)
         err = train(capsys, names, tmp_path / "m.npz", "--format", "csv", "--target", "y", "--task", task)[2]
         one_line_error(2, err, f"n.csv: --task {task} {words}")
-    study = tmp_path / "s.toml"  # (a study's data set declares it as its key ``task``)
+    study = tmp_path / "s.toml"  # (a study's data set declares it as its key ``datasets[0].task``)
     text = (
         f"name = 's'\n[[datasets]]\nkind = 'file'\nsource = '{names}'\nformat = 'csv'\ntarget = 'y'\ntask = 'binary'\n"
     )
     study.write_text(text + "[learners.p]\nkind = 'perceptron'\n")
     err = call(capsys, "study", study, "--out", tmp_path / "st")[2]
-    one_line_error(2, err, "s.toml: data set 'n': ", "n.csv: task = 'binary' needs exactly two labels")
+    one_line_error(2, err, "s.toml: data set 'n': ", "n.csv: datasets[0].task = 'binary' needs exactly two labels")
 
 
 def test_a_folder_given_as_a_data_file_says_it_is_a_folder_and_names_the_text_format(tmp_path, capsys):
@@ -1689,3 +1689,91 @@ def test_a_key_set_twice_is_refused_not_overridden_in_silence(tmp_path, capsys):
     assert not (tmp_path / "m.npz").exists()
     once = ("--set", "loss=logistic", "--set", "schedule.eta=0.5")
     assert call(capsys, "train", "--learner", "ogd", *once, data, "--model", tmp_path / "m.npz", "--quiet")[0] == 0
+
+
+# A newcomer's trial of seeded runs and sweeps ----------------------------------------------------
+
+SWEEP = (
+    '[learner]\nkind = "ogd"\nloss = "squared"\n[sweep]\nseeds = 2\n[sweep.values]\n"learner.schedule.eta" = [0.1]\n'
+)
+
+
+@pytest.mark.parametrize(
+    "text, command, error",
+    [
+        # Before: "'sweep.validation' must be in [0, 1) and 'sweep.seeds' >= 0", the value not shown.
+        (SWEEP.replace("seeds = 2", "seeds = -1"), "sweep", "'sweep.seeds' must be a number of orders >= 0, got -1"),
+        (
+            SWEEP.replace("seeds = 2", "validation = 1.0"),
+            "sweep",
+            "'sweep.validation' must be a fraction in [0, 1), got 1.0",
+        ),
+        # Before: "passes: 14316558 passes over ...": neither the file nor the config's key.
+        (
+            '[learner]\nkind = "ogd"\n[run]\npasses = 14316558\n',
+            "run",
+            "run.passes: 14316558 passes over 150 rows are 2147483700 rounds, more than 2147483647",
+        ),
+        (
+            SWEEP + "[run]\npasses = 14316558\n",
+            "sweep",
+            "run.passes: 14316558 passes over 150 rows are 2147483700 rounds, more than 2147483647",
+        ),
+        # Before: "learner.levels = 3 lets flh run 6 rounds, ...", not naming the file.
+        (
+            '[learner]\nkind = "flh"\nlevels = 3\n',
+            "run",
+            "learner.levels = 3 lets flh run 6 rounds, and this run goes to round 150; raise learner.levels",
+        ),
+        # Before: a traceback, "FLH.__init__() got an unexpected keyword argument 'classes'" (FLH's
+        # classes is its experts', not a field set from the data); now as train refuses it.
+        (
+            '[learner]\nkind = "flh"\n',
+            "run",
+            "3 labels (a multiclass task), but 'flh' is a binary learner; use learner.kind = 'one_vs_rest' with "
+            "learner.base.kind = 'flh', or a multiclass learner (perceptron, passive_aggressive, mira, cw, arow, scw)",
+        ),
+    ],
+)
+def test_a_configs_seeds_passes_and_rounds_are_refused_naming_the_file_and_key(tmp_path, capsys, text, command, error):
+    data = IRIS.replace('"Petal.Width"', '"Species"') if "flh" in text and "levels" not in text else IRIS
+    status, _, err = run_config(capsys, tmp_path, 'name = "x"\n' + data + text, command)
+    assert (status, err) == (2, f"ocolearn: error: {tmp_path / 'c.toml'}: {error}\n")
+
+
+def test_an_estimators_seed_beyond_32_bits_and_rounds_beyond_int32_are_refused_naming_the_parameter():
+    # Before: random_state=-1 fitted the very weights of 4294967295, and 2**32 those of 0 (JAX keeps
+    # a seed's low 32 bits); max_iter past int32's rounds was "passes: ...", a name the estimator has not.
+    pytest.importorskip("sklearn")
+    from ocolearn.estimators import OnlineClassifier
+
+    X, y = np.eye(3)[[0, 1, 2, 0, 1, 2]], np.array([0, 1, 0, 1, 0, 1])
+    for seed in (-1, 2**32):
+        with pytest.raises(ValueError) as e:
+            OnlineClassifier("pegasos", random_state=seed).fit(X, y)
+        assert str(e.value) == (
+            "random_state must be None (the rows' own order) or an integer 0..4294967295 (each pass shuffled), "
+            f"got {seed}"
+        )
+    with pytest.raises(ValueError) as e:
+        OnlineClassifier("pegasos", max_iter=400_000_000).fit(X, y)
+    rounds = "400000000 passes over 6 rows would run to round 2400000000, more than 2147483647 (int32)"
+    assert str(e.value) == f"max_iter = 400000000: {rounds}"
+    top = OnlineClassifier("pegasos", max_iter=3, random_state=4294967295).fit(X, y).coef_
+    np.testing.assert_array_equal(top, OnlineClassifier("pegasos", max_iter=3, random_state=4294967295).fit(X, y).coef_)
+
+
+@pytest.mark.parametrize(
+    "command, config, option, key",
+    [
+        ("run", "iris_ridge_magic.toml", "--seed", "run.shuffle_seed"),  # (before: "did you mean --set?")
+        ("run", "iris_ridge_magic.toml", "--passes", "run.passes"),  # (before: "an option of train, not of run")
+        ("sweep", "iris_sweep.toml", "--seeds", "sweep.seeds"),  # (before: nothing said)
+    ],
+)
+def test_trains_seed_and_passes_given_to_run_or_sweep_name_the_configs_key(capsys, command, config, option, key):
+    status, _, err = call(capsys, command, f"configs/{config}", option, "3")
+    assert (status, err) == (
+        2,
+        f"ocolearn: error: unrecognized arguments: {option} 3 ({option}: a config's key; --set {key}=N)\n",
+    )

@@ -537,3 +537,85 @@ def test_a_data_set_too_large_for_the_dense_comparator_says_how_to_go_on(tmp_pat
     status, err = cli("study", str(study), "--out", str(tmp_path / "out"))
     assert status == 2 and err.count("\n") == 1, err
     assert "data set 'big': 56000 rows x 1024 features is too large" in err and "evaluate.regret = 'none'" in err
+
+
+@pytest.mark.parametrize(
+    "dataset, learner, message",
+    [
+        (
+            'format = "csv"\ntarget = "y"\nlabels = ["x", "q"]',
+            "",
+            "data set 'd': d.csv, line 3: label 'z' is not one of datasets[1].labels ['x', 'q']",
+        ),
+        (
+            'format = "csv"\ntarget = "y"\ntask = "regression"',
+            "",
+            "data set 'd': d.csv: datasets[1].task = 'regression' needs numeric targets; label 'x' is not a number",
+        ),
+        (
+            'format = "csv"\ntarget = "y"\nchunk_rows = 2\nlabels = ["x", "q"]',
+            "",
+            "data set 'd': d.csv, line 3: label 'z' is not one of datasets[1].labels ['x', 'q']",
+        ),
+        (
+            'format = "csv"\ntarget = "y"',
+            "classes = 3",
+            "learners.pa on 'hyperplane': 2 labels, but the learner has learners.pa.classes = 3",
+        ),
+    ],
+)
+def test_a_data_set_found_wrong_while_training_names_the_study_s_own_key(
+    tmp_path, monkeypatch, dataset, learner, message
+):
+    monkeypatch.chdir(tmp_path)
+    Path("d.csv").write_text("a,b,y\n1,2,x\n2,1,z\n3,1,x\n1,3,z\n2,2,x\n")
+    Path("s.toml").write_text(
+        'name = "s"\n[evaluate]\norders = 2\ntune = 0.0\nregret = "none"\n'
+        '[[datasets]]\nkind = "hyperplane"\nrows = 20\nfeatures = 2\n'  # datasets[0] runs first, and is right
+        f'[[datasets]]\nkind = "file"\nsource = "d.csv"\n{dataset}\n'
+        f'[learners.pa]\nkind = "passive_aggressive"\n{learner}\n'
+    )
+    status, err = cli("study", "s.toml", "--out", "out", "--quiet")
+    assert (status, err) == (2, f"ocolearn: error: s.toml: {message}\n")
+
+
+def test_flh_on_a_multiclass_data_set_runs_one_vs_rest_and_its_rounds_name_the_study_s_key(tmp_path, monkeypatch):
+    # Before: FLH's classes (its experts', not a field) kept it from one-vs-rest, and fit_learner's
+    # replace(classes=3) raised a TypeError; a rounds error named 'learner.base.levels', no file.
+    from ocolearn.learners.one_vs_rest import OneVsRest
+
+    study = studies.from_dict(
+        {"name": "f", "datasets": [{"kind": "bundled", "source": "iris"}], "learners": {"f": {"kind": "flh"}}}
+    )
+    data = studies.read_dataset(study.datasets[0])
+    inner, _, prefix = studies.fitted(study.learners["f"], data, study.evaluate, "test")
+    assert isinstance(inner, OneVsRest) and inner.base.name == "flh" and (inner.classes, prefix) == (3, "base.")
+    monkeypatch.chdir(tmp_path)
+    Path("s.toml").write_text(
+        BASE.replace('kind = "passive_aggressive"', 'kind = "flh"\nlevels = 3').split("[learners.pa.tune]")[0]
+    )
+    status, err = cli("study", "s.toml", "--out", "out", "--quiet")
+    where = "s.toml: learners.pa on 'iris': learners.pa.levels = 3"
+    assert (status, err) == (
+        2,
+        f"ocolearn: error: {where} lets flh run 6 rounds, and this run goes to round 120; raise learners.pa.levels\n",
+    )
+
+
+@pytest.mark.parametrize(
+    "evaluate, dataset, key, value",
+    [
+        ("tune_seed = -1", "", "evaluate.tune_seed", -1),  # (before: run, unused by a stream's prefix)
+        ("test_seed = 4294967296", "", "evaluate.test_seed", 4294967296),
+        ("", "seed = -1", "datasets[0].seed", -1),  # (before: NumPy's "expected non-negative integer" traceback)
+        ("", "seed = 4294967296", "datasets[0].seed", 4294967296),
+    ],
+)
+def test_a_study_s_seeds_are_seeds_as_a_config_s_are(tmp_path, monkeypatch, evaluate, dataset, key, value):
+    monkeypatch.chdir(tmp_path)
+    Path("s.toml").write_text(
+        f'name = "s"\n[evaluate]\norders = 2\ntest = 0.2\n{evaluate}\n[[datasets]]\nkind = "hyperplane"\nrows = 50\n'
+        f'{dataset}\n[learners.pa]\nkind = "passive_aggressive"\n'
+    )
+    status, err = cli("study", "s.toml", "--out", "out", "--quiet")
+    assert (status, err) == (2, f"ocolearn: error: s.toml: '{key}' must be a seed in 0..4294967295, got {value}\n")
