@@ -94,16 +94,27 @@ def check_float32(values, source: str, lines=None, indptr=None) -> None:
 
 def check_rounds(learner, state, rows: int, passes: int = 1, where: str = "learner") -> None:
     """Raise ``ConfigError`` if ``learner``, or a part inside it, cannot run ``passes`` over
-        ``rows`` examples from ``state`` (None: a fresh one): a part with a ``max_rounds`` (FLH:
-        its slots of experts hold ``2^levels - 2`` rounds) names the setting ``rounds_key`` that
-        bounds it; and more than ``MAX_ROUNDS`` rounds in all, which the compiled run's int32 round
-    counter cannot count, names ``passes``. A traced round counter counts as a fresh state."""
+    ``rows`` examples from ``state`` (None: a fresh one): a part with a ``max_rounds`` (FLH: its
+    slots of experts hold ``2^levels - 2`` rounds) names the setting ``rounds_key`` that bounds
+    it; a run past round ``MAX_ROUNDS``, which the compiled run's int32 round counter cannot
+    count (more rounds in one call, or a state carried from earlier calls that has counted
+    most of them), names ``passes``. A traced round counter counts as a fresh state."""
     if passes * rows > MAX_ROUNDS:  # (before any learner's own limit: every run counts rounds in int32)
         raise ConfigError(
             f"passes: {passes} passes over {rows} rows are {passes * rows} rounds, more than {MAX_ROUNDS}", "passes"
         )
     first = 1 if state is None or _is_traced(state.t) else int(np.max(np.asarray(state.t)))
     last = first + rows * passes - 1
+    if first < 1:  # (every learner starts at round 1)
+        raise ConfigError(
+            f"passes: the state's round counter is {first}: it counted past {MAX_ROUNDS} and wrapped", "passes"
+        )
+    if last > MAX_ROUNDS:  # a state carried from call to call (chunks, partial_fit): its counter would wrap
+        raise ConfigError(
+            f"passes: {passes} passes over {rows} rows from a state at round {first} run to round {last}, "
+            f"more than {MAX_ROUNDS}",
+            "passes",
+        )
     for key, part in _parts(learner, where):
         limit = getattr(part, "max_rounds", 0)
         if limit and last > limit:
@@ -213,10 +224,12 @@ def in_loop(X) -> bool:
     float32 already (or narrower). There each round reads its row anyway and folds it into a
     running check (``rows_unseen``, ``fold_row``, ``rows_held``); a run whose rows did not all
     hold reports a NaN total loss (``run._run``), which ``check_rows_after`` turns into the
-    ``DataError`` that ``check_data`` gives. Wider floats are checked before: their conversion
-    to float32 could overflow."""
+    ``DataError`` that ``check_data`` gives. Wider floats, and sparse indices wider than 32 bits,
+    are checked before: their conversion to float32 could overflow, and to int32 wrap."""
     values = X.val if isinstance(X, Sparse) else X
     dtype = np.dtype(getattr(values, "dtype", np.float64))  # nested lists become float64
+    if isinstance(X, Sparse) and np.dtype(getattr(X.idx, "dtype", np.int64)).itemsize > 4:
+        return False  # (int64 indices become int32 in the program: 2^32 + 1 would read as feature 1)
     return not (np.issubdtype(dtype, np.floating) and dtype.itemsize > 4)
 
 

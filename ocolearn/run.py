@@ -33,6 +33,7 @@ from ocolearn.checks import (
 )
 from ocolearn.data import DataError
 from ocolearn.features import num_features, row
+from ocolearn.names import MAX_SEED
 from ocolearn.shuffle import host_order
 
 
@@ -117,9 +118,12 @@ def round_order(n: int, passes: int, key=None, first_pass=0):
 
 
 def as_key(seed):
-    """A PRNG key from an integer seed (Python's or NumPy's); keys (typed, or raw uint32 words)
-    and None pass through; anything else is a ``TypeError`` naming the seed."""
+    """A PRNG key from an integer seed in 0..``MAX_SEED`` (Python's or NumPy's; JAX keeps a
+    seed's low 32 bits, so -1 would shuffle as 2^32 - 1 does: a ``ValueError``); keys (typed, or
+    raw uint32 words) and None pass through; anything else is a ``TypeError`` naming the seed."""
     if isinstance(seed, numbers.Integral):
+        if not 0 <= seed <= MAX_SEED:
+            raise ValueError(f"seed: {seed} is not a seed in 0..{MAX_SEED}")
         return _key_of(int(seed))
     dtype = getattr(seed, "dtype", None)
     if seed is None or (

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import numbers
 import os
 import time
 from functools import partial
@@ -33,6 +34,7 @@ from jax.sharding import PartitionSpec as P
 
 from ocolearn.checks import check_count, check_data, check_rounds, check_rows_after, in_loop
 from ocolearn.features import num_features
+from ocolearn.names import MAX_SEED
 from ocolearn.run import HOST_ORDER_ROUNDS, Result, run
 from ocolearn.shuffle import seed_orders
 
@@ -77,11 +79,16 @@ def stack(learners):
 
 
 def seed_values(seeds):
-    """The seeds as uint32 (a count S means seeds 0..S-1, or give a sequence); None stays None
-    (the stored order). Seed s shuffles as ``run(..., seed=s)`` does."""
+    """The seeds as uint32 (a count S means seeds 0..S-1, or give a sequence of integers in
+    0..``MAX_SEED``, else a ``ValueError`` naming them); None stays None (the stored order).
+    Seed s shuffles as ``run(..., seed=s)`` does."""
     if seeds is None:
         return None
-    return np.asarray(list(range(seeds) if isinstance(seeds, int) else seeds), np.uint32)
+    values = list(range(seeds) if isinstance(seeds, numbers.Integral) else seeds)
+    bad = [s for s in values if not (isinstance(s, numbers.Integral) and 0 <= s <= MAX_SEED)]
+    if bad:  # (uint32 would wrap -1 to 2^32 - 1, and cut 1.5 to 1)
+        raise ValueError(f"seeds: {bad[0]!r} is not a seed in 0..{MAX_SEED}")
+    return np.asarray(values, np.uint32)
 
 
 def _place(tree, sharding):

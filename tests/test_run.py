@@ -135,3 +135,32 @@ def test_pass_by_pass_equals_one_run_and_stops_when_separated():
     assert stopped.mistakes[-1] == 0 and all(m > 0 for m in stopped.mistakes[:-1])
     # Separable: the weights no longer change, so more passes find no mistake either.
     assert run_passes(learner, X, y, 99, passes=3, state=stopped.state).mistakes == [0, 0, 0]
+
+
+def test_a_state_whose_round_counter_would_wrap_is_refused():
+    # run() checks its rounds from the state's counter: a state carried from call to call (a file
+    # in chunks, partial_fit) would otherwise take the int32 counter past 2^31 - 1 and wrap
+    from ocolearn.checks import MAX_ROUNDS
+    from ocolearn.config import ConfigError
+
+    X, y = ones_stream(10, 1.0)
+    learner = OGD()
+    state = learner.init(1)._replace(t=jnp.asarray(MAX_ROUNDS - 9, jnp.int32))
+    with pytest.raises(ConfigError, match=f"from a state at round {MAX_ROUNDS - 8} run to round {MAX_ROUNDS + 1}"):
+        run(learner, X, y, state=state._replace(t=state.t + 1))
+    last = run(learner, X, y, state=state).state  # rounds up to 2^31 - 1; its counter for the next wraps
+    with pytest.raises(ConfigError, match="the state's round counter is -2147483648: it counted past 2147483647"):
+        run(learner, X[:1], y[:1], state=last)
+
+
+def test_sparse_indices_wider_than_32_bits_are_checked_before_the_run():
+    from ocolearn import Sparse
+    from ocolearn.data import DataError
+
+    y = jnp.ones(1)
+    with pytest.raises(DataError, match="feature index 4294967297 is outside 0..2"):
+        run(OGD(), Sparse(np.array([[2**32 + 1]], np.int64), np.ones((1, 1), np.float32), 3), y)
+    np.testing.assert_array_equal(
+        run(OGD(), Sparse(np.array([[1]], np.int64), np.ones((1, 1), np.float32), 3), y).state.w,
+        np.array([0.0, 0.1, 0.0], np.float32),
+    )
