@@ -32,11 +32,12 @@ from typing import NamedTuple
 import jax
 import numpy as np
 
-from ocolearn.checks import check_finite
+from ocolearn.checks import MAX_ROUNDS, check_finite
 from ocolearn.data import DataError
 from ocolearn.data.stream import Position, Source, chunks, prefetched
 from ocolearn.features import row
 from ocolearn.io import atomic_write
+from ocolearn.parts import ConfigError
 from ocolearn.progress import Progress
 from ocolearn.run import Summary, _zero_summary, held_out, run
 
@@ -236,6 +237,13 @@ def run_stream(
             progress.show(rounds, float(summary.loss), f"pass {p + 1}/{passes}", holdout=last_held)
         if position.row == 0:
             raise DataError(f"{source.path}: no examples (every line is blank, a comment or skipped)")
+        per_pass = rounds // (p + 1)  # (each pass runs the same rows; a file's count is known once read)
+        if passes * per_pass > MAX_ROUNDS:  # else it would run for days before the round counter's check
+            raise ConfigError(
+                f"passes: {passes} passes over the {per_pass} rows of {source.path} are {passes * per_pass} rounds, "
+                f"more than {MAX_ROUNDS}",
+                "passes",
+            )
         if stop_early and mistakes[p] == 0:
             break
     last_held = held[p][0] / max(held[p][2], 1) if holdout else None

@@ -1777,3 +1777,15 @@ def test_trains_seed_and_passes_given_to_run_or_sweep_name_the_configs_key(capsy
         2,
         f"ocolearn: error: unrecognized arguments: {option} 3 ({option}: a config's key; --set {key}=N)\n",
     )
+
+
+def test_train_refuses_more_passes_than_the_round_counter_holds_once_a_pass_is_read(capsys, tmp_path):
+    # A stream's rows are known once its first pass is read: 10^9 passes over 3 rows ran on for
+    # days, a run call per pass, before the int32 round counter would have been checked.
+    data = tmp_path / "three.svm"
+    data.write_text("1 1:1\n-1 1:-1\n1 1:2\n")
+    status, _, err = call(
+        capsys, "train", "--learner", "perceptron", data, "--model", tmp_path / "m.npz", "--passes", 10**9
+    )
+    one_line_error(status, err, f"passes: 1000000000 passes over the 3 rows of {data} are 3000000000 rounds")
+    assert not (tmp_path / "m.npz").exists()
