@@ -171,8 +171,9 @@ def run(
       learner: any learner (a pytree; its numbers are traced, so sweeps never recompile).
       X: features, dense ``(n, d)`` or ``Sparse`` with ``(n, k)`` fields.
       y: targets ``(n,)``.
-      seed: None for the stored order, or an int seed / PRNG key: each pass is then a fresh
-        permutation (``fold_in(key, pass)``).
+      seed: None for the stored order, or an integer seed in 0..2^32 - 1 / a PRNG key: each
+        pass is then a fresh permutation, ``jax.random.permutation(fold_in(key, pass), n)``
+        (drawn on the host where the key is concrete: ``ocolearn.shuffle``).
       state: a state to continue from (default ``learner.init(d)``).
       passes: how many times to go over the data.
       first_pass: the number of the first pass (its shuffle), to continue a run pass by pass.
