@@ -62,16 +62,22 @@ def split(key):
     return threefry2x32(*key, 0, 0), threefry2x32(*key, 0, 1)
 
 
+def drawn_here(impl: str) -> bool:
+    """Whether JAX draws with the PRNG ``impl`` what this module transcribes: Threefry-2x32, its
+    bits laid out by ``jax_threefry_partitionable`` (JAX's default)."""
+    return impl == "threefry2x32" and jax.config.jax_threefry_partitionable
+
+
 def host_key(key):
     """``key``'s two uint32 words if it is a concrete Threefry key whose shuffles ``host_order``
     draws as JAX does, else None."""
-    if isinstance(key, jax.core.Tracer) or not jax.config.jax_threefry_partitionable:
+    if isinstance(key, jax.core.Tracer):
         return None
     if jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key):
-        if str(jax.random.key_impl(key)) != "threefry2x32" or key.shape:
+        if not drawn_here(str(jax.random.key_impl(key))) or key.shape:
             return None
         key = jax.random.key_data(key)
-    elif key.dtype != np.uint32 or key.shape != (2,) or jax.config.jax_default_prng_impl != "threefry2x32":
+    elif key.dtype != np.uint32 or key.shape != (2,) or not drawn_here(jax.config.jax_default_prng_impl):
         return None  # (a raw key: JAX reads it with the default PRNG)
     words = np.asarray(key)
     return int(words[0]), int(words[1])
@@ -92,7 +98,7 @@ def seed_orders(seeds, n: int, passes: int) -> np.ndarray | None:
     """``host_order(jax.random.key(s), n, passes, 0)`` for each uint32 seed s, as ``(S, passes,
     n)`` int32 (a sweep's shuffles); None where JAX's keys are not the Threefry keys drawn here.
     ``jax.random.key`` makes a 32-bit seed's words ``(0, s)`` (``threefry_seed``)."""
-    if jax.config.jax_default_prng_impl != "threefry2x32" or not jax.config.jax_threefry_partitionable:
+    if not drawn_here(jax.config.jax_default_prng_impl):
         return None
     return np.stack([order_of((0, int(s)), n, passes, 0) for s in np.asarray(seeds, np.uint32)])
 

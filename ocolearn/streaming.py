@@ -32,7 +32,7 @@ from typing import NamedTuple
 import jax
 import numpy as np
 
-from ocolearn.checks import MAX_ROUNDS, check_finite
+from ocolearn.checks import check_finite, check_rounds
 from ocolearn.data import DataError
 from ocolearn.data.stream import Position, Source, chunks, prefetched
 from ocolearn.features import row
@@ -237,13 +237,10 @@ def run_stream(
             progress.show(rounds, float(summary.loss), f"pass {p + 1}/{passes}", holdout=last_held)
         if position.row == 0:
             raise DataError(f"{source.path}: no examples (every line is blank, a comment or skipped)")
-        per_pass = rounds // (p + 1)  # (each pass runs the same rows; a file's count is known once read)
-        if passes * per_pass > MAX_ROUNDS:  # else it would run for days before the round counter's check
-            raise ConfigError(
-                f"passes: {passes} passes over the {per_pass} rows of {source.path} are {passes * per_pass} rounds, "
-                f"more than {MAX_ROUNDS}",
-                "passes",
-            )
+        try:  # the whole run's rounds, once a pass has counted the file's rows (each pass runs the same):
+            check_rounds(learner, None, rounds // (p + 1), passes)  # else it ran for days before a chunk's check
+        except ConfigError as e:
+            raise ConfigError(f"{source.path}: {e}", e.key) from None
         if stop_early and mistakes[p] == 0:
             break
     last_held = held[p][0] / max(held[p][2], 1) if holdout else None
