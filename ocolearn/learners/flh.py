@@ -33,21 +33,25 @@ def _trailing_zeros(i):
 
 
 class FLH(Learner, name="flh", static=("levels",)):
-    """Follow the Leading History (Hazan and Seshadhri 2009, Algorithm 1 with the pruning of
-    section 3.1): a new copy of the base learner (an expert) starts every round, and the
-    experts are combined by exponential weights on their losses::
+    """Follow the Leading History (Hazan and Seshadhri 2009, Algorithm 1, FLH, on the pruned
+    working set S_t of its efficient version, FLH2): a new copy of the base learner (an expert)
+    starts every round, and the experts are combined by exponential weights on their losses::
 
-        w_t = sum_j v_t^j w_t^j                       over the live experts j (started at round j)
-        vhat^j = v_t^j exp(-alpha f_t(w_t^j)) / sum_i v_t^i exp(-alpha f_t(w_t^i))
-        v_{t+1}^{t+1} = 1 / (t + 1),   v_{t+1}^j = (1 - 1 / (t + 1)) vhat^j / sum_{i live} vhat^i
+        w_t = sum_{j in S_t} v_t^j w_t^j              S_t: the live experts j (started at round j)
+        vhat^j = v_t^j exp(-alpha f_t(w_t^j)) / sum_{i in S_t} v_t^i exp(-alpha f_t(w_t^i))
+        vbar^{t+1} = 1 / (t + 1),   vbar^j = (1 - 1 / (t + 1)) vhat^j      j in S_t
+        S_{t+1} = {j in S_t alive at round t + 1} + {t + 1}
+        v_{t+1}^j = vbar^j / sum_{i in S_{t+1}} vbar^i                    j in S_{t+1}
 
-    with alpha the exp-concavity of the loss (``alpha``), and ``w_1 = w_1^1``, the base
-    learner's own first point (in its set: the simplex's centre for a simplex base). The sum
-    runs over the experts that stay after pruning: the weight of the experts dropped is taken
-    out before the new expert's 1/(t + 1) is set, so that the new expert holds exactly 1/(t + 1).
-    Renormalizing after the addition instead (some implementations do) gives the new expert
-    more; both keep what the analysis uses, the new expert's weight at least 1/(t + 1) and each
-    other's at least (1 - 1/(t + 1)) vhat^j. Pruning keeps the expert started at round
+    in the paper's order: the multiplicative update (normalized over all of S_t), the addition
+    step, the pruning step, and the renormalization over S_{t+1}. Without pruning the last sum
+    is 1 and this is Algorithm 1 line for line; with it, the weight of the experts dropped goes
+    to all of S_{t+1} in proportion, the new expert's included (it holds 1/(t + 1) / Z >=
+    1/(t + 1)), which keeps what the regret bound uses: the new expert's weight at least
+    1/(t + 1) and each other's at least (1 - 1/(t + 1)) vhat^j. Here alpha is the
+    exp-concavity of the loss (``alpha``), f_t the base learner's loss at round t evaluated at
+    each expert's own point, and ``w_1 = w_1^1``, the base learner's own first point (in its
+    set: the simplex's centre for a simplex base). Pruning keeps the expert started at round
     ``j = r 2^k`` (r odd) until round ``j + 2^(k+2)`` (the paper's lifetime of j, 2^(k+2) + 1
     rounds, counting round j), so at most 3 experts of each k are live and ``3 * levels`` slots
     hold them all while the experts started have ``k < levels``: O(log T) experts (the expert of ``r 2^k`` takes slot
@@ -111,11 +115,12 @@ class FLH(Learner, name="flh", static=("levels",)):
         slot = 3 * k + ((i >> k) - 1) // 2 % 3
         here = jnp.arange(log_v.shape[0]) == slot
         stay = live & (state.expiry >= i) & ~here
-        log_v = jnp.where(stay, log_v, -jnp.inf)
-        top = jnp.max(log_v)
-        total = jnp.log(jnp.sum(jnp.where(stay, jnp.exp(log_v - jnp.where(jnp.isfinite(top), top, 0.0)), 0.0)))
-        log_v = jnp.where(stay, log_v - top - total + jnp.log1p(-1.0 / i.astype(jnp.float32)), -jnp.inf)
-        log_v = jnp.where(here, -jnp.log(i.astype(jnp.float32)), jnp.where(stay, log_v, DEAD))
+        # the multiplicative update, normalized over all of S_t (the live experts, pruned or not)
+        log_v = log_v - _log_sum(log_v, live)
+        # the addition step, then the pruning step, then the weights renormalized over S_{t+1}
+        n = i.astype(jnp.float32)
+        log_v = jnp.where(stay, log_v + jnp.log1p(-1.0 / n), jnp.where(here, -jnp.log(n), -jnp.inf))
+        log_v = jnp.where(stay | here, log_v - _log_sum(log_v, stay | here), DEAD)
         fresh = self.base.init(state.w.shape[-1])
         experts = jax.tree.map(lambda a, b: jnp.where(_along(here, a), b, a), experts, fresh)
         start = jnp.where(here, i, jnp.where(stay, state.start, 0))
@@ -123,6 +128,13 @@ class FLH(Learner, name="flh", static=("levels",)):
         v = jnp.exp(log_v)
         w = jnp.tensordot(v, jax.vmap(self.base.weights)(experts), axes=1) / jnp.sum(v)
         return FLHState(t + 1, w.astype(state.w.dtype), experts, log_v.astype(jnp.float32), start, expiry)
+
+
+def _log_sum(log_v, mask):
+    """``log sum_{mask} exp(log_v)``, shifted by its largest term (``mask`` is never empty: the
+    expert started at round t is live at t and stays at t + 1)."""
+    top = jnp.max(jnp.where(mask, log_v, -jnp.inf))
+    return top + jnp.log(jnp.sum(jnp.where(mask, jnp.exp(log_v - top), 0.0)))
 
 
 def _along(mask, a):
