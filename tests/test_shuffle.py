@@ -40,6 +40,20 @@ def test_blocks_of_rows_and_groups_of_passes_change_no_bit(monkeypatch):
         np.testing.assert_array_equal(shuffle.host_order(key, n, 7, 1), order)
 
 
+def test_rows_whose_words_tie_keep_their_order_as_in_jax():
+    # JAX sorts each round's 32-bit words stably: rows that draw the same word keep their order.
+    # At 100,000 rows about one pair in each round's words ties (n^2 / 2^33); four passes of two
+    # rounds each make ties all but certain, and the test checks that they are there.
+    key, n, passes = jax.random.key(0), 100_000, 4
+    keys, ties = [shuffle.fold_in(shuffle.host_key(key), p) for p in range(passes)], 0
+    for _ in range(2):  # ceil(3 ln n / ln(2^32 - 1)) = 2 rounds
+        keys, drawing = zip(*map(shuffle.split, keys), strict=True)
+        words = shuffle.random_words(np.array(drawing, np.uint32), n)
+        ties += sum(n - len(np.unique(w)) for w in words)
+    assert ties > 0
+    np.testing.assert_array_equal(shuffle.host_order(key, n, passes, 0), jax_order(key, n, passes, 0))
+
+
 def test_raw_keys_and_a_sweeps_uint32_seeds_are_jax_keys():
     raw = jax.random.PRNGKey(3)  # a legacy uint32 key, read with the default PRNG
     np.testing.assert_array_equal(shuffle.host_order(raw, 40, 2, 0), jax_order(raw, 40, 2, 0))
