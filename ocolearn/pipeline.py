@@ -515,20 +515,23 @@ def train_file(
             f"{source.path}: the labels come sorted (each in one run of rows); an online learner sees one class "
             "after the other. Shuffle the file, or pass --seed with --chunk-rows of at least the number of rows"
         )
-    result = run_stream(
-        learner,
-        source,
-        targets=target_map(task if task == "regression" else learner, source.labels),
-        passes=passes,
-        chunk_rows=chunk_rows,
-        seed=seed,
-        checkpoint=checkpoint,
-        checkpoint_every=checkpoint_every,
-        resume=resume,
-        stop_early=stop_early,
-        progress=progress,
-        holdout=holdout,
-    )
+    try:
+        result = run_stream(
+            learner,
+            source,
+            targets=target_map(task if task == "regression" else learner, source.labels),
+            passes=passes,
+            chunk_rows=chunk_rows,
+            seed=seed,
+            checkpoint=checkpoint,
+            checkpoint_every=checkpoint_every,
+            resume=resume,
+            stop_early=stop_early,
+            progress=progress,
+            holdout=holdout,
+        )
+    except ConfigError as e:  # (checks.check_rounds: 'passes' or 'learner.levels', as a config's keys)
+        raise _as_options(e) from None
     settings = {
         "format": fmt,
         "task": task,
@@ -544,6 +547,17 @@ def train_file(
         **_pass_means(result, holdout),
     }
     return model_of(learner, result.state, source.labels, source.dim, averaged, settings, normalize)
+
+
+def _as_options(e: ConfigError) -> ConfigError:
+    """A round check's error (``checks.check_rounds``) as train words it: ``passes`` is
+    ``--passes``, and a learner's key is named after ``--learner/--set:``, as train's other
+    errors of a learner's setting name it (``--learner/--set: learner.levels must be ...``)."""
+    if e.key != "passes" and not (e.key or "").startswith("learner."):
+        return e
+    text, option = str(e), "--" if e.key == "passes" else "--learner/--set: "
+    at = 0 if text.startswith(e.key) else text.rindex(f": {e.key}") + 2  # (after the file, where one is named)
+    return ConfigError(text[:at] + option + text[at:], e.key)
 
 
 def _pass_means(result, holdout) -> dict:

@@ -1787,5 +1787,5 @@ def test_train_refuses_more_passes_than_the_round_counter_holds_once_a_pass_is_r
     status, _, err = call(
         capsys, "train", "--learner", "perceptron", data, "--model", tmp_path / "m.npz", "--passes", 10**9
     )
-    one_line_error(status, err, f"{data}: passes: 1000000000 passes over 3 rows are 3000000000 rounds, more than")
+    one_line_error(status, err, f"{data}: --passes: 1000000000 passes over 3 rows are 3000000000 rounds, more than")
     assert not (tmp_path / "m.npz").exists()
