@@ -46,6 +46,11 @@ from ocolearn.names import FORMATS, MAX_SEED, SCALES, TASKS, formats_reading, la
 
 TRACKED_CURVES = ("loss", "squared_error", "cumulative_average_loss", "regret", "regret_bound")  # --track
 CONFIG_OPTIONS = {"--seed": "run.shuffle_seed", "--passes": "run.passes", "--seeds": "sweep.seeds"}  # as run's keys
+STUDY_OPTIONS = {  # as a study's keys (its orders are shuffles by seeds 0, 1, ...: no one seed to set)
+    "--seed": "a study's keys; --set evaluate.tune_seed=N or evaluate.test_seed=N, the seeds choosing the tuning "
+    "and test rows; its orders are shuffled by seeds 0, 1, ...",
+    "--seeds": "a study's key; --set evaluate.orders=N, the number of orders (shuffles by seeds 0, 1, ...)",
+}
 TRACKED_TRAINING = ("mistakes_per_pass", "average_loss", "rounds", "skipped_lines")  # --track
 
 
@@ -313,6 +318,8 @@ class _Parser(argparse.ArgumentParser):
         own = {o for a in self._actions for o in a.option_strings} | takes.get(command, set())
         if command in ("run", "sweep") and word in CONFIG_OPTIONS:
             return f" ({word}: a config's key; --set {CONFIG_OPTIONS[word]}=N)"
+        if command == "study" and word in STUDY_OPTIONS:
+            return f" ({word}: {STUDY_OPTIONS[word]})"
         close = difflib.get_close_matches(word, sorted(own), n=1, cutoff=0.7)
         if close:
             return f" ({word}: did you mean {close[0]}?)"

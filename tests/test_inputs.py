@@ -1779,6 +1779,22 @@ def test_trains_seed_and_passes_given_to_run_or_sweep_name_the_configs_key(capsy
     )
 
 
+@pytest.mark.parametrize(
+    "option, keys",
+    [
+        (  # (before: "did you mean --set?", and a study has no key 'seed')
+            "--seed",
+            "a study's keys; --set evaluate.tune_seed=N or evaluate.test_seed=N, the seeds choosing the tuning and "
+            "test rows; its orders are shuffled by seeds 0, 1, ...",
+        ),
+        ("--seeds", "a study's key; --set evaluate.orders=N, the number of orders (shuffles by seeds 0, 1, ...)"),
+    ],
+)
+def test_seeds_given_to_study_name_the_study_files_keys(capsys, option, keys):
+    status, _, err = call(capsys, "study", "configs/study_iris.toml", option, "3")
+    assert (status, err) == (2, f"ocolearn: error: unrecognized arguments: {option} 3 ({option}: {keys})\n")
+
+
 def test_train_refuses_more_passes_than_the_round_counter_holds_once_a_pass_is_read(capsys, tmp_path):
     # A stream's rows are known once its first pass is read: 10^9 passes over 3 rows ran on for
     # days, a run call per pass, before the int32 round counter would have been checked.
