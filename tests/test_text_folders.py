@@ -115,3 +115,25 @@ def test_text_input_errors_are_one_line(tmp_path, capsys):
     assert status == 0, err
     status, _, err = call(capsys, "predict", tmp_path / "s.npz", svm, svm)
     one_line_error(status, err, "s.svm", "several DATA files", "text model")
+
+
+def test_predict_on_a_folder_of_documents_and_folders_reads_every_document(tmp_path, capsys):
+    # Before: files beside a subfolder were dropped unseen (one line for three documents), and a
+    # folder of documents beside an empty folder had "no documents".
+    model, _ = trained(tmp_path, capsys)
+    mixed = tmp_path / "mixed"
+    (mixed / "more").mkdir(parents=True)
+    (mixed / "empty").mkdir()
+    (mixed / ".hidden").write_text("great")
+    names = {"b.txt": "b.txt", "a.txt": "a.txt", "more/9.txt": "9.txt", "more/B.txt": "B.txt"}
+    for name, document in names.items():
+        (mixed / name).write_text(DOCUMENTS[document])
+    status, out, err = call(capsys, "predict", model, mixed, "--scores")
+    assert status == 0, err
+    rows = lines_of(out)
+    assert [name for name, _ in rows] == ["a.txt", "b.txt", "more/9.txt", "more/B.txt"]  # by path, code point
+    m = load(model)
+    for name, score in rows:
+        assert close(float(score), hand_score(m, DOCUMENTS[names[name]])), name
+    status, out, err = call(capsys, "test", model, mixed)  # (labelled: the files beside the folders are not read)
+    one_line_error(status, err, "label 'more' is not one of the model's labels")
