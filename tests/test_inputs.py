@@ -796,6 +796,15 @@ def test_predict_reads_any_placeholder_label_of_an_svmlight_line_and_train_and_t
     for command in (["test", tmp_path / "m.npz", placeholders], ["train", "--learner", "perceptron", placeholders]):
         args = [*command, "--model", tmp_path / "p.npz"] if command[0] == "train" else command
         one_line_error(*call(capsys, *args)[::2], f"{placeholders}, line 1, label: '?' is not a number")
+    # Before: a CSV file given to an svmlight model's predict was rows of placeholders with no
+    # features, each predicted as an empty row, status 0.
+    csv = tmp_path / "d.csv"
+    csv.write_text("x1,x2,x3\n1,0,2\n")
+    one_line_error(
+        *call(capsys, "predict", tmp_path / "m.npz", csv)[::2],
+        f"{csv}, line 1, label: 'x1,x2,x3' is not a number (a line with commas: if this is a CSV file, "
+        "give the format csv)",
+    )
 
 
 def test_messages_name_the_option_the_file_and_line_or_what_differs(tmp_path, capsys, monkeypatch):
