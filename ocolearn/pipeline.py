@@ -263,8 +263,9 @@ def prepare(source: Source, task: str = "", key: str = "--task") -> tuple[Source
     task = task if source.labels else infer(found.labels, task, source.path, key)
     labels = () if task == "regression" else tuple(source.labels or found.labels.names)
     source = source._replace(labels=labels, dim=source.dim or found.dim, width=found.width, task=task)
-    if source.dim < 1:  # (labels alone, or only features that hash to nothing: a model of no features)
-        raise DataError(f"{source.path}: no features in any row (every line is a label alone); nothing to learn from")
+    if found.dim < 1:  # (labels alone: a model of no features; hashed formats' dimension is 2^bits, found or not)
+        alone = "every document is without words" if source.format == "text" else "every line is a label alone"
+        raise DataError(f"{source.path}: no features in any row ({alone}); nothing to learn from")
     return source, task, found
 
 

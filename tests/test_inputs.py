@@ -701,8 +701,23 @@ def test_data_without_any_feature_is_a_data_error_naming_the_file(tmp_path, caps
     one_line_error(2, err, f"{only}: no feature columns besides the target 'y'; columns: y")
     labels = tmp_path / "labels.svm"
     labels.write_text("1\n-1\n1\n")
-    for options in ([], ["--zero-based"]):
+    for options in ([], ["--zero-based"], ["--dim", "4"]):  # (before: --dim 4 trained a model of nothing)
         one_line_error(*train(capsys, labels, tmp_path / "m.npz", *options)[::2], f"{labels}: no features in any row")
+    # Before: MIRA lines of labels alone, and documents without words, trained (status 0): their
+    # dimension is 2^bits, whatever the file holds.
+    mira = tmp_path / "labels.mira"
+    mira.write_text("sport\npolitics\nsport\n")
+    (tmp_path / "docs" / "a").mkdir(parents=True)
+    (tmp_path / "docs" / "b").mkdir()
+    (tmp_path / "docs" / "a" / "1.txt").write_text("  ")
+    (tmp_path / "docs" / "b" / "2.txt").write_text(". , ;\n")
+    for data, fmt, alone in (
+        (mira, "mira", "every line is a label alone"),
+        (tmp_path / "docs", "text", "every document is without words"),
+    ):
+        status, _, err = train(capsys, data, tmp_path / "m.npz", "--format", fmt)
+        one_line_error(status, err, f"{data}: no features in any row ({alone}); nothing to learn from")
+    assert not (tmp_path / "m.npz").exists()
     assert not (tmp_path / "m.npz").exists()
 
 
