@@ -1829,3 +1829,22 @@ def test_train_refuses_more_passes_than_the_round_counter_holds_once_a_pass_is_r
     )
     one_line_error(status, err, f"{data}: --passes: 1000000000 passes over 3 rows are 3000000000 rounds, more than")
     assert not (tmp_path / "m.npz").exists()
+
+
+def test_a_single_numeric_label_says_how_to_declare_a_regression(tmp_path, capsys):
+    # Before: a constant whole-number target said only "classification needs two or more".
+    data = tmp_path / "c.csv"
+    data.write_text("x,y\n1,5\n2,5\n3,5\n")
+    args = ["train", "--learner", "ogd", "--format", "csv", "--target", "y", data, "--model", tmp_path / "m.npz"]
+    one_line_error(
+        *call(capsys, *args, "--quiet")[::2],
+        f"{data}: only one label, '5'; classification needs two or more; if it is a quantity to predict, "
+        "declare --task regression",
+    )
+    assert call(capsys, *args, "--quiet", "--task", "regression")[0] == 0
+    names = tmp_path / "n.csv"
+    names.write_text("x,y\n1,a\n2,a\n")
+    status, _, err = call(
+        capsys, "train", "--learner", "ogd", "--format", "csv", "--target", "y", names, "--model", tmp_path / "n.npz"
+    )
+    assert (status, err) == (2, f"ocolearn: error: {names}: only one label, 'a'; classification needs two or more\n")
