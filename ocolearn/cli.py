@@ -48,7 +48,7 @@ TRACKED_CURVES = ("loss", "squared_error", "cumulative_average_loss", "regret", 
 CONFIG_OPTIONS = {"--seed": "run.shuffle_seed", "--passes": "run.passes", "--seeds": "sweep.seeds"}  # as run's keys
 STUDY_OPTIONS = {  # as a study's keys (its orders are shuffles by seeds 0, 1, ...: no one seed to set)
     "--seed": "a study's keys; --set evaluate.tune_seed=N or evaluate.test_seed=N, the seeds choosing the tuning "
-    "and test rows; its orders are shuffled by seeds 0, 1, ...",
+    "and test rows, or datasets[I].seed=N, a synthetic data set's; its orders are shuffled by seeds 0, 1, ...",
     "--seeds": "a study's key; --set evaluate.orders=N, the number of orders (shuffles by seeds 0, 1, ...)",
 }
 TRACKED_TRAINING = ("mistakes_per_pass", "average_loss", "rounds", "skipped_lines")  # --track

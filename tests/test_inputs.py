@@ -1809,7 +1809,7 @@ def test_trains_seed_and_passes_given_to_run_or_sweep_name_the_configs_key(capsy
         (  # (before: "did you mean --set?", and a study has no key 'seed')
             "--seed",
             "a study's keys; --set evaluate.tune_seed=N or evaluate.test_seed=N, the seeds choosing the tuning and "
-            "test rows; its orders are shuffled by seeds 0, 1, ...",
+            "test rows, or datasets[I].seed=N, a synthetic data set's; its orders are shuffled by seeds 0, 1, ...",
         ),
         ("--seeds", "a study's key; --set evaluate.orders=N, the number of orders (shuffles by seeds 0, 1, ...)"),
     ],
