@@ -236,13 +236,18 @@ def _same_file(a, b) -> bool:
 
 
 def _not_an_input(option: str, path, inputs) -> None:
-    """An output that is also an input would be overwritten by what is made from it: refused
+    """An output that is also an input would be overwritten by what is made from it, and one
+    in an input folder (text documents) would overwrite a document or be read as one: refused
     before anything is read or written."""
     from ocolearn.data import DataError
 
     for given in inputs:
         if _same_file(path, given):
             raise DataError(f"{option} {path}: is the input file {given}; writing it would overwrite the input")
+        if Path(given).is_dir() and Path(path).resolve().is_relative_to(Path(given).resolve()):
+            raise DataError(
+                f"{option} {path}: is in the input folder {given}, whose files are documents; write it elsewhere"
+            )
 
 
 def _model(args):

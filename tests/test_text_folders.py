@@ -137,3 +137,19 @@ def test_predict_on_a_folder_of_documents_and_folders_reads_every_document(tmp_p
         assert close(float(score), hand_score(m, DOCUMENTS[names[name]])), name
     status, out, err = call(capsys, "test", model, mixed)  # (labelled: the files beside the folders are not read)
     one_line_error(status, err, "label 'more' is not one of the model's labels")
+
+
+def test_an_output_in_the_input_folder_is_refused(tmp_path, capsys):
+    # Before: predict --out reviews/pos/x.txt overwrote that document with the predictions (status
+    # 0), and a model written into a label's folder was read as a document by the next run.
+    model, corpus = trained(tmp_path, capsys)
+    document = sorted((corpus / "pos").iterdir())[0]
+    text = document.read_text()
+    for command in (
+        ["predict", model, corpus, "--out", document],
+        ["train", "--learner", "perceptron", "--format", "text", corpus, "--model", corpus / "pos" / "m.npz"],
+    ):
+        status, _, err = call(capsys, *command)
+        output = command[-1]
+        one_line_error(status, err, f"{output}: is in the input folder {corpus}, whose files are documents")
+    assert document.read_text() == text and not (corpus / "pos" / "m.npz").exists()
