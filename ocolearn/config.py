@@ -476,7 +476,7 @@ def check_data_path(experiment: Experiment) -> None:
     )
 
 
-def _key_path(key: str, text: str, source: str) -> list:
+def _key_path(key: str, text: str, source: str, example: str = "learner.schedule.eta=0.1") -> list:
     """A dotted key as TOML reads it (quoted parts may hold dots), with ``[i]`` after a name
     for the i-th table of a list, as a study's messages name them (``datasets[0].seed``: the
     index is an int in the path); under ``sweep.values`` the rest is one learner key, so
@@ -484,7 +484,7 @@ def _key_path(key: str, text: str, source: str) -> list:
     try:
         table = tomllib.loads(re.sub(r"\[(\d+)\]", r'."[\1]"', key) + " = 0")
     except tomllib.TOMLDecodeError:
-        raise ConfigError(f"{source}: {text!r}: {key!r} is not a key (for example learner.schedule.eta)") from None
+        raise ConfigError(f"{source}: {text!r}: {key!r} is not a key (for example {example.split('=')[0]})") from None
     path: list = []
     while isinstance(table, dict):
         ((name, table),) = table.items()
@@ -501,28 +501,29 @@ def dotted(path) -> str:
     return "".join(f"[{key}]" if isinstance(key, int) else f".{key}" for key in path)[1:]
 
 
-def parse_override(text: str, source: str = "--set") -> tuple[list[str], Any]:
-    """``"a.b=value"`` -> ``(["a", "b"], value)``; the value is TOML, or else a plain string."""
+def parse_override(text: str, source: str = "--set", example: str = "learner.schedule.eta=0.1") -> tuple[list, Any]:
+    """``"a.b=value"`` -> ``(["a", "b"], value)``; the value is TOML, or else a plain string.
+    Errors show the door's ``example`` of an override."""
     key, sep, value = text.partition("=")
     if not sep or not key.strip():
-        raise ConfigError(f"{source}: {text!r} is not of the form key=value (for example learner.schedule.eta=0.1)")
+        raise ConfigError(f"{source}: {text!r} is not of the form key=value (for example {example})")
     try:
         parsed = tomllib.loads(f"v = {value}")["v"]
     except tomllib.TOMLDecodeError:
         parsed = value
-    return _key_path(key.strip(), text, source), parsed
+    return _key_path(key.strip(), text, source, example), parsed
 
 
-def apply_overrides(raw: dict, overrides) -> dict:
+def apply_overrides(raw: dict, overrides, example: str = "learner.schedule.eta=0.1") -> dict:
     """A copy of ``raw`` with each ``key=value`` override set (tables are created as needed).
     A part's ``kind`` set to another kind drops the old kind's fields that came from the file
     (``projection.kind=identity`` on an L2 ball leaves no ``radius`` behind); fields set by
-    ``--set`` are kept."""
+    ``--set`` are kept. A malformed override's error shows ``example``, a key of the door."""
     import copy
 
     raw, given = copy.deepcopy(raw), set()
     for text in overrides:
-        path, value = parse_override(text)
+        path, value = parse_override(text, example=example)
         if tuple(path) in given:  # (the last would win in silence)
             raise ConfigError(f"--set {text}: '{dotted(path)}' is set twice; give it once")
         table = raw

@@ -272,7 +272,7 @@ def prepare(source: Source, task: str = "", key: str = "--task") -> tuple[Source
 def build_learner(name: str, overrides=(), num_labels: int = 2, task: str = "") -> Learner:
     """A learner from its registered name and ``key=value`` overrides of its fields; a learner
     with ``classes`` gets the data's number of labels for a multiclass task."""
-    table = apply_overrides({"kind": name}, overrides)
+    table = apply_overrides({"kind": name}, overrides, example="schedule.eta=0.1")  # (train's keys: the learner's)
     if table["kind"] != name:  # (it would train another learner than the one named, and reported)
         raise ConfigError(
             f"--set kind={table['kind']}: the learner is --learner {name}; give --learner {table['kind']}"

@@ -1848,3 +1848,18 @@ def test_a_single_numeric_label_says_how_to_declare_a_regression(tmp_path, capsy
         capsys, "train", "--learner", "ogd", "--format", "csv", "--target", "y", names, "--model", tmp_path / "n.npz"
     )
     assert (status, err) == (2, f"ocolearn: error: {names}: only one label, 'a'; classification needs two or more\n")
+
+
+@pytest.mark.parametrize(
+    "command, example",
+    [
+        (["train", "--learner", "perceptron", "d.svm", "--model", "m.npz"], "schedule.eta=0.1"),
+        (["study", "configs/study_iris.toml"], "evaluate.orders=4"),
+        (["run", "configs/iris_ridge_magic.toml"], "learner.schedule.eta=0.1"),
+    ],
+)
+def test_a_malformed_set_shows_an_example_of_the_commands_own_keys(capsys, command, example):
+    # Before: every door's example was a config's learner.schedule.eta, which train refuses
+    # ("unknown key 'learner.learner'") and a study has not.
+    status, _, err = call(capsys, *command, "--set", "C")
+    assert (status, err) == (2, f"ocolearn: error: --set: 'C' is not of the form key=value (for example {example})\n")
