@@ -204,6 +204,11 @@ def _rows_by_line(data: bytes, first_line: int, path, row_of, label_dtype, place
                 tokens = [label, *tokens]
             elif placeholders and _number(label) is None and "," not in label:  # (a CSV line is no placeholder)
                 labels.append(np.nan)
+            elif _number(label) is None and label[:1].isalpha() and "," not in line:  # (svmlight is the default)
+                raise DataError(
+                    f"{where}, label: {shown(label)} is not a number (a name: if this is a MIRA-format file, "
+                    "give the format mira)"
+                )
             else:
                 labels.append(_value(label, f"{where}, label"))
             row = row_of(tokens, where)
