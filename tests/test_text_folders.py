@@ -135,7 +135,10 @@ def test_predict_on_a_folder_of_documents_and_folders_reads_every_document(tmp_p
     m = load(model)
     for name, score in rows:
         assert close(float(score), hand_score(m, DOCUMENTS[names[name]])), name
-    status, out, err = call(capsys, "test", model, mixed)  # (labelled: the files beside the folders are not read)
+    status, out, err = call(capsys, "test", model, mixed)  # (labelled: a label folder without documents is refused)
+    one_line_error(status, err, f"{mixed / 'empty'}: a label's folder without documents")
+    (mixed / "empty").rmdir()
+    status, out, err = call(capsys, "test", model, mixed)  # (and the files beside the folders are not read)
     one_line_error(status, err, "label 'more' is not one of the model's labels")
 
 
@@ -153,3 +156,18 @@ def test_an_output_in_the_input_folder_is_refused(tmp_path, capsys):
         output = command[-1]
         one_line_error(status, err, f"{output}: is in the input folder {corpus}, whose files are documents")
     assert document.read_text() == text and not (corpus / "pos" / "m.npz").exists()
+
+
+def test_a_label_folder_without_documents_is_refused_for_training(tmp_path, capsys):
+    # Before: train made a binary model of pos and neg, the empty folder's class dropped unseen.
+    corpus = text_corpus(tmp_path / "reviews")
+    (corpus / "neutral").mkdir()
+    (corpus / "neutral" / ".hidden").write_text("fine")
+    args = ["train", "--learner", "perceptron", "--format", "text", corpus, "--model", tmp_path / "m.npz"]
+    status, _, err = call(capsys, *args)
+    assert (status, err) == (
+        2,
+        f"ocolearn: error: {corpus / 'neutral'}: a label's folder without documents; add its documents, or remove it\n",
+    )
+    (corpus / "neutral" / "1.txt").write_text("fine , ok")
+    assert call(capsys, *args, "--quiet")[0] == 0 and load(tmp_path / "m.npz").labels == ["neg", "neutral", "pos"]

@@ -94,7 +94,8 @@ def text_documents(root, seed=None, labelled=True) -> list[tuple[str, Path]]:
     then, with a ``seed``, in an order shuffled by it (folders give their labels sorted, which
     an online learner must not see in that order).
 
-    With ``labelled``, files beside the label folders (a README) are not documents. Without it
+    With ``labelled``, files beside the label folders (a README) are not documents, and a label
+    folder without documents is an error (its class would be missing unseen). Without it
     (prediction input), every file under ``root`` is one, in its subfolders or not (those beside
     the folders labelled ""), sorted by path; ``root`` may also be a file or a tuple of files (in
     the order given, labelled ""). Hidden files and folders (a name starting with ".") are never
@@ -111,6 +112,10 @@ def text_documents(root, seed=None, labelled=True) -> list[tuple[str, Path]]:
             for f in sorted(folder.rglob("*"))
             if f.is_file() and _visible(f, folder)
         ]
+        found = {label for label, _ in files}
+        empty = [folder for folder in folders if folder.name not in found]
+        if labelled and files and empty:  # (its class would be missing from the model unseen)
+            raise DataError(f"{empty[0]}: a label's folder without documents; add its documents, or remove it")
         loose = [("", f) for f in sorted(paths[0].iterdir()) if f.is_file() and _visible(f, paths[0])]
         if not folders or not labelled:  # (predict: a document beside the folders was dropped unseen)
             files = sorted(loose + files, key=lambda document: document[1])
