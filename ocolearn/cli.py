@@ -46,6 +46,11 @@ from ocolearn.names import FORMATS, MAX_SEED, SCALES, TASKS, formats_reading, la
 
 TRACKED_CURVES = ("loss", "squared_error", "cumulative_average_loss", "regret", "regret_bound")  # --track
 CONFIG_OPTIONS = {"--seed": "run.shuffle_seed", "--passes": "run.passes", "--seeds": "sweep.seeds"}  # as run's keys
+STUDY_OPTIONS = {  # as a study's keys (its orders are shuffles by seeds 0, 1, ...: no one seed to set)
+    "--seed": "a study's keys; --set evaluate.tune_seed=N or evaluate.test_seed=N, the seeds choosing the tuning "
+    "and test rows, or datasets[I].seed=N, a synthetic data set's; its orders are shuffled by seeds 0, 1, ...",
+    "--seeds": "a study's key; --set evaluate.orders=N, the number of orders (shuffles by seeds 0, 1, ...)",
+}
 TRACKED_TRAINING = ("mistakes_per_pass", "average_loss", "rounds", "skipped_lines")  # --track
 
 
@@ -231,13 +236,18 @@ def _same_file(a, b) -> bool:
 
 
 def _not_an_input(option: str, path, inputs) -> None:
-    """An output that is also an input would be overwritten by what is made from it: refused
+    """An output that is also an input would be overwritten by what is made from it, and one
+    in an input folder (text documents) would overwrite a document or be read as one: refused
     before anything is read or written."""
     from ocolearn.data import DataError
 
     for given in inputs:
         if _same_file(path, given):
             raise DataError(f"{option} {path}: is the input file {given}; writing it would overwrite the input")
+        if Path(given).is_dir() and Path(path).resolve().is_relative_to(Path(given).resolve()):
+            raise DataError(
+                f"{option} {path}: is in the input folder {given}, whose files are documents; write it elsewhere"
+            )
 
 
 def _model(args):
@@ -313,6 +323,8 @@ class _Parser(argparse.ArgumentParser):
         own = {o for a in self._actions for o in a.option_strings} | takes.get(command, set())
         if command in ("run", "sweep") and word in CONFIG_OPTIONS:
             return f" ({word}: a config's key; --set {CONFIG_OPTIONS[word]}=N)"
+        if command == "study" and word in STUDY_OPTIONS:
+            return f" ({word}: {STUDY_OPTIONS[word]})"
         close = difflib.get_close_matches(word, sorted(own), n=1, cutoff=0.7)
         if close:
             return f" ({word}: did you mean {close[0]}?)"

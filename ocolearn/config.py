@@ -14,6 +14,7 @@ wrong type names the expected type. ``--set learner.schedule.eta=0.1`` overrides
 import dataclasses
 import difflib
 import math
+import re
 import tomllib
 import types
 import typing
@@ -475,53 +476,71 @@ def check_data_path(experiment: Experiment) -> None:
     )
 
 
-def _key_path(key: str, text: str, source: str) -> list[str]:
-    """A dotted key as TOML reads it (quoted parts may hold dots); under ``sweep.values`` the
-    rest is one learner key, so ``sweep.values.learner.schedule.eta`` needs no quotes."""
+def _key_path(key: str, text: str, source: str, example: str = "learner.schedule.eta=0.1") -> list:
+    """A dotted key as TOML reads it (quoted parts may hold dots), with ``[i]`` after a name
+    for the i-th table of a list, as a study's messages name them (``datasets[0].seed``: the
+    index is an int in the path); under ``sweep.values`` the rest is one learner key, so
+    ``sweep.values.learner.schedule.eta`` needs no quotes."""
     try:
-        table = tomllib.loads(f"{key} = 0")
+        table = tomllib.loads(re.sub(r"\[(\d+)\]", r'."[\1]"', key) + " = 0")
     except tomllib.TOMLDecodeError:
-        raise ConfigError(f"{source}: {text!r}: {key!r} is not a key (for example learner.schedule.eta)") from None
-    path = []
+        raise ConfigError(f"{source}: {text!r}: {key!r} is not a key (for example {example.split('=')[0]})") from None
+    path: list = []
     while isinstance(table, dict):
         ((name, table),) = table.items()
-        path.append(name)
+        path.append(int(name[1:-1]) if re.fullmatch(r"\[\d+\]", name) else name)
+    if isinstance(path[-1], int):
+        raise ConfigError(f"{source}: {text!r}: {key!r} is a table; set one of its keys ({key}.KEY=VALUE)")
     if path[:2] == ["sweep", "values"] and len(path) > 3:
         path = [*path[:2], ".".join(path[2:])]
     return path
 
 
-def parse_override(text: str, source: str = "--set") -> tuple[list[str], Any]:
-    """``"a.b=value"`` -> ``(["a", "b"], value)``; the value is TOML, or else a plain string."""
+def dotted(path) -> str:
+    """A key's path as messages write it: ``learner.schedule.eta``, ``datasets[0].seed``."""
+    return "".join(f"[{key}]" if isinstance(key, int) else f".{key}" for key in path)[1:]
+
+
+def parse_override(text: str, source: str = "--set", example: str = "learner.schedule.eta=0.1") -> tuple[list, Any]:
+    """``"a.b=value"`` -> ``(["a", "b"], value)``; the value is TOML, or else a plain string.
+    Errors show the door's ``example`` of an override."""
     key, sep, value = text.partition("=")
     if not sep or not key.strip():
-        raise ConfigError(f"{source}: {text!r} is not of the form key=value (for example learner.schedule.eta=0.1)")
+        raise ConfigError(f"{source}: {text!r} is not of the form key=value (for example {example})")
     try:
         parsed = tomllib.loads(f"v = {value}")["v"]
     except tomllib.TOMLDecodeError:
         parsed = value
-    return _key_path(key.strip(), text, source), parsed
+    return _key_path(key.strip(), text, source, example), parsed
 
 
-def apply_overrides(raw: dict, overrides) -> dict:
+def apply_overrides(raw: dict, overrides, example: str = "learner.schedule.eta=0.1") -> dict:
     """A copy of ``raw`` with each ``key=value`` override set (tables are created as needed).
     A part's ``kind`` set to another kind drops the old kind's fields that came from the file
     (``projection.kind=identity`` on an L2 ball leaves no ``radius`` behind); fields set by
-    ``--set`` are kept."""
+    ``--set`` are kept. A malformed override's error shows ``example``, a key of the door."""
     import copy
 
     raw, given = copy.deepcopy(raw), set()
     for text in overrides:
-        path, value = parse_override(text)
+        path, value = parse_override(text, example=example)
         if tuple(path) in given:  # (the last would win in silence)
-            raise ConfigError(f"--set {text}: '{'.'.join(path)}' is set twice; give it once")
+            raise ConfigError(f"--set {text}: '{dotted(path)}' is set twice; give it once")
         table = raw
         for i, key in enumerate(path[:-1]):
-            nxt = table.setdefault(key, {})
+            if isinstance(key, int):  # (the file's i-th table of a list: [[datasets]])
+                nxt = table[key] if isinstance(table, list) and key < len(table) else None
+            else:
+                nxt = table.setdefault(key, {})
             if isinstance(nxt, str):  # a part given by its kind alone
                 nxt = table[key] = {"kind": nxt}
-            if not isinstance(nxt, dict):
-                raise ConfigError(f"--set {text}: '{'.'.join(path[: i + 1])}' is not a table")
+            if not isinstance(nxt, dict) and not (isinstance(nxt, list) and isinstance(path[i + 1], int)):
+                what = (
+                    f"not in the file ('{dotted(path[:i])}' has {len(table)})"
+                    if isinstance(table, list)
+                    else "not a table"
+                )
+                raise ConfigError(f"--set {text}: '{dotted(path[: i + 1])}' is {what}")
             table = nxt
         if path[-1] == "kind" and "kind" in table and table["kind"] != value:
             for key in [k for k in table if (*path[:-1], k) not in given]:
@@ -554,7 +573,7 @@ def load(path, overrides=()) -> Experiment:
     source = str(path) + (f" (with --set {', '.join(overrides)})" if overrides else "")
     swept = (raw.get("sweep") or {}).get("values") or {}
     for text in overrides:
-        key = ".".join(parse_override(text)[0])
+        key = dotted(parse_override(text)[0])
         if isinstance(swept, dict) and key in swept:  # (the sweep's values would replace it, silently)
             raise ConfigError(
                 f"--set {text}: {path} sweeps '{key}'; to run one value, --set 'sweep.values.{key}=[...]'"

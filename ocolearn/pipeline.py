@@ -263,15 +263,16 @@ def prepare(source: Source, task: str = "", key: str = "--task") -> tuple[Source
     task = task if source.labels else infer(found.labels, task, source.path, key)
     labels = () if task == "regression" else tuple(source.labels or found.labels.names)
     source = source._replace(labels=labels, dim=source.dim or found.dim, width=found.width, task=task)
-    if source.dim < 1:  # (labels alone, or only features that hash to nothing: a model of no features)
-        raise DataError(f"{source.path}: no features in any row (every line is a label alone); nothing to learn from")
+    if found.dim < 1:  # (labels alone: a model of no features; hashed formats' dimension is 2^bits, found or not)
+        alone = "every document is without words" if source.format == "text" else "every line is a label alone"
+        raise DataError(f"{source.path}: no features in any row ({alone}); nothing to learn from")
     return source, task, found
 
 
 def build_learner(name: str, overrides=(), num_labels: int = 2, task: str = "") -> Learner:
     """A learner from its registered name and ``key=value`` overrides of its fields; a learner
     with ``classes`` gets the data's number of labels for a multiclass task."""
-    table = apply_overrides({"kind": name}, overrides)
+    table = apply_overrides({"kind": name}, overrides, example="schedule.eta=0.1")  # (train's keys: the learner's)
     if table["kind"] != name:  # (it would train another learner than the one named, and reported)
         raise ConfigError(
             f"--set kind={table['kind']}: the learner is --learner {name}; give --learner {table['kind']}"
@@ -515,20 +516,23 @@ def train_file(
             f"{source.path}: the labels come sorted (each in one run of rows); an online learner sees one class "
             "after the other. Shuffle the file, or pass --seed with --chunk-rows of at least the number of rows"
         )
-    result = run_stream(
-        learner,
-        source,
-        targets=target_map(task if task == "regression" else learner, source.labels),
-        passes=passes,
-        chunk_rows=chunk_rows,
-        seed=seed,
-        checkpoint=checkpoint,
-        checkpoint_every=checkpoint_every,
-        resume=resume,
-        stop_early=stop_early,
-        progress=progress,
-        holdout=holdout,
-    )
+    try:
+        result = run_stream(
+            learner,
+            source,
+            targets=target_map(task if task == "regression" else learner, source.labels),
+            passes=passes,
+            chunk_rows=chunk_rows,
+            seed=seed,
+            checkpoint=checkpoint,
+            checkpoint_every=checkpoint_every,
+            resume=resume,
+            stop_early=stop_early,
+            progress=progress,
+            holdout=holdout,
+        )
+    except ConfigError as e:  # (checks.check_rounds: 'passes' or 'learner.levels', as a config's keys)
+        raise _as_options(e) from None
     settings = {
         "format": fmt,
         "task": task,
@@ -544,6 +548,17 @@ def train_file(
         **_pass_means(result, holdout),
     }
     return model_of(learner, result.state, source.labels, source.dim, averaged, settings, normalize)
+
+
+def _as_options(e: ConfigError) -> ConfigError:
+    """A round check's error (``checks.check_rounds``) as train words it: ``passes`` is
+    ``--passes``, and a learner's key is named after ``--learner/--set:``, as train's other
+    errors of a learner's setting name it (``--learner/--set: learner.levels must be ...``)."""
+    if e.key != "passes" and not (e.key or "").startswith("learner."):
+        return e
+    text, option = str(e), "--" if e.key == "passes" else "--learner/--set: "
+    at = 0 if text.startswith(e.key) else text.rindex(f": {e.key}") + 2  # (after the file, where one is named)
+    return ConfigError(text[:at] + option + text[at:], e.key)
 
 
 def _pass_means(result, holdout) -> dict:

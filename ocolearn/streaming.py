@@ -237,6 +237,11 @@ def run_stream(
             progress.show(rounds, float(summary.loss), f"pass {p + 1}/{passes}", holdout=last_held)
         if position.row == 0:
             raise DataError(f"{source.path}: no examples (every line is blank, a comment or skipped)")
+        if holdout and not held[p][2]:  # (its loss and error rate would read 0 over no rows)
+            raise DataError(
+                f"--holdout {holdout}: {source.path} has {position.row} rows, so none is held out; "
+                f"give K <= {position.row}"
+            )
         try:  # the whole run's rounds, once a pass has counted the file's rows (each pass runs the same):
             check_rounds(learner, None, rounds // (p + 1), passes)  # else it ran for days before a chunk's check
         except ConfigError as e:

@@ -337,7 +337,7 @@ def load(path, overrides=()) -> Study:
     path = Path(path)
     raw = _read_toml(path)
     source = str(path) + (f" (with --set {', '.join(overrides)})" if overrides else "")
-    return from_dict(apply_overrides(raw, overrides), source)
+    return from_dict(apply_overrides(raw, overrides, example="evaluate.orders=4"), source)
 
 
 # ---------------------------------------------------------------------------------------- data

@@ -377,6 +377,7 @@ def test_check_rounds_names_the_setting_and_the_round_it_would_reach():
         return str(error.value), error.value.key
 
     check_rounds(flh, None, 6)  # one pass unless told
+    assert refused(FLH(levels=1), None, 1)[0].startswith("learner.levels = 1 lets flh run 0 rounds")  # (ran on)
     check_rounds(flh, None, 3, passes=2)
     message = "learner.levels = 3 lets flh run 6 rounds, and this run goes to round 7; raise learner.levels"
     assert refused(flh, None, 7) == (message, "learner.levels")

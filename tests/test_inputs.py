@@ -701,8 +701,23 @@ def test_data_without_any_feature_is_a_data_error_naming_the_file(tmp_path, caps
     one_line_error(2, err, f"{only}: no feature columns besides the target 'y'; columns: y")
     labels = tmp_path / "labels.svm"
     labels.write_text("1\n-1\n1\n")
-    for options in ([], ["--zero-based"]):
+    for options in ([], ["--zero-based"], ["--dim", "4"]):  # (before: --dim 4 trained a model of nothing)
         one_line_error(*train(capsys, labels, tmp_path / "m.npz", *options)[::2], f"{labels}: no features in any row")
+    # Before: MIRA lines of labels alone, and documents without words, trained (status 0): their
+    # dimension is 2^bits, whatever the file holds.
+    mira = tmp_path / "labels.mira"
+    mira.write_text("sport\npolitics\nsport\n")
+    (tmp_path / "docs" / "a").mkdir(parents=True)
+    (tmp_path / "docs" / "b").mkdir()
+    (tmp_path / "docs" / "a" / "1.txt").write_text("  ")
+    (tmp_path / "docs" / "b" / "2.txt").write_text(". , ;\n")
+    for data, fmt, alone in (
+        (mira, "mira", "every line is a label alone"),
+        (tmp_path / "docs", "text", "every document is without words"),
+    ):
+        status, _, err = train(capsys, data, tmp_path / "m.npz", "--format", fmt)
+        one_line_error(status, err, f"{data}: no features in any row ({alone}); nothing to learn from")
+    assert not (tmp_path / "m.npz").exists()
     assert not (tmp_path / "m.npz").exists()
 
 
@@ -796,6 +811,15 @@ def test_predict_reads_any_placeholder_label_of_an_svmlight_line_and_train_and_t
     for command in (["test", tmp_path / "m.npz", placeholders], ["train", "--learner", "perceptron", placeholders]):
         args = [*command, "--model", tmp_path / "p.npz"] if command[0] == "train" else command
         one_line_error(*call(capsys, *args)[::2], f"{placeholders}, line 1, label: '?' is not a number")
+    # Before: a CSV file given to an svmlight model's predict was rows of placeholders with no
+    # features, each predicted as an empty row, status 0.
+    csv = tmp_path / "d.csv"
+    csv.write_text("x1,x2,x3\n1,0,2\n")
+    one_line_error(
+        *call(capsys, "predict", tmp_path / "m.npz", csv)[::2],
+        f"{csv}, line 1, label: 'x1,x2,x3' is not a number (a line with commas: if this is a CSV file, "
+        "give the format csv)",
+    )
 
 
 def test_messages_name_the_option_the_file_and_line_or_what_differs(tmp_path, capsys, monkeypatch):
@@ -1779,6 +1803,22 @@ def test_trains_seed_and_passes_given_to_run_or_sweep_name_the_configs_key(capsy
     )
 
 
+@pytest.mark.parametrize(
+    "option, keys",
+    [
+        (  # (before: "did you mean --set?", and a study has no key 'seed')
+            "--seed",
+            "a study's keys; --set evaluate.tune_seed=N or evaluate.test_seed=N, the seeds choosing the tuning and "
+            "test rows, or datasets[I].seed=N, a synthetic data set's; its orders are shuffled by seeds 0, 1, ...",
+        ),
+        ("--seeds", "a study's key; --set evaluate.orders=N, the number of orders (shuffles by seeds 0, 1, ...)"),
+    ],
+)
+def test_seeds_given_to_study_name_the_study_files_keys(capsys, option, keys):
+    status, _, err = call(capsys, "study", "configs/study_iris.toml", option, "3")
+    assert (status, err) == (2, f"ocolearn: error: unrecognized arguments: {option} 3 ({option}: {keys})\n")
+
+
 def test_train_refuses_more_passes_than_the_round_counter_holds_once_a_pass_is_read(capsys, tmp_path):
     # A stream's rows are known once its first pass is read: 10^9 passes over 3 rows ran on for
     # days, a run call per pass, before the int32 round counter would have been checked.
@@ -1787,5 +1827,39 @@ def test_train_refuses_more_passes_than_the_round_counter_holds_once_a_pass_is_r
     status, _, err = call(
         capsys, "train", "--learner", "perceptron", data, "--model", tmp_path / "m.npz", "--passes", 10**9
     )
-    one_line_error(status, err, f"{data}: passes: 1000000000 passes over 3 rows are 3000000000 rounds, more than")
+    one_line_error(status, err, f"{data}: --passes: 1000000000 passes over 3 rows are 3000000000 rounds, more than")
     assert not (tmp_path / "m.npz").exists()
+
+
+def test_a_single_numeric_label_says_how_to_declare_a_regression(tmp_path, capsys):
+    # Before: a constant whole-number target said only "classification needs two or more".
+    data = tmp_path / "c.csv"
+    data.write_text("x,y\n1,5\n2,5\n3,5\n")
+    args = ["train", "--learner", "ogd", "--format", "csv", "--target", "y", data, "--model", tmp_path / "m.npz"]
+    one_line_error(
+        *call(capsys, *args, "--quiet")[::2],
+        f"{data}: only one label, '5'; classification needs two or more; if it is a quantity to predict, "
+        "declare --task regression",
+    )
+    assert call(capsys, *args, "--quiet", "--task", "regression")[0] == 0
+    names = tmp_path / "n.csv"
+    names.write_text("x,y\n1,a\n2,a\n")
+    status, _, err = call(
+        capsys, "train", "--learner", "ogd", "--format", "csv", "--target", "y", names, "--model", tmp_path / "n.npz"
+    )
+    assert (status, err) == (2, f"ocolearn: error: {names}: only one label, 'a'; classification needs two or more\n")
+
+
+@pytest.mark.parametrize(
+    "command, example",
+    [
+        (["train", "--learner", "perceptron", "d.svm", "--model", "m.npz"], "schedule.eta=0.1"),
+        (["study", "configs/study_iris.toml"], "evaluate.orders=4"),
+        (["run", "configs/iris_ridge_magic.toml"], "learner.schedule.eta=0.1"),
+    ],
+)
+def test_a_malformed_set_shows_an_example_of_the_commands_own_keys(capsys, command, example):
+    # Before: every door's example was a config's learner.schedule.eta, which train refuses
+    # ("unknown key 'learner.learner'") and a study has not.
+    status, _, err = call(capsys, *command, "--set", "C")
+    assert (status, err) == (2, f"ocolearn: error: --set: 'C' is not of the form key=value (for example {example})\n")

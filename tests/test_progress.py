@@ -207,3 +207,15 @@ def test_a_run_redraws_one_terminal_line_per_chunk_and_ends_it(tmp_path):
         f"progressive loss {float(got.summary.loss) / 400:.6g}  held-out {loss / rows:.6g}{CLEAR}\n"
     )
     assert "held-out" not in draws[0] and f"held-out {got.holdout_per_pass[0][0] / 100:.6g}" in draws[3]
+
+
+def test_a_holdout_period_longer_than_the_file_is_refused(tmp_path, capsys):
+    # Before: --holdout 301 over 300 rows held out none and reported a held-out loss of 0 and an
+    # error rate of 0.0000 (of no rows), status 0.
+    path = write(tmp_path, svmlight_text(n=300))
+    model = tmp_path / "m.npz"
+    args = ["train", "--learner", "passive_aggressive", path, "--model", model, "--labels=-1,1", "--quiet"]
+    assert main([str(a) for a in [*args, "--holdout", "301", "--chunk-rows", "64"]]) == 2
+    error = f"ocolearn: error: --holdout 301: {path} has 300 rows, so none is held out; give K <= 300"
+    assert capsys.readouterr().err.splitlines() == [error] and not model.exists()
+    assert main([str(a) for a in [*args, "--holdout", "300"]]) == 0 and load(model).settings["holdout_rows"] == 1

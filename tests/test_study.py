@@ -619,3 +619,25 @@ def test_a_study_s_seeds_are_seeds_as_a_config_s_are(tmp_path, monkeypatch, eval
     )
     status, err = cli("study", "s.toml", "--out", "out", "--quiet")
     assert (status, err) == (2, f"ocolearn: error: s.toml: '{key}' must be a seed in 0..4294967295, got {value}\n")
+
+
+def test_set_reaches_a_data_set_by_the_key_the_messages_name(tmp_path):
+    # Before: "--set: 'datasets[1].seed=5': 'datasets[1].seed' is not a key", though the study's
+    # messages name its data sets' keys so ('unknown key 'datasets[0].chunk_rows'').
+    path = tmp_path / "s.toml"
+    path.write_text(BASE + '[[datasets]]\nkind = "hyperplane"\nrows = 100\nseed = 3\n')
+    study = studies.load(path, ["datasets[1].seed=5", "datasets[0].source=wine", "evaluate.tune_seed=2"])
+    assert [d.seed for d in study.datasets] == [0, 5] and study.datasets[0].source == "wine"
+    assert studies.load(path).datasets[1].seed == 3 and study.evaluate.tune_seed == 2
+    for given, expected in (
+        ("datasets[2].seed=5", "--set datasets[2].seed=5: 'datasets[2]' is not in the file ('datasets' has 2)"),
+        ("evaluate[0].orders=3", "--set evaluate[0].orders=3: 'evaluate[0]' is not a table"),
+        (
+            "datasets[1]=5",
+            "--set: 'datasets[1]=5': 'datasets[1]' is a table; set one of its keys (datasets[1].KEY=VALUE)",
+        ),
+        ("datasets[1].seed=-1", "'datasets[1].seed' must be"),
+    ):
+        status, err = cli("study", str(path), "--set", given, "--out", str(tmp_path / "out"))
+        assert status == 2 and err.count("\n") == 1 and err.startswith("ocolearn: error: "), err
+        assert expected in err, err

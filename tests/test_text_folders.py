@@ -115,3 +115,59 @@ def test_text_input_errors_are_one_line(tmp_path, capsys):
     assert status == 0, err
     status, _, err = call(capsys, "predict", tmp_path / "s.npz", svm, svm)
     one_line_error(status, err, "s.svm", "several DATA files", "text model")
+
+
+def test_predict_on_a_folder_of_documents_and_folders_reads_every_document(tmp_path, capsys):
+    # Before: files beside a subfolder were dropped unseen (one line for three documents), and a
+    # folder of documents beside an empty folder had "no documents".
+    model, _ = trained(tmp_path, capsys)
+    mixed = tmp_path / "mixed"
+    (mixed / "more").mkdir(parents=True)
+    (mixed / "empty").mkdir()
+    (mixed / ".hidden").write_text("great")
+    names = {"b.txt": "b.txt", "a.txt": "a.txt", "more/9.txt": "9.txt", "more/B.txt": "B.txt"}
+    for name, document in names.items():
+        (mixed / name).write_text(DOCUMENTS[document])
+    status, out, err = call(capsys, "predict", model, mixed, "--scores")
+    assert status == 0, err
+    rows = lines_of(out)
+    assert [name for name, _ in rows] == ["a.txt", "b.txt", "more/9.txt", "more/B.txt"]  # by path, code point
+    m = load(model)
+    for name, score in rows:
+        assert close(float(score), hand_score(m, DOCUMENTS[names[name]])), name
+    status, out, err = call(capsys, "test", model, mixed)  # (labelled: a label folder without documents is refused)
+    one_line_error(status, err, f"{mixed / 'empty'}: a label's folder without documents")
+    (mixed / "empty").rmdir()
+    status, out, err = call(capsys, "test", model, mixed)  # (and the files beside the folders are not read)
+    one_line_error(status, err, "label 'more' is not one of the model's labels")
+
+
+def test_an_output_in_the_input_folder_is_refused(tmp_path, capsys):
+    # Before: predict --out reviews/pos/x.txt overwrote that document with the predictions (status
+    # 0), and a model written into a label's folder was read as a document by the next run.
+    model, corpus = trained(tmp_path, capsys)
+    document = sorted((corpus / "pos").iterdir())[0]
+    text = document.read_text()
+    for command in (
+        ["predict", model, corpus, "--out", document],
+        ["train", "--learner", "perceptron", "--format", "text", corpus, "--model", corpus / "pos" / "m.npz"],
+    ):
+        status, _, err = call(capsys, *command)
+        output = command[-1]
+        one_line_error(status, err, f"{output}: is in the input folder {corpus}, whose files are documents")
+    assert document.read_text() == text and not (corpus / "pos" / "m.npz").exists()
+
+
+def test_a_label_folder_without_documents_is_refused_for_training(tmp_path, capsys):
+    # Before: train made a binary model of pos and neg, the empty folder's class dropped unseen.
+    corpus = text_corpus(tmp_path / "reviews")
+    (corpus / "neutral").mkdir()
+    (corpus / "neutral" / ".hidden").write_text("fine")
+    args = ["train", "--learner", "perceptron", "--format", "text", corpus, "--model", tmp_path / "m.npz"]
+    status, _, err = call(capsys, *args)
+    assert (status, err) == (
+        2,
+        f"ocolearn: error: {corpus / 'neutral'}: a label's folder without documents; add its documents, or remove it\n",
+    )
+    (corpus / "neutral" / "1.txt").write_text("fine , ok")
+    assert call(capsys, *args, "--quiet")[0] == 0 and load(tmp_path / "m.npz").labels == ["neg", "neutral", "pos"]

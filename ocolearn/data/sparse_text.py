@@ -186,7 +186,8 @@ def _rows_by_line(data: bytes, first_line: int, path, row_of, label_dtype, place
     as ``{index: value}`` (or the line's error); comments (from ``#`` on, or where the pattern
     ``comment`` matches) and blank lines are skipped.
     With ``placeholders`` (prediction input, whose labels are ignored) a numeric label that is
-    not a number (``?``) is a placeholder, read as no label."""
+    not a number (``?``) is a placeholder, read as no label, unless it has a comma: a CSV row
+    read as svmlight would be a placeholder with no features, predicted as an empty row."""
     text = _decode(data, first_line, path)
     labels, indptr, indices, values, numbers = [], [0], [], [], []
     for number, line in enumerate(text.split("\n"), first_line):
@@ -201,8 +202,13 @@ def _rows_by_line(data: bytes, first_line: int, path, row_of, label_dtype, place
             elif ":" in label:  # svmlight: the line starts with a feature, it has no label
                 labels.append(np.nan)
                 tokens = [label, *tokens]
-            elif placeholders and _number(label) is None:
+            elif placeholders and _number(label) is None and "," not in label:  # (a CSV line is no placeholder)
                 labels.append(np.nan)
+            elif _number(label) is None and label[:1].isalpha() and "," not in line:  # (svmlight is the default)
+                raise DataError(
+                    f"{where}, label: {shown(label)} is not a number (a name: if this is a MIRA-format file, "
+                    "give the format mira)"
+                )
             else:
                 labels.append(_value(label, f"{where}, label"))
             row = row_of(tokens, where)

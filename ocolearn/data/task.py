@@ -66,7 +66,10 @@ def infer(labels: Labels, declared: str = "", where: str = "the data", key: str 
             raise DataError(f"{where}: {declaring(key, declared)} needs exactly two labels, the data has {count}")
         return declared
     if len(labels.names) < 2:
-        raise DataError(f"{where}: only one label, {shown(labels.names[0])}; classification needs two or more")
+        quantity = f"; if it is a quantity to predict, declare {declaring(key, 'regression')}" if labels.numeric else ""
+        raise DataError(
+            f"{where}: only one label, {shown(labels.names[0])}; classification needs two or more{quantity}"
+        )
     return "binary" if len(labels.names) == 2 else "multiclass"
 
 

@@ -94,11 +94,12 @@ def text_documents(root, seed=None, labelled=True) -> list[tuple[str, Path]]:
     then, with a ``seed``, in an order shuffled by it (folders give their labels sorted, which
     an online learner must not see in that order).
 
-    Without ``labelled`` (prediction input), ``root`` may also be a flat folder of documents
-    (sorted by file name), or a file or a tuple of files (in the order given); their label is
-    "". A folder with label folders is read as labelled: files beside those folders (a README)
-    are not documents, nor are hidden files and folders (a name starting with "."). Sorting is by
-    code point (Python's ``sorted``, as ``LC_ALL=C ls``)."""
+    With ``labelled``, files beside the label folders (a README) are not documents, and a label
+    folder without documents is an error (its class would be missing unseen). Without it
+    (prediction input), every file under ``root`` is one, in its subfolders or not (those beside
+    the folders labelled ""), sorted by path; ``root`` may also be a file or a tuple of files (in
+    the order given, labelled ""). Hidden files and folders (a name starting with ".") are never
+    documents. Sorting is by code point (Python's ``sorted``, as ``LC_ALL=C ls``)."""
     paths = [Path(p) for p in root] if isinstance(root, tuple) else [Path(root)]
     where = paths[0] if len(paths) == 1 else "the list of files"
     if len(paths) == 1 and paths[0].is_dir():
@@ -111,8 +112,13 @@ def text_documents(root, seed=None, labelled=True) -> list[tuple[str, Path]]:
             for f in sorted(folder.rglob("*"))
             if f.is_file() and _visible(f, folder)
         ]
-        if not folders:  # a flat folder of documents
-            files = [("", f) for f in sorted(paths[0].iterdir()) if f.is_file() and _visible(f, paths[0])]
+        found = {label for label, _ in files}
+        empty = [folder for folder in folders if folder.name not in found]
+        if labelled and files and empty:  # (its class would be missing from the model unseen)
+            raise DataError(f"{empty[0]}: a label's folder without documents; add its documents, or remove it")
+        loose = [("", f) for f in sorted(paths[0].iterdir()) if f.is_file() and _visible(f, paths[0])]
+        if not folders or not labelled:  # (predict: a document beside the folders was dropped unseen)
+            files = sorted(loose + files, key=lambda document: document[1])
     else:
         for path in paths:
             if path.is_dir():  # (its documents are named by their path in it: give it alone)
@@ -137,8 +143,8 @@ def text_documents(root, seed=None, labelled=True) -> list[tuple[str, Path]]:
 
 def document_names(root) -> list[str]:
     """What ``predict`` writes before each document's output, in reading order (that of
-    ``text_documents(root, labelled=False)``): its path under the folder ``root`` (``FILE`` in
-    a flat folder, ``LABEL/FILE`` in a labelled one), or, for files given one by one, the path
+    ``text_documents(root, labelled=False)``): its path under the folder ``root`` (``FILE``, or
+    ``LABEL/FILE`` in a label's folder), or, for files given one by one, the path
     as given. Bytes of a name that are not UTF-8 are written as ``\\xNN``; a name with a tab or
     a line break would make the output ambiguous, and is an error naming it."""
     folder = None if isinstance(root, tuple) or Path(root).is_file() else Path(root)
