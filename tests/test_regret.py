@@ -27,13 +27,50 @@ from ocolearn.regret import (
     least_squares,
     least_squares_in_ball,
     ogd_regret_bound,
+    ons_parameters,
+    ons_regret_bound,
+    prefix_best_linear,
+    prefix_best_squared,
     regret_curve,
     round_losses,
+    strongly_convex_regret_bound,
 )
 
 
 def objective(X, y, u):
     return np.sum((X @ u - y) ** 2)
+
+
+def test_the_bounds_are_the_papers_closed_forms():
+    # The property tests only check regret below these bounds, which a looser bound passes too.
+    # Numbers chosen so that no two terms coincide (G^2 != 2 G, 2 lam != 1, D^2 != 2 D).
+    # Hazan, Agarwal and Kale 2007, Theorem 1: G^2 / (2 lam) (1 + ln t); G = 3, lam = 0.25: 18 (1 + ln t).
+    np.testing.assert_allclose(strongly_convex_regret_bound(3.0, 0.25, 3), [18.0, 30.47664925, 37.7750212], rtol=1e-9)
+    # Hazan 2016, the ONS theorem: gamma = min(1 / (4 G D), alpha) / 2 and epsilon = 1 / (gamma D)^2,
+    # with either side of the min: 1 / (4 * 2 * 3) = 1/24 against alpha = 1 and alpha = 0.01.
+    assert ons_parameters(1.0, 2.0, 3.0) == pytest.approx((1 / 48, 256.0), rel=1e-12)
+    assert ons_parameters(0.01, 2.0, 3.0) == pytest.approx((0.005, 1 / 0.015**2), rel=1e-12)
+    # (d / (2 gamma)) ln(t G^2 / epsilon + 1) + gamma epsilon D^2 / 2 with d = 3: 72 ln(1 + t / 64) + 24,
+    np.testing.assert_allclose(ons_regret_bound(1 / 48, 256.0, 2.0, 3.0, 3, 2), [25.11630143, 26.21555942], rtol=1e-9)
+    # below the theorem's simplified 5 (1 / alpha + G D) d ln T (alpha = 1) at T = 1000: 226.4 <= 725.3.
+    assert ons_regret_bound(1 / 48, 256.0, 2.0, 3.0, 3, 1000)[-1] <= 5 * (1 / 1.0 + 2.0 * 3.0) * 3 * np.log(1000)
+
+
+def test_prefix_comparators_are_the_minima_of_each_prefix_over_the_last_axis():
+    # Targets whose prefix means run above 1 and below -1: the clipped mean binds on both sides.
+    y = np.array([3.0, 2.0, -9.0, 0.5, -0.25, 0.0])
+    grid = np.linspace(-1.0, 1.0, 200_001)  # u in [-1, 1], steps of 1e-5
+    brute = [np.min(0.5 * ((grid[:, None] - y[None, :t]) ** 2).sum(axis=1)) for t in range(1, 7)]
+    np.testing.assert_allclose(prefix_best_squared(y, -1.0, 1.0), brute, rtol=1e-8, atol=1e-9)
+    g = np.array([0.5, -2.0, 1.0, 3.0])  # min over |u| <= 2 of u * sum(g): -2 |sum|
+    np.testing.assert_allclose(prefix_best_linear(g, 2.0), [-1.0, -3.0, -1.0, -5.0])
+    # Stacked sequences, (2, 3, T): each is its own last axis.
+    stacked = np.stack([np.stack([y, -y, y / 4]), np.stack([y[::-1], y * 0, -y / 4])])
+    for index in np.ndindex(2, 3):
+        np.testing.assert_array_equal(
+            prefix_best_squared(stacked, -1.0, 1.0)[index], prefix_best_squared(stacked[index], -1.0, 1.0)
+        )
+        np.testing.assert_array_equal(prefix_best_linear(stacked, 2.0)[index], prefix_best_linear(stacked[index], 2.0))
 
 
 def test_least_squares_matches_numpy():
