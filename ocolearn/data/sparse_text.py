@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from ocolearn.data import DataError, _number, open_binary, shown, skip_bom
+from ocolearn.data import DataError, OtherFormat, _number, open_binary, shown, skip_bom
 from ocolearn.features import Sparse
 
 FLOAT32_MAX = float(np.finfo(np.float32).max)  # a larger number would be infinite in float32
@@ -205,16 +205,13 @@ def _rows_by_line(data: bytes, first_line: int, path, row_of, label_dtype, place
             elif placeholders and _number(label) is None and "," not in label:  # (a CSV line is no placeholder)
                 labels.append(np.nan)
             elif _number(label) is None and label[:1].isalpha() and "," not in line:  # (svmlight is the default)
-                raise DataError(
-                    f"{where}, label: {shown(label)} is not a number (a name: if this is a MIRA-format file, "
-                    "give the format mira)"
-                )
+                raise OtherFormat(f"{where}, label: {shown(label)} is not a number", "a name", "mira")
             else:
                 labels.append(_value(label, f"{where}, label"))
             row = row_of(tokens, where)
         except DataError as e:
             if label_dtype is np.float64 and "," in line:  # (svmlight is the commands' default format)
-                raise DataError(f"{e} (a line with commas: if this is a CSV file, give the format csv)") from None
+                raise OtherFormat(str(e), "a line with commas", "csv") from None
             raise
         numbers.append(number)
         indices += list(row)
