@@ -41,7 +41,8 @@ class Reader(NamedTuple):
       exact one line by line (to skip bad lines); a block's arrays may be the parsing thread's
       scratch, valid until that thread parses again (``_parsed`` uses them on that thread);
     - ``one_based``: indices as written start at 1 (unless the source is ``zero_based``);
-    - ``dense``: rows are dense (every feature in every row); ``unit``: "line" or "document";
+    - ``dense``: rows are dense (every feature in every row); ``place(source, line)``: where a
+      row is, as error messages name it (the file and line, or a text document's path);
     - ``after(payload, first line, offset, lines)``: the offset just after each of the rows at
       ``lines`` (increasing), from which a stream read on begins.
     """
@@ -51,7 +52,7 @@ class Reader(NamedTuple):
     parsers: Callable
     one_based: bool = False
     dense: bool = False
-    unit: str = "line"  # what error messages call a row's place
+    place: Callable = lambda source, line: f"{source.path}, line {line}"
     after: Callable = lambda data, first_line, offset, lines: (
         offset + line_ends(np.frombuffer(data, np.uint8), lines - first_line)
     )
