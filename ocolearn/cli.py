@@ -204,11 +204,12 @@ def _predict(args) -> int:
     data = args.data[0] if len(args.data) == 1 else tuple(args.data)
     if isinstance(data, tuple) and trained.settings.get("format") != "text":
         raise DataError(f"{args.data[1]}: several DATA files are read only by a text model (documents); give one file")
-    lines = models.predictions(trained, data, raw=args.scores, chunk_rows=args.chunk_rows, fmt=args.format)
-    if args.out:
-        atomic_lines(args.out, lines)
-    else:
-        sys.stdout.writelines(lines)
+    with _as_trained(args, trained):
+        lines = models.predictions(trained, data, raw=args.scores, chunk_rows=args.chunk_rows, fmt=args.format)
+        if args.out:
+            atomic_lines(args.out, lines)
+        else:
+            sys.stdout.writelines(lines)
     return 0
 
 
@@ -216,7 +217,8 @@ def _test(args) -> int:
     from ocolearn import pipeline as models
 
     trained = _model(args)
-    metrics = models.evaluate(trained, args.data, chunk_rows=args.chunk_rows, fmt=args.format)
+    with _as_trained(args, trained):
+        metrics = models.evaluate(trained, args.data, chunk_rows=args.chunk_rows, fmt=args.format)
     for key, value in metrics.items():
         if key == "confusion":
             print("confusion (rows: true label, columns: predicted)", " ".join(trained.labels))
@@ -258,13 +260,36 @@ def _model(args):
     from ocolearn.data import DataError
 
     trained = modelfile.load(args.model)
-    own = trained.settings.get("format", "svmlight")
-    if args.format and args.format != own:
+    if args.format and args.format != _format(trained):
         raise DataError(
-            f"--format {args.format}: the model {args.model} was trained on {own} data and reads its data as {own} "
-            f"(leave out --format, or train a model on {args.format} data)"
+            f"--format {args.format}: {_trained_on(args, trained)} (leave out --format, or train a model on "
+            f"{args.format} data)"
         )
     return trained
+
+
+def _format(trained) -> str:
+    return trained.settings.get("format", "svmlight")
+
+
+def _trained_on(args, trained) -> str:
+    own = _format(trained)
+    return f"the model {args.model} was trained on {own} data and reads its data as {own}"
+
+
+@contextlib.contextmanager
+def _as_trained(args, trained):
+    """Reading data for the model of ``predict`` or ``test``: a file that looks like another
+    format's is for a model trained on that format (``--format`` of another is refused, ``_model``)."""
+    from ocolearn.data import DataError, OtherFormat
+
+    try:
+        yield
+    except OtherFormat as e:
+        advice = (
+            f"{_trained_on(args, trained)}: give it {_format(trained)} data, or train a model with --format {e.fmt}"
+        )
+        raise DataError(e.told(advice)) from None
 
 
 def _metric(value: float) -> str:

@@ -37,7 +37,8 @@ SCORES = ("", "average_loss", "learner_loss", "error_rate", "hinge", "validation
 @dataclasses.dataclass(frozen=True)
 class DataSpec:
     """``[data]``. ``format = "table"``: ``source`` is a bundled table (``iris``, ``wine``) or a
-    CSV file with a header, read as the ``features`` columns and the ``target`` column;
+    CSV file with a header, read as the ``features`` columns (default: every column but the
+    target, as ``ocolearn train`` reads a CSV file) and the ``target`` column;
     ``"svmlight"``, ``"mira"`` or ``"csv"`` (every column but ``target`` a feature): a data
     file read as ``ocolearn train`` reads it (``bits``, ``dim``, ``zero_based``, ``labels``);
     ``"text"``: a folder with one folder of documents per label, as word counts (words indexed
@@ -408,8 +409,8 @@ def from_dict(raw: dict, source: str = "<config>") -> Experiment:
         raise ConfigError(f"{source}: 'pipeline.scale' must be one of {', '.join(SCALES)}, got {pipeline.scale!r}")
     if data.format not in FORMATS:
         raise ConfigError(f"{source}: 'data.format' must be one of {', '.join(FORMATS)}, got {data.format!r}")
-    if data.format == "table" and (not data.features or not data.target):
-        raise ConfigError(f"{source}: '[data]' needs 'features' (a list of column names) and 'target'")
+    if data.format == "table" and not data.target:
+        raise ConfigError(f"{source}: '[data]' needs 'target', the column of labels or values")
     _check_seeds(raw, source)
     if not 0.0 <= data.test < 1.0:
         raise ConfigError(f"{source}: 'data.test' must be a fraction in [0, 1), got {data.test}")

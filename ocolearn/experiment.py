@@ -80,7 +80,22 @@ def load_data(experiment: Experiment):
     the run (``learner_of``)."""
     spec, source = experiment.data, experiment.data.source
     table = _batch_scaled(spec)
-    return datasets.design(table, spec.features, spec.target, False, source)
+    return datasets.design(table, table_features(spec, table), spec.target, False, source)
+
+
+def table_features(spec: DataSpec, table) -> list[str]:
+    """A ``[data]`` table's feature columns: ``data.features``, or every column of ``table`` but
+    the target, as ``ocolearn train`` reads a CSV file (one not numeric is an error naming the key)."""
+    if spec.features:
+        return list(spec.features)
+    features = [name for name in table if name != spec.target]
+    text = next((name for name in features if table[name].dtype.kind not in "fi"), None)
+    if text is not None:
+        raise datasets.DataError(
+            f"{spec.source}: column {text!r} is not numeric; list the feature columns in 'data.features' "
+            "(without it, every column but the target is a feature)"
+        )
+    return features
 
 
 def _batch_scaled(spec):
@@ -111,7 +126,7 @@ def read_examples(spec: DataSpec, task_key: str = TASK_KEY) -> SparseData:
     ``task_key`` is the key that declares the task, as messages name it."""
     if spec.format == "table":
         table = _batch_scaled(spec)
-        X = datasets.feature_matrix(table, spec.features, False, spec.source)
+        X = datasets.feature_matrix(table, table_features(spec, table), False, spec.source)
         if spec.target not in table:
             raise datasets.DataError(f"{spec.source}: unknown target {spec.target!r}; columns: {', '.join(table)}")
         column, lines = table[spec.target], np.arange(2, len(X) + 2)
@@ -269,16 +284,17 @@ def experiment_model(experiment: Experiment, learner, state, data: SparseData):
         source = source_of(spec.source, spec.format, bits=spec.bits, target=spec.target)
         settings.update(bits=source.bits, columns=feature_columns(source) if spec.format == "csv" else [])
         return model_of(learner, state, labels, num_features(data.X), settings=settings), ""
-    settings.update(format="csv", bits=None, columns=list(spec.features))
-    model = model_of(learner, state, labels, num_features(data.X), settings=settings)
     raw = datasets.load_table(spec.source)
+    features = table_features(spec, raw)
+    settings.update(format="csv", bits=None, columns=features)
+    model = model_of(learner, state, labels, num_features(data.X), settings=settings)
     scaled = set() if not spec.batch_scale else set(raw) if spec.batch_scale is True else set(spec.batch_scale)
     scaled = {c for c in scaled if raw[c].dtype.kind in "fi"}
 
     def centre_and_scale(name):
         return (raw[name].mean(), raw[name].std(ddof=1)) if name in scaled else (0.0, 1.0)
 
-    mean, sd = np.array([centre_and_scale(f) for f in spec.features], np.float64).T
+    mean, sd = np.array([centre_and_scale(f) for f in features], np.float64).T
     w_raw = np.asarray(model.w, np.float64) / sd
     offset = np.asarray(model.offset, np.float64) + w_raw @ mean
     if task == "regression" and spec.target in scaled:

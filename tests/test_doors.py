@@ -218,3 +218,32 @@ def test_an_estimator_refuses_a_model_of_the_other_kind(tmp_path, capsys, table)
     with pytest.raises(ValueError, match="a regression model; load it with OnlineRegressor.load"):
         OnlineClassifier.load(regression)
     assert OnlineRegressor.load(regression).predict(X_train[:3]).shape == (3,)
+
+
+def test_a_table_config_without_features_reads_every_column_but_the_target_as_train_does(tmp_path, capsys, table):
+    # Before: "doors.toml: '[data]' needs 'features' (a list of column names) and 'target'", while
+    # train and a config of format "csv" read every column but the target as the features.
+    path = table[0]
+    models = {}
+    for fmt in ("csv", "table"):
+        (tmp_path / fmt).mkdir()
+        config = tmp_path / fmt / "doors.toml"
+        config.write_text(CONFIG.format(path=path).replace('format = "csv"', f'format = "{fmt}"'))
+        status, _, err = call(capsys, "run", config, "--out", tmp_path / fmt / "run")
+        assert status == 0, err
+        models[fmt] = load(tmp_path / fmt / "run" / "model.npz")
+    csv, by_columns = models["csv"], models["table"]
+    assert csv.settings["columns"] == by_columns.settings["columns"] == FEATURES
+    np.testing.assert_array_equal(csv.w, by_columns.w)
+    np.testing.assert_array_equal(csv.offset, by_columns.offset)
+    assert np.abs(csv.w).max() > 0
+    names = tmp_path / "names.csv"
+    names.write_text("small,name,label\n1.5,x,1\n-2,y,0\n")
+    config = tmp_path / "names.toml"
+    config.write_text(CONFIG.format(path=names).replace('format = "csv"\n', ""))
+    status, _, err = call(capsys, "run", config, "--out", tmp_path / "names")
+    assert (status, err) == (
+        2,
+        f"ocolearn: error: {names}: column 'name' is not numeric; list the feature columns in 'data.features' "
+        "(without it, every column but the target is a feature)\n",
+    )

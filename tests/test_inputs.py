@@ -817,8 +817,37 @@ def test_predict_reads_any_placeholder_label_of_an_svmlight_line_and_train_and_t
     csv.write_text("x1,x2,x3\n1,0,2\n")
     one_line_error(
         *call(capsys, "predict", tmp_path / "m.npz", csv)[::2],
-        f"{csv}, line 1, label: 'x1,x2,x3' is not a number (a line with commas: if this is a CSV file, "
-        "give the format csv)",
+        f"{csv}, line 1, label: 'x1,x2,x3' is not a number (a line with commas: if this is a CSV file, the model ",
+    )
+
+
+def test_predict_and_test_hint_at_a_model_of_the_format_whose_file_they_were_given(tmp_path, capsys):
+    # Before: "... (a line with commas: if this is a CSV file, give the format csv)" (or "a name:
+    # ... give the format mira"), and with --format csv: "the model m.npz was trained on svmlight data".
+    data = labelled_svmlight(tmp_path / "d.svm")
+    csv, bare, mira = tmp_path / "d.csv", tmp_path / "bare.csv", tmp_path / "d.mira"
+    csv.write_text("x1,x2,x3,x4,y\n1,0,2,0,1\n")
+    bare.write_text("1,0,2,0,1\n")
+    mira.write_text("pos good fun\n")
+    for model, options in (("dense.npz", []), ("hashed.npz", ["--bits", 4])):
+        assert train(capsys, data, tmp_path / model, *options)[0] == 0
+        trained = f"the model {tmp_path / model} was trained on svmlight data and reads its data as svmlight"
+        for command in ("predict", "test"):
+            for file, label in ((csv, "'x1,x2,x3,x4,y'"), (bare, "'1,0,2,0,1'")):
+                line = one_line_error(*call(capsys, command, tmp_path / model, file)[::2])
+                assert line == (
+                    f"ocolearn: error: {file}, line 1, label: {label} is not a number (a line with commas: if this "
+                    f"is a CSV file, {trained}: give it svmlight data, or train a model with --format csv)"
+                )
+            one_line_error(*call(capsys, command, tmp_path / model, csv, "--format", "csv")[::2], trained)
+        line = one_line_error(*call(capsys, "test", tmp_path / model, mira)[::2])
+        assert line == (
+            f"ocolearn: error: {mira}, line 1, label: 'pos' is not a number (a name: if this is a MIRA-format file, "
+            f"{trained}: give it svmlight data, or train a model with --format mira)"
+        )
+    # train chooses the format: there the hint is to give it.
+    one_line_error(
+        *train(capsys, mira, tmp_path / "m.npz")[::2], "(a name: if this is a MIRA-format file, give the format mira)"
     )
 
 

@@ -171,3 +171,27 @@ def test_a_label_folder_without_documents_is_refused_for_training(tmp_path, caps
     )
     (corpus / "neutral" / "1.txt").write_text("fine , ok")
     assert call(capsys, *args, "--quiet")[0] == 0 and load(tmp_path / "m.npz").labels == ["neg", "neutral", "pos"]
+
+
+def test_a_document_whose_label_is_not_known_is_named_by_its_path(tmp_path, capsys):
+    # Before: "new, document 3: label 'pr2' is not one of the model's labels" (a number in an
+    # order the user does not see: the documents are shuffled), and for train's --labels and
+    # --task regression "new, document N" and "numbers, line N" (not even a document).
+    model, _ = trained(tmp_path, capsys)
+
+    def folder(name, documents):
+        for path, text in documents.items():
+            (tmp_path / name / path).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_path / name / path).write_text(text)
+        return tmp_path / name
+
+    new = folder("new", {"pos/a.txt": "great film", "neg/b.txt": "dull", "pr2/more/c.txt": "fine"})
+    numbers = folder("numbers", {"1.5/a.txt": "great film", "2/b.txt": "dull", "pr2/more/c.txt": "fine"})
+    train = ["train", "--learner", "ogd", "--format", "text", "--model", tmp_path / "x.npz", "--quiet"]
+    for data, command, problem in (
+        (new, ["test", model, new], "label 'pr2' is not one of the model's labels ['neg', 'pos']"),
+        (new, [*train, new, "--labels", "pos,neg"], "label 'pr2' is not one of --labels ['pos', 'neg']"),
+        (numbers, [*train, numbers, "--task", "regression"], "target 'pr2' is not a number"),
+    ):
+        status, _, err = call(capsys, *command)
+        assert (status, err) == (2, f"ocolearn: error: {data / 'pr2' / 'more' / 'c.txt'}: {problem}\n")

@@ -26,6 +26,22 @@ class DataError(ValueError):
     """Bad input data; the message names the file, line and column."""
 
 
+class OtherFormat(DataError):
+    """Bad input data whose line looks like another format's, ``fmt`` (``why``: "a line with
+    commas"): the message ends by saying to give that format, as a door that chooses the format
+    can; one that reads as a model was trained (predict, test) says what is true there instead."""
+
+    NAMES = {"csv": "a CSV file", "mira": "a MIRA-format file"}
+
+    def __init__(self, problem: str, why: str, fmt: str):
+        self.problem, self.why, self.fmt = problem, why, fmt
+        super().__init__(self.told(f"give the format {fmt}"))
+
+    def told(self, advice: str) -> str:
+        """The message with ``advice`` for the case that the file is of the other format."""
+        return f"{self.problem} ({self.why}: if this is {self.NAMES[self.fmt]}, {advice})"
+
+
 SHOWN = 60  # characters of a bad token an error message echoes
 
 

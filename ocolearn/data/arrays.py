@@ -85,5 +85,6 @@ def _parsers(source):
 
 
 _after = lambda span, first_line, offset, lines: lines  # noqa: E731
-DENSE = Reader("dense", _blocks, _parsers, dense=True, unit="row", after=_after)
-CSR = Reader("csr", _blocks, _parsers, unit="row", after=_after)
+_row = lambda source, line: f"{source.path}, row {line}"  # noqa: E731
+DENSE = Reader("dense", _blocks, _parsers, dense=True, place=_row, after=_after)
+CSR = Reader("csr", _blocks, _parsers, place=_row, after=_after)

@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from ocolearn.data import DataError, _number, open_binary, shown, skip_bom
+from ocolearn.data import DataError, OtherFormat, _number, open_binary, shown, skip_bom
 from ocolearn.features import Sparse
 
 FLOAT32_MAX = float(np.finfo(np.float32).max)  # a larger number would be infinite in float32
@@ -41,7 +41,8 @@ class Reader(NamedTuple):
       exact one line by line (to skip bad lines); a block's arrays may be the parsing thread's
       scratch, valid until that thread parses again (``_parsed`` uses them on that thread);
     - ``one_based``: indices as written start at 1 (unless the source is ``zero_based``);
-    - ``dense``: rows are dense (every feature in every row); ``unit``: "line" or "document";
+    - ``dense``: rows are dense (every feature in every row); ``place(source, line)``: where a
+      row is, as error messages name it (the file and line, or a text document's path);
     - ``after(payload, first line, offset, lines)``: the offset just after each of the rows at
       ``lines`` (increasing), from which a stream read on begins.
     """
@@ -51,7 +52,7 @@ class Reader(NamedTuple):
     parsers: Callable
     one_based: bool = False
     dense: bool = False
-    unit: str = "line"  # what error messages call a row's place
+    place: Callable = lambda source, line: f"{source.path}, line {line}"
     after: Callable = lambda data, first_line, offset, lines: (
         offset + line_ends(np.frombuffer(data, np.uint8), lines - first_line)
     )
@@ -205,16 +206,13 @@ def _rows_by_line(data: bytes, first_line: int, path, row_of, label_dtype, place
             elif placeholders and _number(label) is None and "," not in label:  # (a CSV line is no placeholder)
                 labels.append(np.nan)
             elif _number(label) is None and label[:1].isalpha() and "," not in line:  # (svmlight is the default)
-                raise DataError(
-                    f"{where}, label: {shown(label)} is not a number (a name: if this is a MIRA-format file, "
-                    "give the format mira)"
-                )
+                raise OtherFormat(f"{where}, label: {shown(label)} is not a number", "a name", "mira")
             else:
                 labels.append(_value(label, f"{where}, label"))
             row = row_of(tokens, where)
         except DataError as e:
             if label_dtype is np.float64 and "," in line:  # (svmlight is the commands' default format)
-                raise DataError(f"{e} (a line with commas: if this is a CSV file, give the format csv)") from None
+                raise OtherFormat(str(e), "a line with commas", "csv") from None
             raise
         numbers.append(number)
         indices += list(row)

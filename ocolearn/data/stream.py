@@ -175,7 +175,7 @@ def class_of(source: Source, block: Block, start: int = 0, stop: int | None = No
         row_names = names[inverse.reshape(-1)]
         first = int(np.argmax(np.isin(row_names, unknown)))
         name, line = row_names[first], block.lines[start:stop][first]
-        where, key = f"{source.path}, {reader_of(source).unit} {line}", key_of(source.task_key, "labels")
+        where, key = reader_of(source).place(source, line), key_of(source.task_key, "labels")
         if name in ("nan", ""):
             need = "training needs labels" if key else "predict needs none"
             raise DataError(f"{where}: no label, where one of {classes_named(source.labels, key)} is needed ({need})")
@@ -194,8 +194,8 @@ def targets_of(source: Source, block: Block, start: int = 0, stop: int | None = 
     if labels.dtype.kind in "US":  # (names read as numbers by the one rule, ``_is_number``: not NumPy's)
         bad = next((i for i, v in enumerate(labels.tolist()) if not _is_number(v)), None)
         if bad is not None:
-            line = block.lines[start:stop][bad]
-            raise DataError(f"{source.path}, line {line}: target {shown(labels[bad])} is not a number")
+            where = reader_of(source).place(source, block.lines[start:stop][bad])
+            raise DataError(f"{where}: target {shown(labels[bad])} is not a number")
     values = labels.astype(np.float64)
     bad = ~(np.abs(values) <= FLOAT32_MAX)
     if bad.any():

@@ -189,10 +189,16 @@ def _hashed(counts: Counter, bits: int) -> dict[int, float]:
     return row
 
 
+def document_at(source, number: int) -> str:
+    """The path of the source's document ``number`` (a row's "line"), as error messages name a
+    document: a number counts documents in an order the user does not see (shuffled)."""
+    return str(text_documents(source.path, source.order_seed, source.labelled)[number - 1][1])
+
+
 READER = Reader(
     "text",
     lambda source, start: text_blocks(source.path, source.order_seed, start.offset, source.labelled),
     lambda source: (lambda d, f: text_rows(d, f, source.bits or DEFAULT_BITS),) * 2,
     after=lambda data, first_line, offset, lines: lines,
-    unit="document",
+    place=document_at,
 )
