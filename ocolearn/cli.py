@@ -149,9 +149,10 @@ def _train(args) -> int:
     key = unread_setting(args.format, {key: getattr(args, key) for key in reading})
     if key:
         raise DataError(f"--{key.replace('_', '-')} applies to --format {formats_reading(key)}, not to {args.format}")
-    _not_an_input("--model", args.model, [args.data])
+    documents = args.format == "text"  # (a folder given as another format's data is an error of its own)
+    _not_an_input("--model", args.model, [args.data], documents)
     if args.checkpoint:
-        _not_an_input("--checkpoint", args.checkpoint, [args.data])
+        _not_an_input("--checkpoint", args.checkpoint, [args.data], documents)
     writable(args.model)  # (before training: not a folder, room in a writable folder)
     if args.checkpoint:
         writable(args.checkpoint)
@@ -237,16 +238,16 @@ def _same_file(a, b) -> bool:
         return Path(a).resolve() == Path(b).resolve()
 
 
-def _not_an_input(option: str, path, inputs) -> None:
-    """An output that is also an input would be overwritten by what is made from it, and one
-    in an input folder (text documents) would overwrite a document or be read as one: refused
-    before anything is read or written."""
+def _not_an_input(option: str, path, inputs, documents: bool = True) -> None:
+    """An output that is also an input would be overwritten by what is made from it, and with
+    ``documents`` one in an input folder (text documents) would overwrite a document or be read
+    as one: refused before anything is read or written."""
     from ocolearn.data import DataError
 
     for given in inputs:
         if _same_file(path, given):
             raise DataError(f"{option} {path}: is the input file {given}; writing it would overwrite the input")
-        if Path(given).is_dir() and Path(path).resolve().is_relative_to(Path(given).resolve()):
+        if documents and Path(given).is_dir() and Path(path).resolve().is_relative_to(Path(given).resolve()):
             raise DataError(
                 f"{option} {path}: is in the input folder {given}, whose files are documents; write it elsewhere"
             )
