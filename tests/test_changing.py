@@ -70,6 +70,17 @@ def test_k_switch_equals_brute_force(projection, radius, k):
     assert len(best.starts) <= k + 1 and best.starts[0] == 0
 
 
+@pytest.mark.parametrize("projection, radius", [(Identity(), np.inf), (L2Ball(0.1), 0.1)], ids=["identity", "ball"])
+def test_k_switch_on_the_shortest_streams_and_a_first_segment_of_one_round(projection, radius):
+    # One round: its own best point's cost (0 for least squares, 0.5 (2 - 0.1)^2 in the ball of 0.1).
+    one = k_switch(Squared(), projection, np.ones((1, 1)), np.array([2.0]), 1)
+    assert one.total == pytest.approx(0.0 if radius == np.inf else 0.5 * 1.9**2, abs=1e-12) and one.starts == [0]
+    # The best switch comes after the first round: segments [0, 1) and [1, 3).
+    X, y = np.ones((3, 1)), np.array([0.05, -5.0, -5.0])
+    best, (total, starts) = k_switch(Squared(), projection, X, y, 1), brute_force(X, y, 1, radius)
+    assert best.starts == starts == [0, 1] and best.total == pytest.approx(total, rel=1e-9, abs=1e-12)
+
+
 def test_k_switch_finds_the_shifts_and_more_switches_never_cost_more():
     X, y = shifting(T=30, seed=3)
     costs = segment_costs(Squared(), Identity(), X, y)
@@ -119,6 +130,9 @@ def test_segment_costs_on_demand_equal_the_full_table(projection, radius):
     starts = np.arange(12 - 4 + 1)
     np.testing.assert_allclose(costs[starts, starts + 4], C[starts, starts + 4], rtol=1e-9, atol=1e-10)
     assert costs[3, 3] == np.inf and costs[0, 13] == np.inf
+    assert isinstance(costs[2, 7], float) and costs[2, 7] == pytest.approx(C[2, 7], rel=1e-9)
+    grid = (np.array([[0, 1], [2, 5]]), np.array([[4, 9], [6, 12]]))  # index arrays of one shape: that shape
+    np.testing.assert_allclose(costs[grid], C[grid], rtol=1e-9, atol=1e-10)
     for k in range(4):
         total, best = best_switching(C, k)
         assert best_switching(costs, k)[1] == best and best_switching(costs, k)[0] == pytest.approx(total, rel=1e-9)
