@@ -8,7 +8,14 @@ import pytest
 from scipy.optimize import minimize
 
 from ocolearn import FLH, OMD, ONS, Absolute, Identity, InvSqrt, L2Ball, NegEntropy, Squared, run
-from ocolearn.changing import adaptive_regret, best_switching, interval_regrets, k_switch, segment_costs
+from ocolearn.changing import (
+    SegmentCosts,
+    adaptive_regret,
+    best_switching,
+    interval_regrets,
+    k_switch,
+    segment_costs,
+)
 from ocolearn.cli import main
 from ocolearn.parallel import parallel_sgd
 from ocolearn.parts import ConfigError
@@ -79,6 +86,22 @@ def test_k_switch_on_the_shortest_streams_and_a_first_segment_of_one_round(proje
     X, y = np.ones((3, 1)), np.array([0.05, -5.0, -5.0])
     best, (total, starts) = k_switch(Squared(), projection, X, y, 1), brute_force(X, y, 1, radius)
     assert best.starts == starts == [0, 1] and best.total == pytest.approx(total, rel=1e-9, abs=1e-12)
+
+
+def test_k_switch_takes_the_segment_costs_given_and_asks_each_segment_once():
+    X, y = shifting(T=9, seed=2)
+
+    class Counted(SegmentCosts):
+        asked = 0
+
+        def cost(self, i, j):
+            self.asked += 1
+            return super().cost(i, j)
+
+    costs = Counted(Squared(), Identity(), X, y)
+    best = k_switch(Squared(), Identity(), X, y, 2, costs=costs)
+    assert costs.asked == 9 * 10 // 2  # every segment [i, j) once: T (T + 1) / 2
+    assert best.starts == k_switch(Squared(), Identity(), X, y, 2).starts
 
 
 def test_k_switch_finds_the_shifts_and_more_switches_never_cost_more():
