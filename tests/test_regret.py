@@ -33,6 +33,7 @@ from ocolearn.regret import (
     prefix_best_squared,
     regret_curve,
     round_losses,
+    scaled_norm,
     strongly_convex_regret_bound,
 )
 
@@ -54,6 +55,13 @@ def test_the_bounds_are_the_papers_closed_forms():
     np.testing.assert_allclose(ons_regret_bound(1 / 48, 256.0, 2.0, 3.0, 3, 2), [25.11630143, 26.21555942], rtol=1e-9)
     # below the theorem's simplified 5 (1 / alpha + G D) d ln T (alpha = 1) at T = 1000: 226.4 <= 725.3.
     assert ons_regret_bound(1 / 48, 256.0, 2.0, 3.0, 3, 1000)[-1] <= 5 * (1 / 1.0 + 2.0 * 3.0) * 3 * np.log(1000)
+
+
+def test_scaled_norm_is_the_norm_without_overflow():
+    assert scaled_norm(np.array([3e200, 4e200])) == pytest.approx(5e200, rel=1e-15)  # (squares would overflow)
+    assert scaled_norm(np.array([3e-200, 4e-200])) == pytest.approx(5e-200, rel=1e-15)  # (and underflow)
+    assert scaled_norm(np.array([np.inf, 1.0])) == np.inf and scaled_norm(np.zeros(3)) == 0.0
+    assert scaled_norm(np.array([])) == 0.0
 
 
 def test_prefix_comparators_are_the_minima_of_each_prefix_over_the_last_axis():
