@@ -45,6 +45,8 @@ def objective(X, y, u):
 def test_the_bounds_are_the_papers_closed_forms():
     # The property tests only check regret below these bounds, which a looser bound passes too.
     # Numbers chosen so that no two terms coincide (G^2 != 2 G, 2 lam != 1, D^2 != 2 D).
+    # Zinkevich 2003, Theorem 1 scaled by eta: D^2 sqrt(t) / (2 eta) + (sqrt(t) - 1/2) eta G^2; D = 3, G = 4, eta = 0.5.
+    np.testing.assert_allclose(ogd_regret_bound(InvSqrt(0.5), 3.0, 4.0, 4)[[0, 3]], [13.0, 30.0], rtol=1e-12)
     # Hazan, Agarwal and Kale 2007, Theorem 1: G^2 / (2 lam) (1 + ln t); G = 3, lam = 0.25: 18 (1 + ln t).
     np.testing.assert_allclose(strongly_convex_regret_bound(3.0, 0.25, 3), [18.0, 30.47664925, 37.7750212], rtol=1e-9)
     # Hazan 2016, the ONS theorem: gamma = min(1 / (4 G D), alpha) / 2 and epsilon = 1 / (gamma D)^2,
