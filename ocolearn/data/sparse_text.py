@@ -205,7 +205,7 @@ def _rows_by_line(data: bytes, first_line: int, path, row_of, label_dtype, place
                 tokens = [label, *tokens]
             elif placeholders and _number(label) is None and "," not in label:  # (a CSV line is no placeholder)
                 labels.append(np.nan)
-            elif _number(label) is None and label[:1].isalpha() and "," not in line:  # (svmlight is the default)
+            elif label[:1].isalpha() and "," not in line and _number(label) is None:  # (svmlight is the default)
                 raise OtherFormat(f"{where}, label: {shown(label)} is not a number", "a name", "mira")
             else:
                 labels.append(_value(label, f"{where}, label"))
