@@ -26,7 +26,7 @@ import numpy as np
 from ocolearn.checks import MAX_ROUNDS
 from ocolearn.data.task import of_listed
 from ocolearn.learners import Learner
-from ocolearn.names import FORMAT_KEYS, MAX_SEED, SCALES, label_list_problem, unread_setting
+from ocolearn.names import FORMAT_KEYS, MAX_SEED, SCALES, is_seed, label_list_problem, unread_setting
 from ocolearn.parts import ConfigError, Part, fields_of
 
 FORMATS = ("table", "svmlight", "mira", "csv", "text")
@@ -360,7 +360,7 @@ def _check_seeds(raw: dict, source: str) -> None:
 
 def check_seed(value, key: str, source: str) -> None:
     """An integer seed (of a config, a study) is in 0..``MAX_SEED``, else an error naming ``key``."""
-    if isinstance(value, int) and not isinstance(value, bool) and not 0 <= value <= MAX_SEED:
+    if isinstance(value, int) and not isinstance(value, bool) and not is_seed(value):
         raise ConfigError(f"{source}: '{key}' must be a seed in 0..{MAX_SEED}, got {value}")
 
 

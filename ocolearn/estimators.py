@@ -101,7 +101,7 @@ from ocolearn.data.sparse_text import sparse_rows
 from ocolearn.features import Sparse
 from ocolearn.learners import Learner, OneVsRest
 from ocolearn.losses import Logistic
-from ocolearn.names import MAX_SEED
+from ocolearn.names import MAX_SEED, is_seed
 from ocolearn.parts import Part, fields_of
 from ocolearn.pipeline import build_learner, model_of, steps_of, target_map, with_intercept_field, with_pipeline
 from ocolearn.preprocess import default_steps
@@ -255,7 +255,7 @@ class _Online(BaseEstimator):
     def _check_options(self):
         if not _is_int(self.max_iter) or self.max_iter < 1:
             raise ValueError(f"max_iter (passes over the data) must be a positive integer, got {self.max_iter!r}")
-        if self.random_state is not None and not (_is_int(self.random_state) and 0 <= self.random_state <= MAX_SEED):
+        if self.random_state is not None and not is_seed(self.random_state):
             # (JAX keeps a seed's low 32 bits: -1 would shuffle as 4294967295 does, 2^32 as 0)
             raise ValueError(
                 f"random_state must be None (the rows' own order) or an integer 0..{MAX_SEED} (each pass shuffled), "

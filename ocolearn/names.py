@@ -5,6 +5,8 @@ Kept free of imports, so that the command line builds its parser (``ocolearn --h
 ``--version``, a usage error) without loading NumPy, numba or JAX.
 """
 
+import numbers
+
 FORMATS = ("svmlight", "mira", "csv", "text")  # the file formats of ``ocolearn.data.stream``
 TASKS = ("regression", "binary", "multiclass")  # see ``ocolearn.data.task``
 # The reading settings (train's options, a config's [data] keys) that some formats read, and
@@ -45,6 +47,13 @@ def formats_reading(key: str) -> str:
 # Seeds are whole numbers 0..2^32 - 1: NumPy refuses negative ones, and JAX keeps only the low
 # 32 bits (seed 2^32 would shuffle as seed 0 does).
 MAX_SEED = 2**32 - 1
+
+
+def is_seed(value) -> bool:
+    """Whether ``value`` is a seed: an integer (Python's or NumPy's, not a bool) in 0..``MAX_SEED``."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool) and 0 <= value <= MAX_SEED
+
+
 SCALES = ("auto", "standardize", "normalize", "none")  # online scaling, see ``ocolearn.preprocess``
 
 

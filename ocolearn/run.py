@@ -33,7 +33,7 @@ from ocolearn.checks import (
 )
 from ocolearn.data import DataError
 from ocolearn.features import num_features, row
-from ocolearn.names import MAX_SEED
+from ocolearn.names import MAX_SEED, is_seed
 from ocolearn.shuffle import host_order
 
 
@@ -122,7 +122,7 @@ def as_key(seed):
     seed's low 32 bits, so -1 would shuffle as 2^32 - 1 does: a ``ValueError``); keys (typed, or
     raw uint32 words) and None pass through; anything else is a ``TypeError`` naming the seed."""
     if isinstance(seed, numbers.Integral):
-        if not 0 <= seed <= MAX_SEED:
+        if not is_seed(seed):
             raise ValueError(f"seed: {seed} is not a seed in 0..{MAX_SEED}")
         return _key_of(int(seed))
     dtype = getattr(seed, "dtype", None)

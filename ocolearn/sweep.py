@@ -34,7 +34,7 @@ from jax.sharding import PartitionSpec as P
 
 from ocolearn.checks import check_count, check_data, check_rounds, check_rows_after, in_loop
 from ocolearn.features import num_features
-from ocolearn.names import MAX_SEED
+from ocolearn.names import MAX_SEED, is_seed
 from ocolearn.run import HOST_ORDER_ROUNDS, Result, run
 from ocolearn.shuffle import seed_orders
 
@@ -85,7 +85,7 @@ def seed_values(seeds):
     if seeds is None:
         return None
     values = list(range(seeds) if isinstance(seeds, numbers.Integral) else seeds)
-    bad = [s for s in values if not (isinstance(s, numbers.Integral) and 0 <= s <= MAX_SEED)]
+    bad = [s for s in values if not is_seed(s)]
     if bad:  # (uint32 would wrap -1 to 2^32 - 1, and cut 1.5 to 1)
         raise ValueError(f"seeds: {bad[0]!r} is not a seed in 0..{MAX_SEED}")
     return np.asarray(values, np.uint32)

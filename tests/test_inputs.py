@@ -1801,7 +1801,7 @@ def test_an_estimators_seed_beyond_32_bits_and_rounds_beyond_int32_are_refused_n
     from ocolearn.estimators import OnlineClassifier
 
     X, y = np.eye(3)[[0, 1, 2, 0, 1, 2]], np.array([0, 1, 0, 1, 0, 1])
-    for seed in (-1, 2**32):
+    for seed in (-1, 2**32, True):
         with pytest.raises(ValueError) as e:
             OnlineClassifier("pegasos", random_state=seed).fit(X, y)
         assert str(e.value) == (

@@ -131,9 +131,9 @@ def test_numpys_integers_seed_as_pythons_and_other_seeds_are_refused():
         with pytest.raises(TypeError, match="is neither an integer nor a PRNG key"):
             run(OGD(), X, y, seed)
     # JAX keeps a seed's low 32 bits: -1 would shuffle as 2^32 - 1, and 2^32 as 0
-    for seed in (-1, 2**32, np.int64(-1)):
-        with pytest.raises(ValueError, match=r"seed: -?\d+ is not a seed in 0..4294967295"):
+    for seed in (-1, 2**32, np.int64(-1), True):  # (a bool is a slip: True shuffled as seed 1 did)
+        with pytest.raises(ValueError, match=r"seed: (-?\d+|True) is not a seed in 0..4294967295"):
             run(OGD(), X, y, seed)
-    for seeds in ([-1], [2**32], [1.5], [0, True and 2.0]):
+    for seeds in ([-1], [2**32], [1.5], [0, True and 2.0], [0, False]):
         with pytest.raises(ValueError, match=r"seeds: .* is not a seed in 0..4294967295"):
             sweep(stack([OGD(), OGD()]), X, y, seeds=seeds)
