@@ -157,10 +157,10 @@ def _sweep_chunk(learners, seeds, orders, X, y, carry, *, passes, predict_after_
             options = dict(passes=passes, predict_after_update=predict_after_update, trace=trace)
             return run(learner, X, y, key, state=state, summary=summary, order=order, **options)
 
-        if seeds is None:
-            return jax.tree.map(lambda a: a[None], one_seed(None, None, _one(carry)))
         if orders is not None:  # each seed's shuffles, drawn on the host once for every configuration
             return jax.vmap(lambda o, c: one_seed(None, o, c))(orders, carry)
+        if seeds is None:
+            return jax.tree.map(lambda a: a[None], one_seed(None, None, _one(carry)))
         return jax.vmap(lambda s, c: one_seed(jax.random.key(s), None, c))(seeds, carry)
 
     if not jax.tree.leaves(learners):  # a learner without numbers (the Perceptron): one configuration
@@ -222,6 +222,7 @@ def sweep(
     orders = None
     if seeds is not None and (trace or num_seeds * passes * len(y) <= HOST_ORDER_ROUNDS):
         orders = seed_orders(seeds, len(y), passes)
+    seeds = seeds if orders is None else None  # (the program takes the orders alone)
     X, y, seeds, orders = _place((X, y, seeds, orders), replicated)
     outputs = []
     for start in range(0, num, chunk_size):
