@@ -119,9 +119,9 @@ def check_rounds(learner, state, rows: int, passes: int = 1, where: str = "learn
         limit = getattr(part, "max_rounds", None)  # (0 is a limit: FLH's levels = 1 holds no round)
         if limit is not None and last > limit:
             setting = f"{key}.{part.rounds_key}" if key else part.rounds_key
-            raise ConfigError(
-                f"{setting} = {getattr(part, part.rounds_key)} lets {part.name} run {limit} rounds, "
-                f"and this run goes to round {last}; raise {setting}",
+            raise ConfigError.keyed(
+                f"{{key}} = {getattr(part, part.rounds_key)} lets {part.name} run {limit} rounds, "
+                f"and this run goes to round {last}; raise {{key}}",
                 setting,
             )
 

@@ -32,18 +32,29 @@ import numpy as np
 class ConfigError(ValueError):
     """A setting out of its declared range or of the wrong kind. For a hyperparameter the
     message starts with its key, ``lam must be > 0, got 0``, and ``key`` holds it, so that
-    whoever built the part can say where it sits (``at``): ``learner.base.lam must be ...``."""
+    whoever built the part can say where it sits (``at``): ``learner.base.lam must be ...``,
+    or a door its own name for the setting (``named``: ``--passes``, ``run.passes``). A message
+    that names its key elsewhere too is made by ``keyed``."""
 
-    def __init__(self, message: str, key: str | None = None):
+    def __init__(self, message: str, key: str | None = None, template: str | None = None):
         super().__init__(message)
-        self.key = key
+        self.key, self.template = key, template
+
+    @classmethod
+    def keyed(cls, template: str, key: str) -> ConfigError:
+        """The error whose message is ``template`` with ``{key}`` where it names its key."""
+        return cls(template.replace("{key}", key), key, template)
+
+    def named(self, key: str) -> ConfigError:
+        """The same error with its key called ``key`` wherever the message names it (its start,
+        unless made by ``keyed``)."""
+        return ConfigError.keyed(self.template or "{key}" + str(self)[len(self.key) :], key)
 
     def at(self, prefix: str) -> ConfigError:
         """The same error for the part found at ``prefix``: its key becomes ``prefix.key``."""
         if self.key is None or not prefix:
             return self
-        key = f"{prefix}.{self.key}"
-        return ConfigError(key + str(self)[len(self.key) :], key)
+        return self.named(f"{prefix}.{self.key}")
 
 
 def _number(x) -> str:

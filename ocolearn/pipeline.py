@@ -532,7 +532,7 @@ def train_file(
             holdout=holdout,
         )
     except ConfigError as e:  # (checks.check_rounds: 'passes' or 'learner.levels', as a config's keys)
-        raise _as_options(e) from None
+        raise _as_options(e, source.path) from None
     settings = {
         "format": fmt,
         "task": task,
@@ -550,15 +550,16 @@ def train_file(
     return model_of(learner, result.state, source.labels, source.dim, averaged, settings, normalize)
 
 
-def _as_options(e: ConfigError) -> ConfigError:
-    """A round check's error (``checks.check_rounds``) as train words it: ``passes`` is
-    ``--passes``, and a learner's key is named after ``--learner/--set:``, as train's other
-    errors of a learner's setting name it (``--learner/--set: learner.levels must be ...``)."""
-    if e.key != "passes" and not (e.key or "").startswith("learner."):
-        return e
-    text, option = str(e), "--" if e.key == "passes" else "--learner/--set: "
-    at = 0 if text.startswith(e.key) else text.rindex(f": {e.key}") + 2  # (after the file, where one is named)
-    return ConfigError(text[:at] + option + text[at:], e.key)
+def _as_options(e: ConfigError, path) -> ConfigError:
+    """A round check's error (``checks.check_rounds``) on the file ``path``, whose rows it counts,
+    as train words it: ``passes`` is ``--passes``, and a learner's key is named after
+    ``--learner/--set:``, as train's other errors of a learner's setting name it
+    (``--learner/--set: learner.levels must be ...``)."""
+    if e.key == "passes":
+        return ConfigError(f"{path}: {e.named('--passes')}", e.key)
+    if (e.key or "").startswith("learner."):
+        return ConfigError(f"{path}: --learner/--set: {e}", e.key)
+    return e
 
 
 def _pass_means(result, holdout) -> dict:

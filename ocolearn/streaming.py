@@ -37,7 +37,6 @@ from ocolearn.data import DataError
 from ocolearn.data.stream import Position, Source, chunks, prefetched
 from ocolearn.features import row
 from ocolearn.io import atomic_write
-from ocolearn.parts import ConfigError
 from ocolearn.progress import Progress
 from ocolearn.run import Summary, _zero_summary, held_out, run
 
@@ -242,10 +241,8 @@ def run_stream(
                 f"--holdout {holdout}: {source.path} has {position.row} rows, so none is held out; "
                 f"give K <= {position.row}"
             )
-        try:  # the whole run's rounds, once a pass has counted the file's rows (each pass runs the same):
-            check_rounds(learner, None, rounds // (p + 1), passes)  # else it ran for days before a chunk's check
-        except ConfigError as e:
-            raise ConfigError(f"{source.path}: {e}", e.key) from None
+        # The whole run's rounds, once a pass has counted the file's rows (each pass runs the same):
+        check_rounds(learner, None, rounds // (p + 1), passes)  # else it ran for days before a chunk's check
         if stop_early and mistakes[p] == 0:
             break
     last_held = held[p][0] / max(held[p][2], 1) if holdout else None

@@ -724,7 +724,7 @@ def evaluate_learner(study: Study, entry: StudyLearner, data: Dataset, split, co
             if not (e.key or "").startswith("learner."):
                 raise
             key = keys[0] + e.key.removeprefix("learner.").removeprefix(prefix)  # learners.NAME.levels
-            raise ConfigError(f"{where}: " + str(e).replace(e.key, key), key) from None
+            raise ConfigError(f"{where}: {e.named(key)}", key) from None
 
     numbers: dict[str, Any] = {"learner": inner.name}
     chosen = 0

@@ -289,9 +289,10 @@ def test_flh_refuses_a_run_longer_than_its_levels_hold():
 
 def test_flh_refuses_from_the_command_line(tmp_path, capsys):
     """train names the learner's key as its other --set errors do ('--learner/--set: learner.levels
-    must be ...'), and --passes as its option, whichever check refuses: the first chunk's, or the
-    whole run's once a pass has counted the rows (the file named first). Before: a bare
-    'learner.levels = 3 ...' or 'd.svm: passes: ...', and levels = 1 (no round held) trained."""
+    must be ...'), and --passes as its option, after the file whose rows it counts, whichever check
+    refuses: the first chunk's, or the whole run's once a pass has counted the rows. Before: a bare
+    'learner.levels = 3 ...' or 'd.svm: passes: ...', and levels = 1 (no round held) trained; then
+    the first chunk's named no file."""
     data = tmp_path / "d.svm"
     data.write_text("".join(f"{(-1) ** i} 1:{i / 7:.3f}\n" for i in range(7)))
 
@@ -302,10 +303,10 @@ def test_flh_refuses_from_the_command_line(tmp_path, capsys):
 
     assert refused("--set", "levels=3") == (
         2,
-        "ocolearn: error: --learner/--set: learner.levels = 3 lets flh run 6 rounds, and this run goes to round 7; "
-        "raise learner.levels",
+        f"ocolearn: error: {data}: --learner/--set: learner.levels = 3 lets flh run 6 rounds, and this run goes to "
+        "round 7; raise learner.levels",
     )
-    assert refused("--set", "levels=1")[1].startswith("ocolearn: error: --learner/--set: learner.levels = 1 lets ")
+    assert refused("--set", "levels=1")[1].startswith(f"ocolearn: error: {data}: --learner/--set: learner.levels = 1 ")
     assert refused("--set", "levels=4", "--passes", "3") == (
         2,
         f"ocolearn: error: {data}: --learner/--set: learner.levels = 4 lets flh run 14 rounds, and this run goes "

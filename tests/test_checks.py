@@ -399,6 +399,26 @@ def test_check_rounds_names_the_setting_and_the_round_it_would_reach():
     )
 
 
+def test_a_door_names_check_rounds_key_in_every_place_its_message_names_it():
+    """Each door calls the setting by its own name (``ConfigError.named``): run ``run.passes``,
+    train ``--passes``, a study ``learners.NAME.levels``; the key is renamed where the message
+    names it, not where the word occurs ("2 passes over"), and in both places of FLH's message."""
+
+    def error(learner, rows, passes=1):
+        with pytest.raises(ConfigError) as raised:
+            check_rounds(learner, None, rows, passes)
+        return raised.value
+
+    levels = error(FLH(ONS(0.5, 1.0), alpha=0.3, levels=3), 7).named("learners.f.levels")
+    assert (str(levels), levels.key) == (
+        "learners.f.levels = 3 lets flh run 6 rounds, and this run goes to round 7; raise learners.f.levels",
+        "learners.f.levels",
+    )
+    passes = error(OGD(), 2**30, 2)
+    rest = ": 2 passes over 1073741824 rows are 2147483648 rounds, more than 2147483647"
+    assert [str(passes.at("run")), str(passes.named("--passes"))] == ["run.passes" + rest, "--passes" + rest]
+
+
 def test_check_data_takes_nested_lists_and_names_shapes_and_classes_in_full():
     """Lists are read as NumPy arrays (rows as X, targets as y); the messages give both shapes
     and the range of classes."""

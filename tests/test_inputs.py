@@ -80,8 +80,10 @@ def test_a_csv_model_tested_on_another_format_says_so_without_echoing_the_line(t
     assert train(capsys, data, tmp_path / "m.npz", "--format", "csv", "--target", "y")[0] == 0
     other = tmp_path / "o.svm"
     other.write_text("1 1:0.5 2:" + "7" * 5000 + "\n")
-    line = one_line_error(*call(capsys, "test", tmp_path / "m.npz", other)[::2], "o.svm, line 1", "not a CSV header")
-    assert len(line) < 300
+    line = one_line_error(
+        *call(capsys, "test", tmp_path / "m.npz", other)[::2], "o.svm, line 1", "not a CSV header", "--format svmlight"
+    )
+    assert len(line) < 600  # (the line is 5,000 characters)
 
 
 @pytest.mark.parametrize(
@@ -842,13 +844,59 @@ def test_predict_and_test_hint_at_a_model_of_the_format_whose_file_they_were_giv
             one_line_error(*call(capsys, command, tmp_path / model, csv, "--format", "csv")[::2], trained)
         line = one_line_error(*call(capsys, "test", tmp_path / model, mira)[::2])
         assert line == (
-            f"ocolearn: error: {mira}, line 1, label: 'pos' is not a number (a name: if this is a MIRA-format file, "
+            f"ocolearn: error: {mira}, line 1, label: 'pos' is not a number (a name as the label: if this is a "
+            "MIRA-format file, "
             f"{trained}: give it svmlight data, or train a model with --format mira)"
         )
     # train chooses the format: there the hint is to give it.
     one_line_error(
-        *train(capsys, mira, tmp_path / "m.npz")[::2], "(a name: if this is a MIRA-format file, give the format mira)"
+        *train(capsys, mira, tmp_path / "m.npz")[::2],
+        "(a name as the label: if this is a MIRA-format file, give the format mira)",
     )
+
+
+def test_predict_and_test_refuse_data_of_another_format_than_the_models_naming_both(tmp_path, capsys):
+    # Every pair of (the model's format, the data's). Before: a MIRA model predicted a CSV file (a
+    # label per line, the header's too) and an svmlight file (its indices read as names), exit 0;
+    # tested, it blamed the label ("label 'x1,x2,y' is not one of the model's labels"); a CSV model
+    # said "not a CSV header" of an svmlight or MIRA file, and an svmlight one of a MIRA file read
+    # by predict "'good' is not of the form index:value", naming no format; a folder was for
+    # "train ... with --format text", which predict and test refuse.
+    from test_cli import text_corpus
+
+    files = {
+        "svmlight": labelled_svmlight(tmp_path / "d.svm", n=40),
+        "csv": tmp_path / "d.csv",
+        "bare csv": tmp_path / "bare.csv",
+        "mira": tmp_path / "d.mira",
+        "text": text_corpus(tmp_path / "docs", n=5),
+    }
+    files["csv"].write_text("x1,x2,y\n1,0,pos\n0,2,neg\n")
+    files["bare csv"].write_text("1,0,pos\n0,2,neg\n")
+    files["mira"].write_text("pos good fun\nneg dull:2 boring\n")
+    refused = []
+    for own in ("svmlight", "mira", "csv", "text"):
+        model = tmp_path / f"{own}.npz"
+        target = ["--target", "y"] if own == "csv" else []
+        assert train(capsys, files[own], model, "--format", own, *target)[0] == 0
+        for fmt, data in files.items():
+            if fmt.endswith(own):
+                continue
+            for command in ("predict", "test"):
+                status, out, err = call(capsys, command, model, data)
+                if own == "text":  # a file is a document (predict reads document files); test needs label folders
+                    if command == "predict":
+                        assert status == 0 and out.startswith(f"{data}\t") and out.count("\n") == 1, err
+                    else:
+                        one_line_error(status, err, f"{data}: documents without labels")
+                    continue
+                line = one_line_error(status, err, str(data) + (": a folder" if fmt == "text" else ", line 1"))
+                assert line.endswith(
+                    f"the model {model} was trained on {own} data and reads its data as {own}: give it {own} data, "
+                    f"or train a model with --format {fmt.split()[-1]})"
+                ), line
+                refused.append((own, fmt, command))
+    assert len(refused) == 2 * (4 + 4 + 3)
 
 
 def test_messages_name_the_option_the_file_and_line_or_what_differs(tmp_path, capsys, monkeypatch):
@@ -1384,13 +1432,14 @@ def test_a_folder_given_as_a_data_file_says_it_is_a_folder_and_names_the_text_fo
     (tmp_path / "docs" / "pos").mkdir(parents=True)
     data = tmp_path / "d.svm"
     data.write_text("1 1:2\n-1 2:1\n")
-    say = ("docs: a folder, not a data file", "--format text")
+    say = ("docs: a folder, not a data file (if this is a folder of documents, ",)
     for fmt in ("svmlight", "csv", "mira"):
         target = ("--target", "y") if fmt == "csv" else ()
-        one_line_error(*train(capsys, tmp_path / "docs", tmp_path / "m.npz", "--format", fmt, *target)[::2], *say)
+        err = train(capsys, tmp_path / "docs", tmp_path / "m.npz", "--format", fmt, *target)[2]
+        one_line_error(2, err, *say, "give the format text)")
     assert train(capsys, data, tmp_path / "m.npz")[0] == 0
-    for command in ("test", "predict"):
-        one_line_error(*call(capsys, command, tmp_path / "m.npz", tmp_path / "docs")[::2], *say)
+    for command in ("test", "predict"):  # (their format is the model's: see the test of every pair below)
+        one_line_error(*call(capsys, command, tmp_path / "m.npz", tmp_path / "docs")[::2], *say, "--format text)")
 
 
 @pytest.mark.parametrize("cell", ["inf", "-inf", "1e39"])

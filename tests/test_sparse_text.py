@@ -46,7 +46,7 @@ def test_svmlight_details(tmp_path):
     [
         ("1 1:0.5\n-1 3:x\n", "line 2, feature 3: 'x' is not a number"),
         ("1 1:0.5\nfoo 2:1\n", "line 2, label: 'foo' is not a number"),
-        ("sport w1 w2\n", "line 1, label: 'sport' is not a number (a name: if this is a MIRA-format file, give"),
+        ("sport w1 w2\n", "line 1, label: 'sport' is not a number (a name as the label: if this is a MIRA-format file"),
         ("? 1:1\n", "line 1, label: '?' is not a number"),
         ("1 1-0.5\n", "line 1: '1-0.5' is not of the form index:value"),
         ("1 a:0.5\n", "line 1: 'a:0.5' is not of the form index:value"),

@@ -27,19 +27,37 @@ class DataError(ValueError):
 
 
 class OtherFormat(DataError):
-    """Bad input data whose line looks like another format's, ``fmt`` (``why``: "a line with
-    commas"): the message ends by saying to give that format, as a door that chooses the format
-    can; one that reads as a model was trained (predict, test) says what is true there instead."""
+    """Bad input data that looks like another format's, ``fmt`` (``why``, if the problem does not
+    say it: "a line with commas"): the message ends by saying to give that format, as a door that
+    chooses the format can; one that reads as a model was trained (predict, test) says what is
+    true there instead."""
 
-    NAMES = {"csv": "a CSV file", "mira": "a MIRA-format file"}
+    NAMES = {
+        "svmlight": "an svmlight file",
+        "csv": "a CSV file",
+        "mira": "a MIRA-format file",
+        "text": "a folder of documents",
+    }
 
     def __init__(self, problem: str, why: str, fmt: str):
         self.problem, self.why, self.fmt = problem, why, fmt
         super().__init__(self.told(f"give the format {fmt}"))
 
     def told(self, advice: str) -> str:
-        """The message with ``advice`` for the case that the file is of the other format."""
-        return f"{self.problem} ({self.why}: if this is {self.NAMES[self.fmt]}, {advice})"
+        """The message with ``advice`` for the case that the data are of the other format."""
+        why = f"{self.why}: " if self.why else ""
+        return f"{self.problem} ({why}if this is {self.NAMES[self.fmt]}, {advice})"
+
+
+def numbered(tokens) -> bool:
+    """Whether ``tokens`` (a line's, split at spaces) are all svmlight's ``index:value`` (or
+    ``qid:N``): a line of them is svmlight's, wherever another format reads it."""
+
+    def entry(token):
+        index, sep, value = token.partition(":")
+        return sep and (index == "qid" or index.isascii() and index.isdigit()) and _number(value) is not None
+
+    return bool(tokens) and all(map(entry, tokens))
 
 
 SHOWN = 60  # characters of a bad token an error message echoes
@@ -113,10 +131,8 @@ def open_binary(path):
         opened = OPENERS.get(path.suffix, open)(path, "rb")
     except FileNotFoundError:
         raise DataError(f"{path}: no such file") from None
-    except IsADirectoryError:  # (the system's words, "Is a directory", say nothing of --format text)
-        raise DataError(
-            f"{path}: a folder, not a data file (train reads a folder of documents with --format text)"
-        ) from None
+    except IsADirectoryError:  # (the system's words, "Is a directory", say nothing of the text format)
+        raise OtherFormat(f"{path}: a folder, not a data file", "", "text") from None
     if not opened.seekable():
         opened.close()
         raise DataError(f"{path}: {PIPE}")

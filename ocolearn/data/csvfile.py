@@ -11,7 +11,17 @@ import csv
 
 import numpy as np
 
-from ocolearn.data import DataError, check_target, header_names, open_binary, shown, shown_names, skip_bom
+from ocolearn.data import (
+    DataError,
+    OtherFormat,
+    check_target,
+    header_names,
+    numbered,
+    open_binary,
+    shown,
+    shown_names,
+    skip_bom,
+)
 from ocolearn.data.sparse_text import Block, Reader, _decode, _value, byte_blocks
 
 
@@ -72,7 +82,11 @@ def csv_columns(path, target: str, columns=(), labelled=True):
     ``labelled`` the target column may be missing (prediction input)."""
     header = csv_header(path)
     if len(header) == 1 and header[0] not in (target, *columns):  # (another format read as CSV: the line)
-        raise DataError(f"{path}, line 1: not a CSV header of column names (no comma): {shown(header[0])}")
+        problem = f"{path}, line 1: not a CSV header of column names (no comma): {shown(header[0])}"
+        _, *tokens = header[0].split()
+        if tokens:  # (svmlight's features, else MIRA's names)
+            raise OtherFormat(problem, "", "svmlight" if numbered(tokens) else "mira")
+        raise DataError(problem)
     if labelled and target not in header:
         hint = "needs --target, the column of labels" if not target else f"has no column {shown(target)} (the target)"
         raise DataError(f"{path}: the CSV file {hint}; columns: {shown_names(header)}")

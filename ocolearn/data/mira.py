@@ -7,6 +7,9 @@ does); a name repeated in a line is an error; labels are names. Read line by lin
 malformed line is an error naming the file and line. A comment is a line starting with ``#``,
 or the rest of a line from a ``#`` standing alone (``pos good # a comment``): a name may hold
 ``#`` (``C#``, ``#happy``), which svmlight's comment rule, everything from ``#`` on, would drop.
+A line of another format is an error that says so (``OtherFormat``): a CSV row (a label with
+commas and no features, or ending in a comma) or an svmlight line (a number, then only
+``index:value`` features), whose features MIRA would read as names.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from ocolearn.data import DataError, OtherFormat, _number, open_binary, shown, skip_bom
+from ocolearn.data import DataError, OtherFormat, _number, numbered, open_binary, shown, skip_bom
 from ocolearn.features import Sparse
 
 FLOAT32_MAX = float(np.finfo(np.float32).max)  # a larger number would be infinite in float32
@@ -182,6 +182,17 @@ def _decode(data, first_line: int, path) -> str:
         raise DataError(f"{path}, line {line}: not UTF-8 text") from None
 
 
+def _mira_label(label: str, tokens, where: str) -> str:
+    """A MIRA line's ``label``, a name, unless the line is another format's: a CSV line (a label
+    with commas and no features, or ending in a comma) or an svmlight one (a number and
+    ``index:value`` features, which MIRA would read as features named by numbers)."""
+    if "," in label and (not tokens or label.endswith(",")):
+        raise OtherFormat(f"{where}, label: {shown(label)} is not a name", "a line with commas", "csv")
+    if numbered(tokens) and (_number(label) is not None or numbered([label])):
+        raise OtherFormat(f"{where}: the features are numbers ({shown(tokens[0])}), not names", "", "svmlight")
+    return label
+
+
 def _rows_by_line(data: bytes, first_line: int, path, row_of, label_dtype, placeholders=False, comment=None) -> Block:
     """A block from text line by line: ``row_of(tokens, where)`` gives each line's features
     as ``{index: value}`` (or the line's error); comments (from ``#`` on, or where the pattern
@@ -198,21 +209,21 @@ def _rows_by_line(data: bytes, first_line: int, path, row_of, label_dtype, place
         where = f"{path}, line {number}"
         label, *tokens = line.split()
         try:
-            if label_dtype is not np.float64:
-                labels.append(label)
+            if label_dtype is not np.float64:  # (MIRA's names)
+                labels.append(_mira_label(label, tokens, where))
             elif ":" in label:  # svmlight: the line starts with a feature, it has no label
                 labels.append(np.nan)
                 tokens = [label, *tokens]
             elif placeholders and _number(label) is None and "," not in label:  # (a CSV line is no placeholder)
                 labels.append(np.nan)
-            elif label[:1].isalpha() and "," not in line and _number(label) is None:  # (svmlight is the default)
-                raise OtherFormat(f"{where}, label: {shown(label)} is not a number", "a name", "mira")
             else:
                 labels.append(_value(label, f"{where}, label"))
             row = row_of(tokens, where)
-        except DataError as e:
-            if label_dtype is np.float64 and "," in line:  # (svmlight is the commands' default format)
+        except DataError as e:  # (svmlight is the commands' default format: a hint at the others)
+            if label_dtype is np.float64 and "," in line:
                 raise OtherFormat(str(e), "a line with commas", "csv") from None
+            if label_dtype is np.float64 and label[:1].isalpha() and _number(label) is None:
+                raise OtherFormat(str(e), "a name as the label", "mira") from None
             raise
         numbers.append(number)
         indices += list(row)
