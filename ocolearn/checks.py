@@ -101,7 +101,7 @@ def check_rounds(learner, state, rows: int, passes: int = 1, where: str = "learn
     most of them), names ``passes``. A traced round counter counts as a fresh state."""
     if passes * rows > MAX_ROUNDS:  # (before any learner's own limit: every run counts rounds in int32)
         raise ConfigError(
-            f"passes: {passes} passes over {rows} rows are {passes * rows} rounds, more than {MAX_ROUNDS}", "passes"
+            f"passes: {_passes(passes)} over {rows} rows are {passes * rows} rounds, more than {MAX_ROUNDS}", "passes"
         )
     first = 1 if state is None or _is_traced(state.t) else int(np.max(np.asarray(state.t)))
     last = first + rows * passes - 1
@@ -111,7 +111,7 @@ def check_rounds(learner, state, rows: int, passes: int = 1, where: str = "learn
         )
     if last > MAX_ROUNDS:  # a state carried from call to call (chunks, partial_fit): its counter would wrap
         raise ConfigError(
-            f"passes: {passes} passes over {rows} rows from a state at round {first} run to round {last}, "
+            f"passes: {_passes(passes)} over {rows} rows from a state at round {first} run to round {last}, "
             f"more than {MAX_ROUNDS}",
             "passes",
         )
@@ -124,6 +124,10 @@ def check_rounds(learner, state, rows: int, passes: int = 1, where: str = "learn
                 f"and this run goes to round {last}; raise {{key}}",
                 setting,
             )
+
+
+def _passes(count: int) -> str:
+    return "1 pass" if count == 1 else f"{count} passes"
 
 
 def _parts(part, key):

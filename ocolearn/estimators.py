@@ -94,7 +94,7 @@ except ImportError:  # one line saying what to install, not a traceback into sci
     raise ImportError("ocolearn.estimators needs scikit-learn and SciPy: pip install 'ocolearn[sklearn]'") from None
 
 from ocolearn import modelfile
-from ocolearn.checks import MAX_ROUNDS
+from ocolearn.checks import check_rounds
 from ocolearn.config import _build_part
 from ocolearn.data.arrays import Arrays, rows
 from ocolearn.data.sparse_text import sparse_rows
@@ -102,7 +102,7 @@ from ocolearn.features import Sparse
 from ocolearn.learners import Learner, OneVsRest
 from ocolearn.losses import Logistic
 from ocolearn.names import MAX_SEED, is_seed
-from ocolearn.parts import Part, fields_of
+from ocolearn.parts import ConfigError, Part, fields_of
 from ocolearn.pipeline import build_learner, model_of, steps_of, target_map, with_intercept_field, with_pipeline
 from ocolearn.preprocess import default_steps
 from ocolearn.run import run
@@ -278,10 +278,12 @@ class _Online(BaseEstimator):
         seed = None if seed is None else int(seed)
         state, first = (None, 0) if fresh else (self.state_, self.passes_run_)
         n = len(targets)
-        last = (1 if state is None else int(np.max(np.asarray(state.t)))) + n * passes - 1
-        if last > MAX_ROUNDS:  # (run() checks the rounds of one call; a warm start or verbose makes several)
-            what = f"max_iter = {passes}: {passes} passes" if fitting else "partial_fit: a pass"
-            raise ValueError(f"{what} over {n} rows would run to round {last}, more than {MAX_ROUNDS} (int32)")
+        try:  # the whole call's rounds (run() checks one call's; a warm start or verbose makes several)
+            check_rounds(learner, state, n, passes)
+        except ConfigError as e:  # ('passes' is max_iter, or partial_fit's one pass; FLH's limit is learner.levels)
+            raise ValueError(
+                str(e.named("max_iter" if fitting else "partial_fit") if e.key == "passes" else e)
+            ) from None
         # All passes in one call (a loop inside one program: 100 passes over iris in 2 ms, where a
         # call per pass took 60); verbose makes a call per pass, to print each pass's line as it
         # ends. The same bits either way.

@@ -1843,11 +1843,12 @@ def test_a_configs_seeds_passes_and_rounds_are_refused_naming_the_file_and_key(t
     assert (status, err) == (2, f"ocolearn: error: {tmp_path / 'c.toml'}: {error}\n")
 
 
-def test_an_estimators_seed_beyond_32_bits_and_rounds_beyond_int32_are_refused_naming_the_parameter():
+def test_an_estimators_seed_beyond_32_bits_and_rounds_beyond_int32_are_refused_naming_the_parameter(capsys):
     # Before: random_state=-1 fitted the very weights of 4294967295, and 2**32 those of 0 (JAX keeps
     # a seed's low 32 bits); max_iter past int32's rounds was "passes: ...", a name the estimator has not.
     pytest.importorskip("sklearn")
-    from ocolearn.estimators import OnlineClassifier
+    from ocolearn import FLH
+    from ocolearn.estimators import OnlineClassifier, OnlineRegressor
 
     X, y = np.eye(3)[[0, 1, 2, 0, 1, 2]], np.array([0, 1, 0, 1, 0, 1])
     for seed in (-1, 2**32, True):
@@ -1859,8 +1860,23 @@ def test_an_estimators_seed_beyond_32_bits_and_rounds_beyond_int32_are_refused_n
         )
     with pytest.raises(ValueError) as e:
         OnlineClassifier("pegasos", max_iter=400_000_000).fit(X, y)
-    rounds = "400000000 passes over 6 rows would run to round 2400000000, more than 2147483647 (int32)"
-    assert str(e.value) == f"max_iter = 400000000: {rounds}"
+    assert str(e.value) == "max_iter: 400000000 passes over 6 rows are 2400000000 rounds, more than 2147483647"
+    # The same rule as every door's (checks.check_rounds) for a state carried from call to call, and
+    # for a learner's own limit over the whole fit, before its first pass: a verbose fit runs a call
+    # per pass, and FLH's levels = 3 (6 rounds) failed in the second pass after printing the first.
+    fitted = OnlineClassifier("pegasos").fit(X, y)
+    fitted.state_ = fitted.state_._replace(inner=fitted.state_.inner._replace(t=np.int32(2**31 - 3)))
+    with pytest.raises(ValueError) as e:
+        fitted.partial_fit(X, y)
+    assert str(e.value) == (
+        "partial_fit: 1 pass over 6 rows from a state at round 2147483645 run to round 2147483650, more than 2147483647"
+    )
+    with pytest.raises(ValueError) as e:
+        OnlineRegressor(FLH(levels=3), max_iter=2, verbose=1).fit(X, y.astype(float))
+    assert (
+        str(e.value) == "learner.levels = 3 lets flh run 6 rounds, and this run goes to round 12; raise learner.levels"
+    )
+    assert capsys.readouterr().out == ""
     top = OnlineClassifier("pegasos", max_iter=3, random_state=4294967295).fit(X, y).coef_
     np.testing.assert_array_equal(top, OnlineClassifier("pegasos", max_iter=3, random_state=4294967295).fit(X, y).coef_)
 
