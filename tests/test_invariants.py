@@ -306,8 +306,12 @@ def test_chunks_in_one_program_check_what_chunks_from_python_check():
 
 
 def test_every_registered_kind_is_in_the_battery():
+    # Every kind but the pipeline (preprocessing in front of one of these: tests/test_pipeline.py),
+    # imported here: it registers itself when imported, so the set depended on the tests run before.
+    import ocolearn.pipeline  # noqa: F401
+
     kinds = {type(learner).name for learner in CASES.values()}
-    assert kinds == set(Learner.registry)
+    assert kinds == set(Learner.registry) - {"pipeline"}
 
 
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
