@@ -99,7 +99,7 @@ def test_an_error_cuts_the_token_it_echoes(tmp_path, capsys, text, words):
     data = tmp_path / "d.svm"
     data.write_text(text)
     line = one_line_error(*train(capsys, data, tmp_path / "m.npz")[::2], *words)
-    assert len(line) < 300
+    assert len(line) < 400  # (the path, the token cut to 60 characters, and a hint at another format)
 
 
 @pytest.mark.parametrize(

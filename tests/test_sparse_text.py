@@ -49,7 +49,11 @@ def test_svmlight_details(tmp_path):
         ("sport w1 w2\n", "line 1, label: 'sport' is not a number (a name as the label: if this is a MIRA-format file"),
         ("? 1:1\n", "line 1, label: '?' is not a number"),
         ("1 1-0.5\n", "line 1: '1-0.5' is not of the form index:value"),
-        ("1 a:0.5\n", "line 1: 'a:0.5' is not of the form index:value"),
+        ("1 a:0.5\n", "line 1: 'a:0.5' is not of the form index:value (index a non-negative integer) (a feature named"),
+        (
+            "1 good fun\n",
+            "'good' is not of the form index:value (index a non-negative integer) (a feature named by a word: if",
+        ),
         ("1 2:nan\n", "line 1, feature 2: 'nan' is not a finite number"),
         ("1 2:inf\n", "is not a finite number"),
         ("# only a comment\n\n", "no examples"),
@@ -60,6 +64,15 @@ def test_svmlight_errors_name_file_and_line(tmp_path, text, message):
     with pytest.raises(DataError) as info:
         read_svmlight(write(tmp_path, text))
     assert message in str(info.value) and "d.txt" in str(info.value)
+
+
+def test_svmlight_hints_at_mira_only_for_a_word(tmp_path):
+    # A bad number or a lone index is no hint: "1 good fun" said only "'good' is not of the form
+    # index:value" where "sport good fun" named the MIRA format.
+    for text in ("1 3:1 5\n", "1 3:1 4:x\n"):
+        with pytest.raises(DataError) as info:
+            read_svmlight(write(tmp_path, text))
+        assert "MIRA" not in str(info.value)
 
 
 def test_svmlight_index_beyond_the_model(tmp_path):

@@ -193,6 +193,13 @@ def _mira_label(label: str, tokens, where: str) -> str:
     return label
 
 
+def _word(token: str) -> bool:
+    """Whether a token names its feature by a word, as MIRA's ``good`` or ``goal:2`` (not
+    svmlight's ``qid:3``)."""
+    name = token.partition(":")[0]
+    return name[:1].isalpha() and name != "qid"
+
+
 def _rows_by_line(data: bytes, first_line: int, path, row_of, label_dtype, placeholders=False, comment=None) -> Block:
     """A block from text line by line: ``row_of(tokens, where)`` gives each line's features
     as ``{index: value}`` (or the line's error); comments (from ``#`` on, or where the pattern
@@ -224,6 +231,8 @@ def _rows_by_line(data: bytes, first_line: int, path, row_of, label_dtype, place
                 raise OtherFormat(str(e), "a line with commas", "csv") from None
             if label_dtype is np.float64 and label[:1].isalpha() and _number(label) is None:
                 raise OtherFormat(str(e), "a name as the label", "mira") from None
+            if label_dtype is np.float64 and any(_word(token) for token in tokens):  # (1 good fun)
+                raise OtherFormat(str(e), "a feature named by a word", "mira") from None
             raise
         numbers.append(number)
         indices += list(row)
