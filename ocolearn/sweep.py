@@ -168,6 +168,16 @@ def _sweep_chunk(learners, seeds, orders, X, y, carry, *, passes, predict_after_
     return jax.vmap(one_config)(learners, carry)
 
 
+# Configurations run at once on a device come in multiples of 16, a vector of float32 in AVX-512
+# (two in AVX2). XLA:CPU writes out a loop over few configurations as scalar code, one copy per
+# configuration, and LLVM fuses a product and a sum into one multiply-add (one rounding instead of
+# two) in some copies and not in others: on an AVX-512 Xeon a sweep of 6 configurations in chunks
+# of 3 differed from the whole sweep in the last bits of the weights and sums, and chunks of 2 or
+# 8 from one of 48 (tests/test_defects.py). Over whole vectors every configuration takes the same
+# instructions: chunks of 16, 32 and 48 give the same bits.
+LANES = 16
+
+
 def chunk_for(learners, X, y, num_seeds, passes, trace, budget) -> int:
     """How many configurations fit in ``budget`` bytes next to the data."""
     data = sum(np.asarray(a).nbytes for a in jax.tree.leaves((X, y)))
@@ -193,8 +203,10 @@ def sweep(
 
     Returns a ``Result`` whose leaves have leading axes ``(C, S)`` (S = 1 without seeds): the
     final states, and per-round ``Trace`` arrays if ``trace`` else a ``Summary`` of sums.
-    ``chunk_size`` bounds the configurations run at once (two at least); by default it is what fits in
-    ``memory`` bytes (default ``memory_budget()``) next to the data. ``shard`` spreads each
+    ``chunk_size`` bounds the configurations run at once, rounded up to a multiple of ``LANES`` (16)
+    per device, the last configuration repeated to fill it (so a configuration's numbers do not
+    depend on it); by default it is what fits in ``memory`` bytes (default ``memory_budget()``) next
+    to the data. ``shard`` spreads each
     chunk's configurations over all devices. ``carry`` = ``(state, summary)`` of an earlier
     sweep's ``Result`` (leaves with axes ``(C, S)``; summary None with ``trace``) continues it
     over more rows, as ``run``'s ``state=`` and ``summary=`` do: a sweep over rows read in
@@ -211,9 +223,9 @@ def sweep(
     devices = len(jax.devices()) if shard else 1
     if chunk_size is None:
         chunk_size = chunk_for(learners, X, y, num_seeds, passes, trace, memory or memory_budget())
-    # At least two configurations at once, even for one: with a batch of one XLA drops the
-    # configuration axis and compiles other code, whose last bits differ.
-    chunk_size = devices * math.ceil(max(2, min(chunk_size, num)) / devices)
+    # A whole number of LANES configurations on each device, padded with the last: a configuration's
+    # bits then do not depend on how many run at once (chunk_size, num).
+    chunk_size = devices * LANES * math.ceil(min(chunk_size, num) / (devices * LANES))
     sharding = NamedSharding(_mesh(), P("configs")) if devices > 1 else None
     replicated = NamedSharding(_mesh(), P()) if devices > 1 else None
     # Each seed's shuffles are drawn here, on the host (shuffle.py: run's bits, without their

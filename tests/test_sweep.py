@@ -53,13 +53,17 @@ def test_sweep_equals_separate_runs():
 
 
 def test_chunks_and_traces_give_the_same_numbers():
+    from ocolearn.sweep import LANES
+
     X, y = data()
-    learners = stack_values(OGD(Hinge(), InvSqrt(1.0), L2Ball(1.0)), GRID)
+    # 18 configurations: one program of 32 at once (two LANES); in chunks of 16 (a full and a padded
+    # one); chunks of 1, rounded up to 16; one configuration swept alone, in a program of 16.
+    grid = product({"schedule.eta": [0.01, 0.1, 0.5], "projection.radius": [0.25, 0.5, 1.0, 2.0, 4.0, 8.0]})
+    learners = stack_values(OGD(Hinge(), InvSqrt(1.0), L2Ball(1.0)), grid)
+    assert LANES == 16 and len(grid["schedule.eta"]) == 18
     y = np.sign(y)
     whole = sweep(learners, X, y, seeds=2)
-    # 6 configurations: a full and a padded chunk of 4; chunks of 1 (run two at once: alone, one
-    # compiled to other code and differed in the last bits); one configuration swept alone.
-    for size in (4, 1):
+    for size in (16, 1):
         chunked = sweep(learners, X, y, seeds=2, chunk_size=size)
         for a, b in zip(jax.tree.leaves(whole), jax.tree.leaves(chunked), strict=True):
             np.testing.assert_array_equal(a, b)
