@@ -134,15 +134,18 @@ def test_todense_of_one_example_and_of_a_stack_of_batches():
 
 def test_sparse_sums_of_any_number_of_values_are_exact_on_whole_numbers():
     """``dot`` and ``sqnorm`` of k = 1..40 stored values (odd counts pad a level with a zero),
-    on whole numbers whose sums float32 holds exactly, whatever the order: the float64 sums."""
+    on whole numbers whose sums float32 holds exactly, whatever the order: the float64 sums. Under
+    ``jit``, as the runner calls them (one program for each k; run op by op, each of the pairwise
+    sum's levels compiled by itself, and the test took 25 s)."""
     rng = np.random.default_rng(5)
+    sums = jax.jit(lambda w, x: (dot(w, x), sqnorm(x)))
     for k in range(1, 41):
         idx = rng.choice(50, size=k, replace=False).astype(np.int32)
         val = rng.integers(-20, 21, size=k).astype(np.float32)
         w = rng.integers(-20, 21, size=(2, 50)).astype(np.float32)
-        x = Sparse(jnp.asarray(idx), jnp.asarray(val), 50)
-        np.testing.assert_array_equal(dot(jnp.asarray(w), x), w[:, idx].astype(np.float64) @ val)
-        np.testing.assert_array_equal(sqnorm(x), np.sum(np.float64(val) ** 2))
+        wx, xx = sums(jnp.asarray(w), Sparse(jnp.asarray(idx), jnp.asarray(val), 50))
+        np.testing.assert_array_equal(wx, w[:, idx].astype(np.float64) @ val)
+        np.testing.assert_array_equal(xx, np.sum(np.float64(val) ** 2))
 
 
 def test_the_per_feature_reads_and_writes_on_sparse_and_dense_rows():
