@@ -206,10 +206,9 @@ def sweep(
     ``chunk_size`` bounds the configurations run at once, rounded up to a multiple of ``LANES`` (16)
     per device, the last configuration repeated to fill it (so a configuration's numbers do not
     depend on it); by default it is what fits in ``memory`` bytes (default ``memory_budget()``) next
-    to the data. ``shard`` spreads each
-    chunk's configurations over all devices. ``carry`` = ``(state, summary)`` of an earlier
-    sweep's ``Result`` (leaves with axes ``(C, S)``; summary None with ``trace``) continues it
-    over more rows, as ``run``'s ``state=`` and ``summary=`` do: a sweep over rows read in
+    to the data. ``shard`` spreads each chunk's configurations over all devices. ``carry`` =
+    ``(state, summary)`` of an earlier sweep's ``Result`` (leaves with axes ``(C, S)``; summary None
+    with ``trace``) continues it over more rows, as ``run``'s ``state=`` and ``summary=`` do: a sweep over rows read in
     chunks equals one over them all, bit for bit (``ocolearn.study``'s files read in chunks).
     """
     learners.check("learner")  # every stacked value

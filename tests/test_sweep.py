@@ -23,6 +23,8 @@ def data(n=30, d=4, seed=0):
 
 
 GRID = product({"schedule.eta": [0.01, 0.1, 0.5], "projection.radius": [0.5, 2.0]})
+# 18 configurations: a whole sweep runs 32 at once (two sweep.LANES), against chunks of 16
+WIDE_GRID = product({"schedule.eta": [0.01, 0.1, 0.5], "projection.radius": [0.25, 0.5, 1.0, 2.0, 4.0, 8.0]})
 
 
 def test_product_order_and_stacking():
@@ -56,11 +58,10 @@ def test_chunks_and_traces_give_the_same_numbers():
     from ocolearn.sweep import LANES
 
     X, y = data()
-    # 18 configurations: one program of 32 at once (two LANES); in chunks of 16 (a full and a padded
-    # one); chunks of 1, rounded up to 16; one configuration swept alone, in a program of 16.
-    grid = product({"schedule.eta": [0.01, 0.1, 0.5], "projection.radius": [0.25, 0.5, 1.0, 2.0, 4.0, 8.0]})
-    learners = stack_values(OGD(Hinge(), InvSqrt(1.0), L2Ball(1.0)), grid)
-    assert LANES == 16 and len(grid["schedule.eta"]) == 18
+    # The whole sweep in one program of 32; in chunks of 16 (a full and a padded one); chunks of 1,
+    # rounded up to 16; one configuration swept alone, in a program of 16.
+    learners = stack_values(OGD(Hinge(), InvSqrt(1.0), L2Ball(1.0)), WIDE_GRID)
+    assert LANES == 16 and len(WIDE_GRID["schedule.eta"]) == 18
     y = np.sign(y)
     whole = sweep(learners, X, y, seeds=2)
     for size in (16, 1):
@@ -80,7 +81,7 @@ def test_memory_budget_picks_the_chunks():
     from ocolearn.sweep import chunk_for
 
     X, y = data(n=50)
-    learners = stack_values(ridge(InvSqrt(1.0), 1.0), GRID)
+    learners = stack_values(ridge(InvSqrt(1.0), 1.0), WIDE_GRID)  # (whole: 32 at once; the budget's 2: 16)
     data_bytes = X.nbytes + y.nbytes
     # 3 seeds of (room for the state: w, t and ||w||^2 as two floats; a trace of 50 rounds)
     per_config = 3 * (4 * (4 * 4 + 4 + 2 * 4) + 16 * 50)
