@@ -65,31 +65,35 @@ def test_jaxlib_version_is_read_without_importing_jaxlib():
     assert done.stdout.strip() == "False"
 
 
-RUNS = """
-import numpy as np, ocolearn, jax
-from ocolearn import AdaGrad, L2Ball, MIRA, OGD, Pegasos, Sparse, run
-rng = np.random.default_rng(0)
-X = rng.normal(size=(3000, 8)).astype(np.float32)
-y = np.sign(X @ rng.normal(size=8)).astype(np.float32)
-columns = rng.integers(0, 2**12, size=(3000, 5)).astype(np.int32)
-sparse = Sparse(columns, rng.random((3000, 5)).astype(np.float32), 2**12)
-states = [
-    run(OGD(projection=L2Ball(1.5)), X, X[:, 0] - X[:, 1], trace=False),
-    run(AdaGrad(0.5, projection=L2Ball(0.7)), X, y, trace=False),
-    run(Pegasos(1e-3, True), sparse, y),
-    run(MIRA(classes=3), X, (y > 0).astype(np.int32) + (X[:, 2] > 1), trace=False),
-]
-print([np.asarray(leaf).tobytes().hex() for leaf in jax.tree.leaves(states)])
-"""
+def runs():
+    """Dense runs with a ball, AdaGrad's per-coordinate rates, sparse Pegasos (gathers and
+    scatters), multiclass MIRA: every leaf of their results, as hexadecimal bytes."""
+    import jax
+    import numpy as np
+
+    from ocolearn import MIRA, OGD, AdaGrad, L2Ball, Pegasos, Sparse, run
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3000, 8)).astype(np.float32)
+    y = np.sign(X @ rng.normal(size=8)).astype(np.float32)
+    columns = rng.integers(0, 2**12, size=(3000, 5)).astype(np.int32)
+    sparse = Sparse(columns, rng.random((3000, 5)).astype(np.float32), 2**12)
+    results = [
+        run(OGD(projection=L2Ball(1.5)), X, X[:, 0] - X[:, 1], trace=False),
+        run(AdaGrad(0.5, projection=L2Ball(0.7)), X, y, trace=False),
+        run(Pegasos(1e-3, True), sparse, y),
+        run(MIRA(classes=3), X, (y > 0).astype(np.int32) + (X[:, 2] > 1), trace=False),
+    ]
+    return [np.asarray(leaf).tobytes().hex() for leaf in jax.tree.leaves(results)]
 
 
 @pytest.mark.skipif(
     not EMITTERS_KNOWN[0] <= (jaxlib_version() or (0, 0)) <= EMITTERS_KNOWN[1], reason="the flag is not added"
 )
 def test_the_fusion_emitters_change_no_bit():
-    # Dense runs with a ball, AdaGrad's per-coordinate rates, sparse Pegasos (gathers and
-    # scatters), multiclass MIRA: the same bits with XLA's fusion emitters on (the user's own
-    # XLA_FLAGS win) and off (ocolearn's default).
-    on = python(RUNS, XLA_FLAGS="--xla_cpu_use_fusion_emitters=true").stdout
-    off = python(RUNS).stdout
-    assert on == off and len(on) > 1000
+    # This process runs with them off (ocolearn's default); a process of its own with them on
+    # (the user's own XLA_FLAGS win) gives the same bits.
+    assert EMITTERS_OFF in os.environ["XLA_FLAGS"]
+    code = "import ocolearn, test_fastloops; print(test_fastloops.runs())"
+    on = python(code, XLA_FLAGS="--xla_cpu_use_fusion_emitters=true", PYTHONPATH=os.path.dirname(__file__))
+    assert on.stdout.strip() == str(runs()) and len(on.stdout) > 1000
