@@ -292,9 +292,17 @@ class L2Ball(Projection, name="l2_ball"):
         """``u_i = h_i v_i / (h_i + mu)`` with the ``mu >= 0`` at which ``||u|| = radius`` (the
         KKT conditions of the diagonal-norm projection; ``||u(mu)||`` falls as mu grows), found
         by bisection to float precision; ``u = v`` inside. In units of ``max(h)``
-        (``q = h / max(h)``, ``s = mu / max(h)`` in ``[0, ||v|| / radius]``), so huge h are fine."""
-        tiny = jnp.finfo(v.dtype).tiny
+        (``q = h / max(h)``, ``s = mu / max(h)`` in ``[0, ||v|| / radius]``), so huge h are fine.
+        The bisection runs only where v is outside (``lax.cond``; under ``vmap`` both branches
+        run and the outside ones are kept, as a ``where`` would). AdaGrad's projected round at
+        d = 6 took 1.2 us with the bisection in every round; now 0.07 where its steps stay
+        inside, 1.0 where every step leaves the ball (the same bits)."""
         length = norm(v)
+        return jax.lax.cond(length > self.radius, lambda: self._bisect(v, h, length, iterations), lambda: v)
+
+    def _bisect(self, v, h, length, iterations):
+        """``in_norm``'s point for a ``v`` outside the ball."""
+        tiny = jnp.finfo(v.dtype).tiny
         q = h / jnp.maximum(jnp.max(h), tiny)
 
         def u_of(s):
@@ -308,7 +316,7 @@ class L2Ball(Projection, name="l2_ball"):
 
         top = length / jnp.maximum(self.radius, tiny)
         _, hi = jax.lax.fori_loop(0, iterations, halve, (jnp.zeros_like(length), top))
-        return jnp.where(length > self.radius, self(u_of(hi)), v)
+        return self(u_of(hi))
 
     def diameter(self, size):
         return 2.0 * float(self.radius)

@@ -304,7 +304,7 @@ def test_metagrad_test_rejects_a_broken_metagrad(radius, broken):
 class Unprojected(MetaGrad):
     """A broken MetaGrad: its experts' steps are not projected onto the ball."""
 
-    def _project(self, v, Sigma):
+    def _project(self, v, Sigma, outside):
         return v
 
 

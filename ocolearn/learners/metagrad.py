@@ -40,7 +40,8 @@ class MetaGrad(Learner, name="metagrad", static=("rates",)):
     ``Pi_U^Sigma`` is the projection onto U in the norm of ``Sigma^-1`` (an eigendecomposition
     and a 1-D root, as in ``ONS``). Sigma follows by Sherman-Morrison on ``g / ||g||``. Regret
     ``O(sqrt(V_T d log T) + d G D log T)`` with ``V_T = sum_t ((u - w_t) . g_t)^2``; the paper
-    assumes D and G known. O(k d^3) a round.
+    assumes D and G known. O(k d^2) a round, O(k d^3) in the rounds where an expert's step
+    leaves the ball (``_projected``).
     """
 
     radius: float = hyper(1.0, gt=0)
@@ -87,7 +88,7 @@ class MetaGrad(Learner, name="metagrad", static=("rates",)):
         Sigma = state.Sigma - jnp.einsum("k,kd,ke->kde", shrink, z, z)
         Sigma_g = z * jnp.where(moved, 1.0 / (1.0 / safe_n + c * safe_n * uz), 0.0)[:, None]
         V = state.W - (eta * self._tilt(eta, r))[:, None] * Sigma_g
-        W = jax.vmap(self._project)(V, Sigma)
+        W = self._projected(V, Sigma)
         p = jnp.exp(log_pi) * eta
         w = p @ W / jnp.sum(p)
         return MetaGradState(state.t + 1, w.astype(state.w.dtype), W.astype(state.W.dtype), Sigma, log_pi)
@@ -104,9 +105,17 @@ class MetaGrad(Learner, name="metagrad", static=("rates",)):
         ``eta g (1 - 2 eta r(u))``."""
         return 1.0 - 2.0 * eta * r
 
-    def _project(self, v, Sigma):
-        """``argmin_{||u|| <= radius} (u - v)' Sigma^-1 (u - v)``."""
+    def _projected(self, V, Sigma):
+        """Each expert's step ``V[i]`` projected (``_project``) where it left the ball. The
+        eigendecompositions run only in the rounds where one did (``lax.cond``; under ``vmap``,
+        in sweeps, both branches run and are selected from, as before): they took 21 us of a
+        round's 24 at d = 6 with 8 rates, and a round where every expert stays inside takes 1.4."""
+        outside = jnp.sum(V * V, axis=1) > self.radius**2
+        return jax.lax.cond(jnp.any(outside), lambda: jax.vmap(self._project)(V, Sigma, outside), lambda: V)
+
+    def _project(self, v, Sigma, outside):
+        """``argmin_{||u|| <= radius} (u - v)' Sigma^-1 (u - v)``; ``v`` itself unless ``outside``."""
         kappa, Q = jnp.linalg.eigh(Sigma)  # Sigma^-1 = Q diag(1 / kappa) Q'
         h = 1.0 / jnp.maximum(kappa, jnp.finfo(kappa.dtype).tiny)
         ball = L2Ball(self.radius)
-        return jnp.where(jnp.sum(v * v) > self.radius**2, Q @ ball.in_norm(Q.T @ v, h), v)
+        return jnp.where(outside, Q @ ball.in_norm(Q.T @ v, h), v)

@@ -30,7 +30,7 @@ class ONS(Learner, name="ons"):
     ``A_t^{-1}`` follows by Sherman-Morrison in O(d^2), written with ``g / ||g||`` so that huge
     gradients do not overflow. The generalized projection is the identity, or for the L2 ball
     ``u = Q diag(l / (l + mu)) Q' v`` with ``A_t = Q diag(l) Q'`` and the mu at which
-    ``||u|| = radius`` (an eigendecomposition, O(d^3), each round). Regret
+    ``||u|| = radius`` (an eigendecomposition, O(d^3), in each round whose v leaves the ball). Regret
     O((1/alpha + G D) d log T) for alpha-exp-concave losses with gamma = min(1/(4GD), alpha)/2 and
     epsilon = 1 / (gamma^2 D^2) (G bounds the gradients, D is the set's diameter): ``epsilon`` is
     a setting of its own, and its default 1 is that choice only where gamma D = 1.
@@ -60,12 +60,22 @@ class ONS(Learner, name="ons"):
         A_inv = state.A_inv - jnp.outer(z, z) / (1.0 / (n * n) + unit @ z)  # (A + g g')^-1
         v = state.w - n * (A_inv @ unit) / self.gamma
         if isinstance(self.projection, L2Ball):
-            kappa, Q = jnp.linalg.eigh(A_inv)  # A = Q diag(1 / kappa) Q'
-            h = 1.0 / jnp.maximum(kappa, jnp.finfo(kappa.dtype).tiny)
-            v = jnp.where(jnp.sum(v * v) > self.projection.radius**2, Q @ self.projection.in_norm(Q.T @ v, h), v)
+            v = self._projected(v, A_inv)
         elif not isinstance(self.projection, Identity):
             raise NotImplementedError("ONS projects onto the identity set or an L2 ball")
         return ONSState(state.t + 1, v.astype(jnp.float32), A_inv)
+
+    def _projected(self, v, A_inv):
+        """``v`` projected (``_project``) if it left the ball. The eigendecomposition runs only
+        in the rounds where it did (``lax.cond``; under ``vmap``, in sweeps, both branches run
+        and are selected from): a round at d = 6 took 4.9 us with it every round, 0.7 without."""
+        return jax.lax.cond(jnp.sum(v * v) > self.projection.radius**2, self._project, lambda v, _: v, v, A_inv)
+
+    def _project(self, v, A_inv):
+        """The generalized projection of ``v`` onto the ball in the norm of ``A``."""
+        kappa, Q = jnp.linalg.eigh(A_inv)  # A = Q diag(1 / kappa) Q'
+        h = 1.0 / jnp.maximum(kappa, jnp.finfo(kappa.dtype).tiny)
+        return Q @ self.projection.in_norm(Q.T @ v, h)
 
 
 class SketchedONSState(NamedTuple):
