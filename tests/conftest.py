@@ -1,4 +1,5 @@
 import contextlib
+import gc
 import io
 import os
 import subprocess
@@ -52,6 +53,17 @@ def pytest_configure(config):
         folder = os.environ["OCOLEARN_CACHE"]
         if folder != "0":
             prune(Path(folder))
+
+
+def pytest_collection_finish(session):
+    """Python's cycle collector, run every 700 allocations, walked the modules, the collected
+    tests and JAX's caches again and again while JAX traced: 4.5 s of 120 s of CPU in
+    test_contract and test_study (2 workers). What is alive now is frozen (never walked
+    again) and the collector runs every 20,000 allocations: 1.4 s. Reference counting frees
+    everything else as before."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(20_000, 20, 20)
 
 
 # Deterministic example generation: the same examples on every run and machine.
