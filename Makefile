@@ -44,6 +44,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_sweep.py --out $(BENCH_OUT)
 	$(BIN)/python benchmarks/bench_classifiers.py --out $(BENCH_OUT)
 	$(BIN)/python benchmarks/bench_stream.py --out $(BENCH_OUT)
+	$(BIN)/python benchmarks/bench_projected_rounds.py --out $(BENCH_OUT)
 	$(BIN)/python benchmarks/tables.py
 
 bench-gpu:

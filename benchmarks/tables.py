@@ -507,6 +507,25 @@ def sparse_steps_table() -> str:
     return "\n".join(lines)
 
 
+def projected_rounds_table() -> str:
+    record = load("projected_rounds")
+    results, p = record["results"], record["params"]
+    inside, leaving = (f"radius {p['radii'][k]:g} ({k})" for k in ("inside", "leaving"))
+    lines = [
+        f"{provenance(record)}. d = {p['d']}, {p['n']:,} rows from arrays in memory, `run` as users call it. "
+        "Microseconds a round (median), the rounds in which the step left the ball, and how many times longer "
+        "a round takes where the steps leave it (ratio of medians; smallest and largest within a repeat).",
+        "",
+        f"| learner | {inside} | {leaving} | leaving against inside |",
+        "|---|---:|---:|---:|",
+    ]
+    for name in dict.fromkeys(r["name"].split(",")[0] for r in results):
+        a, b = find(results, f"{name}, {inside}"), find(results, f"{name}, {leaving}")
+        cells = [f"{1e6 / rate(r):.2f} us ({r['rounds_projected']:,} projected)" for r in (a, b)]
+        lines.append(f"| {name} | {cells[0]} | {cells[1]} | {speedup(a, b)} |")
+    return "\n".join(lines)
+
+
 def issue12_targets() -> str:
     """The targets of issue 12, each against the record that measures it."""
     rows = ["| target | measured | |", "|---|---|---|"]
@@ -579,6 +598,7 @@ BLOCKS = {
     "targets": needs("ogd", "sweep")(targets),
     "startup": needs("startup")(startup_table),
     "sparse-steps": needs("sparse_steps")(sparse_steps_table),
+    "projected-rounds": needs("projected_rounds")(projected_rounds_table),
     "targets-12": issue12_targets,
     "gpu": gpu_table,
 }
