@@ -294,9 +294,8 @@ class L2Ball(Projection, name="l2_ball"):
         by bisection to float precision; ``u = v`` inside. In units of ``max(h)``
         (``q = h / max(h)``, ``s = mu / max(h)`` in ``[0, ||v|| / radius]``), so huge h are fine.
         The bisection runs only where v is outside (``lax.cond``; under ``vmap`` both branches
-        run and the outside ones are kept, as a ``where`` would). AdaGrad's projected round at
-        d = 6 took 1.2 us with the bisection in every round; now 0.07 where its steps stay
-        inside, 1.0 where every step leaves the ball (the same bits)."""
+        run and the outside ones are kept, as a ``where`` would), with the same bits; what a
+        round costs either way: ``benchmarks/bench_projected_rounds.py``."""
         length = norm(v)
         return jax.lax.cond(length > self.radius, lambda: self._bisect(v, h, length, iterations), lambda: v)
 

@@ -233,7 +233,7 @@ def pairs(names, long=False) -> list:
         for kind in STREAMS:
             if long and (name, kind) in KNOWN_FAILURES:
                 continue
-            reason = KNOWN_FAILURES.get((name, kind)) or (KNOWN_LONG_FAILURES.get((name, kind)) if long else None)
+            reason = (KNOWN_LONG_FAILURES if long else KNOWN_FAILURES).get((name, kind))
             marks = [pytest.mark.xfail(strict=True, raises=AssertionError, reason=reason)] if reason else []
             params.append(pytest.param(name, kind, marks=marks, id=f"{name}-{kind}"))
     return params

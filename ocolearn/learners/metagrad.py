@@ -108,8 +108,8 @@ class MetaGrad(Learner, name="metagrad", static=("rates",)):
     def _projected(self, V, Sigma):
         """Each expert's step ``V[i]`` projected (``_project``) where it left the ball. The
         eigendecompositions run only in the rounds where one did (``lax.cond``; under ``vmap``,
-        in sweeps, both branches run and are selected from, as before): they took 21 us of a
-        round's 24 at d = 6 with 8 rates, and a round where every expert stays inside takes 1.4."""
+        in sweeps, both branches run and are selected from, as before): most of a round's time
+        where they run (``benchmarks/bench_projected_rounds.py``)."""
         outside = jnp.sum(V * V, axis=1) > self.radius**2
         return jax.lax.cond(jnp.any(outside), lambda: jax.vmap(self._project)(V, Sigma, outside), lambda: V)
 
