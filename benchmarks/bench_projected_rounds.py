@@ -1,14 +1,15 @@
-"""Rounds of the learners that project onto the L2 ball in a matrix's norm, with steps that stay
-inside the ball and with steps that leave it.
+"""Rounds of the learners that project onto the L2 ball in a matrix's norm, and of OGD onto the
+L1 ball, with steps that stay inside the ball and with steps that leave it.
 
     python benchmarks/bench_projected_rounds.py [--n 50000] [--repeats 5] [--out benchmarks/records]
 
 AdaGrad (eta 0.5; the ball in its diagonal norm: a bisection), ONS (the ball in the norm of its
-A_t: an eigendecomposition) and MetaGrad (8 experts, an eigendecomposition each) at d = 6 on the
-rows of ``common.regression_data``. Each projects only in the rounds whose step leaves the ball (a
-``lax.cond``; before 2026-12-01 every round computed the projection and a ``where`` kept it or
-not). At radius 10 no step leaves the ball; at radius 0.01 most do: the record counts, for each,
-the rounds in which the step left it (the rounds whose state differs from the learner's without
+A_t: an eigendecomposition), MetaGrad (8 experts, an eigendecomposition each) and hinge OGD onto
+the L1 ball (eta 0.5 / sqrt(t); a sort, on the signs of the targets) at d = 6 on the rows of
+``common.regression_data``. Each projects only in the rounds whose step leaves the ball (a
+``lax.cond``; before 2026-12-01, 2026-12-02 for the L1 ball, every round computed the projection
+and a ``where`` kept it or not). At radius 100 no step leaves the ball; at radius 0.01 most do: the
+record counts, for each, the rounds in which the step left it (the rounds whose state differs from the learner's without
 the projection, run from the same state). Timed as users call ``run`` (``trace=False``, its checks
 included), from arrays in memory, after one unmeasured round (the compile); the rows alternate
 within each repeat. Writes ``OUT/projected_rounds_cpu.json``; ``benchmarks/tables.py`` puts it in
@@ -19,14 +20,15 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from common import Record, alternate, ocolearn_pass, options, regression_data, result
 
 import ocolearn  # noqa: F401  (first: XLA's CPU flags)
-from ocolearn import ONS, AdaGrad, L2Ball
+from ocolearn import OGD, ONS, AdaGrad, Hinge, InvSqrt, L1Ball, L2Ball
 from ocolearn.learners.metagrad import MetaGrad
 
 D = 6
-RADII = {"inside": 10.0, "leaving": 0.01}
+RADII = {"inside": 100.0, "leaving": 0.01}
 
 
 class MetaGradUnprojected(MetaGrad):
@@ -40,6 +42,7 @@ def learners(radius):
         "AdaGrad": (AdaGrad(0.5, projection=L2Ball(radius)), AdaGrad(0.5)),
         "ONS": (ONS(projection=L2Ball(radius)), ONS()),
         "MetaGrad": (MetaGrad(radius, 5.0), MetaGradUnprojected(radius, 5.0)),
+        "hinge OGD (L1 ball)": (OGD(Hinge(), InvSqrt(0.5), L1Ball(radius)), OGD(Hinge(), InvSqrt(0.5))),
     }
 
 
@@ -64,8 +67,9 @@ def main() -> None:
     for where, radius in RADII.items():
         for name, (learner, unprojected) in learners(radius).items():
             key = f"{name}, radius {radius:g} ({where})"
-            runs[key] = ocolearn_pass(learner, X, y)[1]
-            projected[key] = rounds_projected(learner, unprojected, X, y)
+            targets = np.sign(y) if isinstance(learner, OGD) else y  # (the hinge loss takes -1 and 1)
+            runs[key] = ocolearn_pass(learner, X, targets)[1]
+            projected[key] = rounds_projected(learner, unprojected, X, targets)
     times = alternate(runs, args.repeats, warmup=False)  # ocolearn_pass ran each once
     results = [result(key, args.n, t, rounds_projected=projected[key]) for key, t in times.items()]
     for r in results:

@@ -29,6 +29,18 @@ import jax
 import numpy as np
 
 
+def cond(pred, true_fun, false_fun, *operands):
+    """``jax.lax.cond(pred, true_fun, false_fun, *operands)`` inside a compiled function (a
+    run's scan, ``jit``, ``vmap``: there only the taken branch runs, or both and a select under
+    ``vmap``); outside one, where ``pred`` is a concrete value, the taken branch called as
+    Python. ``lax.cond`` called eagerly traces its branches afresh and compiles them at every
+    call (60 to 70 ms each on this project's 2-core machine, 2026-12-02), so a learner's
+    ``update`` or a projection called step by step would compile every round."""
+    if isinstance(pred, jax.core.Tracer):
+        return jax.lax.cond(pred, true_fun, false_fun, *operands)
+    return true_fun(*operands) if bool(pred) else false_fun(*operands)
+
+
 class ConfigError(ValueError):
     """A setting out of its declared range or of the wrong kind. For a hyperparameter the
     message starts with its key, ``lam must be > 0, got 0``, and ``key`` holds it, so that

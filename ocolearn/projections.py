@@ -16,7 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ocolearn.features import Sparse, add_scaled, floor_log2, last_feature, norm, power_of_two, sqnorm
-from ocolearn.parts import ConfigError, Part, concrete, hyper
+from ocolearn.parts import ConfigError, Part, concrete, cond, hyper
 
 
 class Projection(Part, family=True):
@@ -286,7 +286,7 @@ class L2Ball(Projection, name="l2_ball"):
         if t is None:
             return new, bound
         due = (t & (RESUM_EVERY - 1)) == 0  # t % RESUM_EVERY == 0 for t >= 1, without the signed remainder
-        return new, jax.lax.cond(due, partial(carried_sum, new, intercept), lambda: bound)
+        return new, cond(due, partial(carried_sum, new, intercept), lambda: bound)
 
     def in_norm(self, v, h, iterations=64):
         """``u_i = h_i v_i / (h_i + mu)`` with the ``mu >= 0`` at which ``||u|| = radius`` (the
@@ -297,10 +297,12 @@ class L2Ball(Projection, name="l2_ball"):
         run and the outside ones are kept, as a ``where`` would), with the same bits; what a
         round costs either way: ``benchmarks/bench_projected_rounds.py``."""
         length = norm(v)
-        return jax.lax.cond(length > self.radius, lambda: self._bisect(v, h, length, iterations), lambda: v)
+        return cond(length > self.radius, lambda: self._bisect(v, h, length, iterations), lambda: v)
 
+    @partial(jax.jit, static_argnames="iterations")
     def _bisect(self, v, h, length, iterations):
-        """``in_norm``'s point for a ``v`` outside the ball."""
+        """``in_norm``'s point for a ``v`` outside the ball. Compiled on its own (inside a
+        compiled function, XLA inlines it): a ``fori_loop`` called eagerly compiles at every call."""
         tiny = jnp.finfo(v.dtype).tiny
         q = h / jnp.maximum(jnp.max(h), tiny)
 
@@ -336,15 +338,21 @@ def _simplex_threshold(v, z):
 
 class L1Ball(Projection, name="l1_ball"):
     """F = {u : ||u||_1 <= radius}, exactly, by sorting (Duchi, Shalev-Shwartz, Singer and
-    Chandra 2008, Figure 1 on |w|): ``P(w) = sign(w) max(|w| - theta, 0)``, theta = 0 inside."""
+    Chandra 2008, Figure 1 on |w|): ``P(w) = sign(w) max(|w| - theta, 0)``; ``P(w) = w`` inside.
+    The sort runs only where w is outside (``parts.cond``; under ``vmap`` both branches run and
+    the outside ones are kept): inside, ``sign(w) max(|w| - 0, 0)`` is w itself, bit for bit."""
 
     radius: float = hyper(1.0, gt=0)
 
     def __call__(self, w):
+        inside = jnp.sum(jnp.abs(w.reshape(-1))) <= self.radius  # (a NaN sum is not inside)
+        return cond(~inside, self._shrink, lambda w: w, w)
+
+    def _shrink(self, w):
+        """The projection of a ``w`` outside the ball."""
         flat = w.reshape(-1)
         a = jnp.abs(flat)
-        theta = jnp.where(jnp.sum(a) <= self.radius, 0.0, _simplex_threshold(a, self.radius))
-        return (jnp.sign(flat) * jnp.maximum(a - theta, 0.0)).reshape(w.shape)
+        return (jnp.sign(flat) * jnp.maximum(a - _simplex_threshold(a, self.radius), 0.0)).reshape(w.shape)
 
     def diameter(self, size):
         return 2.0 * float(self.radius)

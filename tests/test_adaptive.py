@@ -24,7 +24,9 @@ from ocolearn import (
     CoinBetting,
     Hinge,
     InvSqrt,
+    L1Ball,
     L2Ball,
+    Pegasos,
     SketchedONS,
     Sparse,
     Squared,
@@ -34,6 +36,7 @@ from ocolearn import (
 from ocolearn.features import norm
 from ocolearn.learners.metagrad import MetaGrad
 from ocolearn.learners.ons import frequent_directions
+from ocolearn.projections import _simplex_threshold
 
 
 def regression(n=60, d=4, seed=0):
@@ -317,6 +320,17 @@ class MetaGradProjectingEveryRound(MetaGrad):
         return jax.vmap(self._project)(V, Sigma, jnp.sum(V * V, axis=1) > self.radius**2)
 
 
+class ShrinkingEveryRound(L1Ball):
+    """The L1 ball as it was: the sort in every round, its threshold replaced by 0 where w is
+    inside (a ``where``, no ``lax.cond``)."""
+
+    def __call__(self, w):
+        flat = w.reshape(-1)
+        a = jnp.abs(flat)
+        theta = jnp.where(jnp.sum(a) <= self.radius, 0.0, _simplex_threshold(a, self.radius))
+        return (jnp.sign(flat) * jnp.maximum(a - theta, 0.0)).reshape(w.shape)
+
+
 class NeverProjecting(L2Ball):
     """A broken ball: the condition inverted, projecting only the steps that stay inside."""
 
@@ -327,9 +341,10 @@ class NeverProjecting(L2Ball):
 
 def test_projections_run_only_in_the_rounds_that_leave_the_ball_and_change_no_bit():
     # AdaGrad, ONS and MetaGrad project onto the ball under a lax.cond, only in the rounds whose
-    # step left it: the same bits as projecting every round and keeping the result where the
-    # step left the ball. At radius 0.3 on this stream the steps leave it in 253, 224 and 273 of
-    # the 300 rounds (counted against the unprojected learners, 2026-12-01): both branches run.
+    # step left it, and OGD onto the L1 ball: the same bits as projecting every round and keeping
+    # the result where the step left the ball. At radius 0.3 on this stream the steps leave it in
+    # 253, 224 and 273 of the 300 rounds (counted against the unprojected learners, 2026-12-01),
+    # hinge OGD's in LEFT_L1 of them: both branches run.
     rng = np.random.default_rng(3)
     X = rng.normal(size=(300, 5)).astype(np.float32)
     y = (X @ rng.normal(size=5) * 2 + 0.3 * rng.normal(size=300)).astype(np.float32)
@@ -337,13 +352,51 @@ def test_projections_run_only_in_the_rounds_that_leave_the_ball_and_change_no_bi
         (AdaGrad(0.5, projection=L2Ball(0.3)), AdaGrad(0.5, projection=BisectingEveryRound(0.3))),
         (ONS(projection=L2Ball(0.3)), ONSProjectingEveryRound(projection=L2Ball(0.3))),
         (MetaGrad(0.3, 5.0, 5), MetaGradProjectingEveryRound(0.3, 5.0, 5)),
+        (OGD(Hinge(), InvSqrt(0.5), L1Ball(0.3)), OGD(Hinge(), InvSqrt(0.5), ShrinkingEveryRound(0.3))),
     ]
     for learner, every_round in pairs:
-        ran, reference = run(learner, X, y), run(every_round, X, y)
+        target = np.sign(y) if isinstance(learner, OGD) else y
+        ran, reference = run(learner, X, target), run(every_round, X, target)
         for a, b in zip(jax.tree.leaves(ran), jax.tree.leaves(reference), strict=True):
             assert np.asarray(a).tobytes() == np.asarray(b).tobytes(), type(learner).__name__
     inverted = run(AdaGrad(0.5, projection=NeverProjecting(0.3)), X, y).state.table
     assert not np.array_equal(inverted, run(pairs[0][0], X, y).state.table)
+
+
+def test_steps_called_by_hand_compile_once_not_at_every_call():
+    # lax.cond called outside a compiled function traces and compiles its branches at every call
+    # (60 to 70 ms a step), as a fori_loop or a vmap of a cond does; parts.cond calls the taken
+    # branch there instead, and the ball's bisection and MetaGrad's projections are compiled
+    # functions of their own. Steps by hand over the same rows a second time compile nothing.
+    compiles = []
+    counting = [True]
+    jax.monitoring.register_event_duration_secs_listener(
+        lambda event, duration, **_: counting[0] and event.endswith("backend_compile_duration") and compiles.append(1)
+    )
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(6, 3)).astype(np.float32)
+    learners = [
+        AdaGrad(0.5, projection=L2Ball(0.01)),
+        ONS(projection=L2Ball(0.01)),
+        MetaGrad(0.01, 5.0, 3),
+        OGD(Hinge(), InvSqrt(0.5), L1Ball(0.01)),
+        OGD(Squared(), InvSqrt(0.5), L2Ball(0.01)),  # the ball's re-sum every 16 rounds: rounds 16 and 32
+        Pegasos(0.1),
+    ]
+
+    def steps(learner):
+        state = learner.init(3)
+        for t in range(40):
+            state = learner.update(state, (X[t % 6], jnp.float32(1.0 - 2 * (t % 2))))
+
+    try:
+        for learner in learners:
+            steps(learner)
+            compiles.clear()
+            steps(learner)
+            assert not compiles, f"{type(learner).__name__}: {len(compiles)} compiles in 40 steps by hand"
+    finally:
+        counting[0] = False
 
 
 def test_sketched_ons_with_room_for_every_direction_is_ons():

@@ -11,7 +11,7 @@ import jax.numpy as jnp
 from ocolearn.features import dense, dot, norm
 from ocolearn.learners.base import Learner
 from ocolearn.losses import Loss, Squared
-from ocolearn.parts import hyper
+from ocolearn.parts import cond, hyper
 from ocolearn.projections import L2Ball
 
 
@@ -111,7 +111,13 @@ class MetaGrad(Learner, name="metagrad", static=("rates",)):
         in sweeps, both branches run and are selected from, as before): most of a round's time
         where they run (``benchmarks/bench_projected_rounds.py``)."""
         outside = jnp.sum(V * V, axis=1) > self.radius**2
-        return jax.lax.cond(jnp.any(outside), lambda: jax.vmap(self._project)(V, Sigma, outside), lambda: V)
+        return cond(jnp.any(outside), self._project_each, lambda V, *_: V, V, Sigma, outside)
+
+    @jax.jit
+    def _project_each(self, V, Sigma, outside):
+        """``_project`` of every expert. Compiled on its own (inside a compiled function, XLA
+        inlines it): called eagerly, the ``vmap`` of the ball's ``lax.cond`` compiled at every call."""
+        return jax.vmap(self._project)(V, Sigma, outside)
 
     def _project(self, v, Sigma, outside):
         """``argmin_{||u|| <= radius} (u - v)' Sigma^-1 (u - v)``; ``v`` itself unless ``outside``."""

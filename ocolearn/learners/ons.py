@@ -11,7 +11,7 @@ import jax.numpy as jnp
 from ocolearn.features import dense, dot, norm
 from ocolearn.learners.base import Learner
 from ocolearn.losses import Loss, Squared
-from ocolearn.parts import hyper
+from ocolearn.parts import cond, hyper
 from ocolearn.projections import Identity, L2Ball, Projection
 
 
@@ -69,7 +69,7 @@ class ONS(Learner, name="ons"):
         """``v`` projected (``_project``) if it left the ball. The eigendecomposition runs only
         in the rounds where it did (``lax.cond``; under ``vmap``, in sweeps, both branches run
         and are selected from; ``benchmarks/bench_projected_rounds.py``)."""
-        return jax.lax.cond(jnp.sum(v * v) > self.projection.radius**2, self._project, lambda v, _: v, v, A_inv)
+        return cond(jnp.sum(v * v) > self.projection.radius**2, self._project, lambda v, _: v, v, A_inv)
 
     def _project(self, v, A_inv):
         """The generalized projection of ``v`` onto the ball in the norm of ``A``."""

@@ -10,7 +10,7 @@ import jax.numpy as jnp
 from ocolearn.features import Sparse, add_scaled, dot, last_feature, sqnorm
 from ocolearn.learners.base import Learner
 from ocolearn.losses import Hinge
-from ocolearn.parts import hyper
+from ocolearn.parts import cond, hyper
 from ocolearn.projections import head, step_norm, sum_of_squares
 
 FOLD_BELOW = 1e-4  # fold the scale into W when it falls below this (keeps W's magnitude bounded)
@@ -107,7 +107,7 @@ class Pegasos(Learner, name="pegasos", static=("project", "intercept")):
         if not isinstance(x, Sparse):
             return self._refresh(new)
         due = (new.scale < FOLD_BELOW) | (state.t % self.tidy_every == 0)
-        return jax.lax.cond(due, self._refresh, lambda s: s, new)
+        return cond(due, self._refresh, lambda s: s, new)
 
     def weighted_update(self, state, example, weight):
         """The round with the hinge step scaled: ``w_{t+1/2} = (1 - eta_t lam) w_t + weight eta_t
@@ -155,4 +155,4 @@ class Pegasos(Learner, name="pegasos", static=("project", "intercept")):
             factor = jnp.ldexp(jnp.ones_like(state.scale), e)
             return state._replace(w=state.w * factor, scale=state.scale / factor)
 
-        return jax.lax.cond(state.scale < FOLD_BELOW, fold, lambda state: state, state)
+        return cond(state.scale < FOLD_BELOW, fold, lambda state: state, state)
