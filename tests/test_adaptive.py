@@ -344,7 +344,7 @@ def test_projections_run_only_in_the_rounds_that_leave_the_ball_and_change_no_bi
     # step left it, and OGD onto the L1 ball: the same bits as projecting every round and keeping
     # the result where the step left the ball. At radius 0.3 on this stream the steps leave it in
     # 253, 224 and 273 of the 300 rounds (counted against the unprojected learners, 2026-12-01),
-    # hinge OGD's in LEFT_L1 of them: both branches run.
+    # hinge OGD's in 292 (2026-12-02): both branches run.
     rng = np.random.default_rng(3)
     X = rng.normal(size=(300, 5)).astype(np.float32)
     y = (X @ rng.normal(size=5) * 2 + 0.3 * rng.normal(size=300)).astype(np.float32)
