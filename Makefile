@@ -46,6 +46,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_stream.py --out $(BENCH_OUT)
 	$(BIN)/python benchmarks/bench_projected_rounds.py --out $(BENCH_OUT)
 	$(BIN)/python benchmarks/bench_sparse_steps.py --out $(BENCH_OUT)
+	$(BIN)/python benchmarks/bench_sparse_sweep.py --out $(BENCH_OUT)
 	$(BIN)/python benchmarks/bench_startup.py --out $(BENCH_OUT)
 	$(BIN)/python benchmarks/tables.py
 

@@ -21,6 +21,8 @@ The three operations of the Clojure MIRA write-up; a sparse step costs O(k), not
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
 
 import jax
@@ -227,10 +229,41 @@ def _update_rows(table, x: Sparse, change):
         changed = change(jax.lax.dynamic_slice(table, start, (1, width)), j)
         return jax.lax.dynamic_update_slice(table, changed.astype(table.dtype), start)
 
-    return jax.lax.fori_loop(0, k, one, table, unroll=True if k <= UNROLL_UP_TO else 8)
+    return jax.lax.fori_loop(0, k, one, table, unroll=_unroll(k))
 
 
 UNROLL_UP_TO = 64  # non-zeros per example written as straight-line code (more: a loop)
+_rolled = contextvars.ContextVar("rolled", default=False)
+
+
+@contextlib.contextmanager
+def rolled_writes(rolled=True):
+    """Trace the sparse writes (``put``, ``add_scaled``, ``update_table``...) of the steps traced
+    inside as a loop of one write, not written out per non-zero; a sweep's program does
+    (``benchmarks/bench_sparse_sweep.py``). Under a sweep's ``vmap`` over seeds, each seed playing
+    the rows in its own order, a row's indices differ along the batch and each write is a scatter:
+    written out 50 times a round, XLA:CPU compiled them in 2 to 22 s and ran them 5 to 9 times
+    slower than a loop of one. Without seeds a loop compiles 4 to 6 times sooner and runs at 0.8
+    (COCOB, five tables) to 1.1 times the speed.
+    A single run keeps its writes written out: straight-line code in its one-kernel loop
+    (``benchmarks/bench_sparse_steps.py``). The same operations in the same order.
+    Read at trace time: a jitted function that traces steps must take it as a static argument
+    (``run.run`` passes ``writes_rolled()`` to its program)."""
+    token = _rolled.set(rolled)
+    try:
+        yield
+    finally:
+        _rolled.reset(token)
+
+
+def writes_rolled() -> bool:
+    """Whether steps traced now write sparse rows in a loop (``rolled_writes``)."""
+    return _rolled.get()
+
+
+def _unroll(k):
+    """``fori_loop``'s ``unroll`` for a sparse write of k non-zeros."""
+    return 1 if _rolled.get() else (True if k <= UNROLL_UP_TO else 8)
 
 
 def _update_columns(w, x: Sparse, change, with_index=False):
@@ -250,7 +283,7 @@ def _update_columns(w, x: Sparse, change, with_index=False):
         changed = change(column, x.val[j], j) if with_index else change(column, x.val[j])
         return jax.lax.dynamic_update_slice(w, changed.astype(w.dtype), start)
 
-    return jax.lax.fori_loop(0, k, one, w, unroll=True if k <= UNROLL_UP_TO else 8)
+    return jax.lax.fori_loop(0, k, one, w, unroll=_unroll(k))
 
 
 def _once(a):

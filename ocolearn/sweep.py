@@ -33,7 +33,7 @@ from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
 from ocolearn.checks import check_count, check_data, check_rounds, check_rows_after, in_loop
-from ocolearn.features import num_features
+from ocolearn.features import num_features, rolled_writes
 from ocolearn.names import MAX_SEED, is_seed
 from ocolearn.run import HOST_ORDER_ROUNDS, Result, run
 from ocolearn.shuffle import seed_orders
@@ -151,21 +151,25 @@ def _mesh():
 
 @partial(jax.jit, static_argnames=("passes", "predict_after_update", "trace"))
 def _sweep_chunk(learners, seeds, orders, X, y, carry, *, passes, predict_after_update, trace):
-    def one_config(learner, carry):
-        def one_seed(key, order, carry):
-            state, summary = (None, None) if carry is None else carry
-            options = dict(passes=passes, predict_after_update=predict_after_update, trace=trace)
-            return run(learner, X, y, key, state=state, summary=summary, order=order, **options)
+    # Sparse writes as loops (features.rolled_writes): under the vmap over seeds a row's indices differ
+    # along the batch and each write is a scatter; without seeds loops compile sooner, about as fast.
+    with rolled_writes():
 
-        if orders is not None:  # each seed's shuffles, drawn on the host once for every configuration
-            return jax.vmap(lambda o, c: one_seed(None, o, c))(orders, carry)
-        if seeds is None:
-            return jax.tree.map(lambda a: a[None], one_seed(None, None, _one(carry)))
-        return jax.vmap(lambda s, c: one_seed(jax.random.key(s), None, c))(seeds, carry)
+        def one_config(learner, carry):
+            def one_seed(key, order, carry):
+                state, summary = (None, None) if carry is None else carry
+                options = dict(passes=passes, predict_after_update=predict_after_update, trace=trace)
+                return run(learner, X, y, key, state=state, summary=summary, order=order, **options)
 
-    if not jax.tree.leaves(learners):  # a learner without numbers (the Perceptron): one configuration
-        return jax.tree.map(lambda a: a[None], one_config(learners, _one(carry)))
-    return jax.vmap(one_config)(learners, carry)
+            if orders is not None:  # each seed's shuffles, drawn on the host once for every configuration
+                return jax.vmap(lambda o, c: one_seed(None, o, c))(orders, carry)
+            if seeds is None:
+                return jax.tree.map(lambda a: a[None], one_seed(None, None, _one(carry)))
+            return jax.vmap(lambda s, c: one_seed(jax.random.key(s), None, c))(seeds, carry)
+
+        if not jax.tree.leaves(learners):  # a learner without numbers (the Perceptron): one configuration
+            return jax.tree.map(lambda a: a[None], one_config(learners, _one(carry)))
+        return jax.vmap(one_config)(learners, carry)
 
 
 # Configurations run at once on a device come in multiples of 16, a vector of float32 in AVX-512

@@ -6,7 +6,19 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from ocolearn.projections import Box, Identity, L1Ball, L2Ball, NonNegative, Projection, Simplex
+from ocolearn.projections import (
+    PAIRWISE_UP_TO,
+    Box,
+    Identity,
+    L1Ball,
+    L2Ball,
+    NonNegative,
+    Projection,
+    Simplex,
+    _simplex_threshold,
+    _threshold_by_pairs,
+    _threshold_by_sorting,
+)
 
 SETS = [Identity(), L2Ball(1.5), L1Ball(2.0), Simplex(1.0), Box(-0.5, 0.25), NonNegative()]
 vectors = hnp.arrays(np.float32, st.integers(1, 12), elements=st.floats(-10, 10, width=32))
@@ -86,6 +98,23 @@ def test_l1_ball_is_exact(v):
 @given(v=vectors)
 def test_simplex_is_exact(v):
     np.testing.assert_allclose(Simplex(1.0)(jnp.asarray(v)), reference_simplex(v, 1.0), atol=1e-5)
+
+
+@pytest.mark.parametrize("d", [1, 7, PAIRWISE_UP_TO, PAIRWISE_UP_TO + 1, 300])
+def test_the_threshold_by_comparisons_and_by_sorting_is_the_projection(d):
+    # Up to PAIRWISE_UP_TO entries theta is the largest f over the entries' counts (no sort), beyond
+    # it Figure 1's sort: both are the float64 bisection's point, with the largest entries tied, and
+    # with a z that keeps every entry (theta < min v); at z = 0 theta is max v (P = 0).
+    v = np.random.default_rng(d).normal(0, 3, d).astype(np.float32)
+    v[np.argsort(v)[-min(d, 4) :]] = v.max()
+    assert _simplex_threshold(jnp.asarray(v), 0.0) == v.max()
+    for z in (1.0, 5.0, 10 * float(np.abs(v).sum())):
+        np.testing.assert_allclose(Simplex(z)(jnp.asarray(v)), reference_simplex(v, z), atol=2e-5 * max(1, z))
+        by_pairs, by_sorting = (f(jnp.asarray(v), z) for f in (_threshold_by_pairs, _threshold_by_sorting))
+        np.testing.assert_allclose(by_pairs, by_sorting, rtol=1e-6, atol=1e-6)  # (both ways at every d)
+        outside = np.abs(v).sum() > z  # (inside, the ball leaves v as it is)
+        expected = np.sign(v) * reference_simplex(np.abs(v), z) if outside else v
+        np.testing.assert_allclose(L1Ball(z)(jnp.asarray(v)), expected, atol=2e-5)
 
 
 def test_l2_ball_on_the_boundary_and_at_zero():

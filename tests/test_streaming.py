@@ -131,7 +131,7 @@ def test_resume_from_a_checkpoint_equals_the_uninterrupted_run(tmp_path):
 
 
 def test_sigkill_midway_then_resume_gives_the_uninterrupted_model(tmp_path):
-    path = write(tmp_path, svmlight_text(n=60000, d=200, nnz=(5, 30)))
+    path = write(tmp_path, svmlight_text(n=20000, d=200, nnz=(5, 30)))
     common = ["--learner", "passive_aggressive", "--labels=-1,1", "--dim", "200", "--passes", "2", "--quiet"]
     common += ["--chunk-rows", "500", "--checkpoint-every", "2000"]
     cli = [sys.executable, "-m", "ocolearn.cli", "train", str(path)]
@@ -142,7 +142,7 @@ def test_sigkill_midway_then_resume_gives_the_uninterrupted_model(tmp_path):
     deadline = time.time() + 120
     while not ckpt.exists() and time.time() < deadline and killed.poll() is None:
         time.sleep(0.002)
-    killed.send_signal(signal.SIGKILL)  # at its first checkpoint: about 2,000 of 120,000 rounds
+    killed.send_signal(signal.SIGKILL)  # at its first checkpoint: about 2,000 of 40,000 rounds
     killed.wait()
     assert killed.returncode == -signal.SIGKILL and not (tmp_path / "cut.npz").exists(), "killed too late"
     again = subprocess.run([*cli, *common, "--model", tmp_path / "cut.npz", "--checkpoint", ckpt, "--resume"])

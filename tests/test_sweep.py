@@ -9,9 +9,23 @@ import jax
 import numpy as np
 import pytest
 
-from ocolearn import OGD, Constant, Hinge, InvSqrt, L2Ball, ridge, run
+from ocolearn import (
+    COCOB,
+    OGD,
+    AdaGrad,
+    Constant,
+    Hinge,
+    InvSqrt,
+    L2Ball,
+    PassiveAggressive,
+    Sparse,
+    Winnow,
+    ridge,
+    run,
+)
 from ocolearn.config import ConfigError, load
-from ocolearn.sweep import product, stack, stack_values, sweep
+from ocolearn.shuffle import seed_orders
+from ocolearn.sweep import _sweep_chunk, product, stack, stack_values, sweep
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -52,6 +66,37 @@ def test_sweep_equals_separate_runs():
             np.testing.assert_allclose(out.trace.loss[c, s], alone.trace.loss.sum(), rtol=1e-4)
             error = np.asarray(alone.trace.prediction - alone.trace.target, np.float64)
             np.testing.assert_allclose(out.trace.squared_error[c, s], np.sum(error**2), rtol=1e-4)
+
+
+@pytest.mark.parametrize(
+    "learner, values",
+    [(PassiveAggressive(), {"C": [0.1, 1.0, 10.0]}), (AdaGrad(loss=Hinge()), {"eta": [0.1, 1.0, 10.0]}),
+     (COCOB(loss=Hinge()), {"alpha": [10.0, 100.0, 1000.0]}), (Winnow(), {"promotion": [1.5, 2.0, 3.0]})],
+    ids=["add_scaled", "add_to_rows", "put", "multiply_scaled"],
+)  # fmt: skip
+def test_a_sweep_over_sparse_rows_writes_in_loops_and_gives_each_seeds_run(learner, values):
+    # A sweep traces its sparse writes as loops of one write (features.rolled_writes): with seeds each
+    # seed plays the rows in its own order and, under the vmap over seeds, every write is a scatter
+    # (benchmarks/bench_sparse_sweep.py). A single run keeps them written out.
+    rng = np.random.default_rng(3)
+    n, d, k = 60, 20, 6
+    idx = np.sort(np.argsort(rng.random((n, d)), axis=1)[:, :k], axis=1).astype(np.int32)
+    val = (rng.random((n, k)) < 0.5).astype(np.float32) if isinstance(learner, Winnow) else rng.normal(size=(n, k))
+    X, y = Sparse(idx, val.astype(np.float32), d), np.where(rng.random(n) < 0.5, 1.0, -1.0).astype(np.float32)
+    learners = stack_values(learner, values)
+    out = sweep(learners, X, y, seeds=[4, 7], passes=2)
+    for c in range(3):
+        for s, seed in enumerate([4, 7]):
+            alone = run(learner.replace(**{name: column[c] for name, column in values.items()}), X, y, seed, passes=2)
+            np.testing.assert_allclose(out.state.w[c, s], alone.state.w, rtol=1e-6, atol=1e-7)
+            np.testing.assert_allclose(out.trace.loss[c, s], alone.trace.loss.sum(), rtol=1e-6)
+
+    def loops(seeds):  # the while loops of the sweep's program: the rounds' (one), and the writes' own
+        orders = None if seeds is None else seed_orders(seeds, n, 1)
+        options = dict(passes=1, predict_after_update=False, trace=False)
+        return _sweep_chunk.lower(learners, None, orders, X, y, None, **options).as_text().count("stablehlo.while")
+
+    assert loops([4, 7]) > 1 and loops(None) > 1
 
 
 def test_chunks_and_traces_give_the_same_numbers():
