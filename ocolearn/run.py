@@ -315,7 +315,7 @@ def _run(
     rolled,
 ):  # fmt: skip
     # rolled: whether sparse writes are traced as loops (features.rolled_writes; static, so that a
-    # seeded sweep's loops are a program of their own)
+    # sweep's loops and a single run's written-out writes are programs of their own)
     with rolled_writes(rolled):
         y = jnp.asarray(y)
         one_round = round_step(learner, X, y, predict_after_update, weights)
