@@ -361,10 +361,11 @@ def _threshold_by_pairs(v, z):
 
 
 class L1Ball(Projection, name="l1_ball"):
-    """F = {u : ||u||_1 <= radius}, exactly, by sorting (Duchi, Shalev-Shwartz, Singer and
-    Chandra 2008, Figure 1 on |w|): ``P(w) = sign(w) max(|w| - theta, 0)``; ``P(w) = w`` inside.
-    The sort runs only where w is outside (``parts.cond``; under ``vmap`` both branches run and
-    the outside ones are kept): inside, ``sign(w) max(|w| - 0, 0)`` is w itself, bit for bit."""
+    """F = {u : ||u||_1 <= radius}, exactly (Duchi, Shalev-Shwartz, Singer and Chandra 2008,
+    Figure 1 on |w|; theta by ``_simplex_threshold``): ``P(w) = sign(w) max(|w| - theta, 0)``;
+    ``P(w) = w`` inside. The threshold is found only where w is outside (``parts.cond``; under
+    ``vmap`` both branches run and the outside ones are kept): inside, ``sign(w) max(|w| - 0, 0)``
+    is w itself, bit for bit."""
 
     radius: float = hyper(1.0, gt=0)
 
