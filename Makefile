@@ -10,10 +10,14 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint format bench bench-gpu records readme regenerate clean
+.PHONY: demo test test-all lint format bench bench-gpu records readme regenerate clean
 
 # Three test workers on two cores: tests wait on compilers and subprocesses too (4:44 against 5:02 with two).
 TEST_WORKERS ?= 3
+# `make test` leaves out the tests marked slow (long runs, whole studies, tests that start processes:
+# pyproject.toml's markers) unless CI is set, as CI services set it and .ci/run does: CI runs every
+# test. `make test-all` runs every test here.
+TEST_SELECTION := $(if $(filter-out 0 false,$(CI)),,-m "not slow")
 POLARITY_DATA ?= ../shared/data/review_polarity/txt_sentoken
 BENCH_OUT ?= benchmarks/records
 
@@ -32,7 +36,10 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff format --check ocolearn tests experiments benchmarks
 	$(BIN)/ruff check ocolearn tests experiments benchmarks
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal $(TEST_SELECTION)
+
+test-all:
+	$(MAKE) test CI=true
 
 format: $(STAMP)
 	$(BIN)/ruff format ocolearn tests experiments benchmarks

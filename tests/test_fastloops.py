@@ -86,6 +86,7 @@ def runs():
     return [np.asarray(leaf).tobytes().hex() for leaf in jax.tree.leaves(results)]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not EMITTERS_ADDED, reason="the flag is not added for the jaxlib installed")
 def test_the_fusion_emitters_change_no_bit():
     # This process runs with them off (ocolearn's default); a process of its own with them on

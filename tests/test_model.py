@@ -131,6 +131,7 @@ def test_cli_train_predict_test_on_svmlight_and_mira(tmp_path):
     assert model.w[1, goal] > 0 > model.w[0, goal] and model.w[0, vote] == model.w[1, vote] == 0
 
 
+@pytest.mark.slow
 def test_cli_errors_name_file_and_line(tmp_path):
     bad = tmp_path / "bad.svm"
     bad.write_text("1 1:0.5\n-1 2:oops\n")

@@ -6,6 +6,7 @@ import sys
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
 from ocolearn import OGDState, ridge, run
 from ocolearn.parallel import parallel_sgd
@@ -81,6 +82,7 @@ print(json.dumps({"devices": len(jax.devices()), **{str(k): v for k, v in out.it
 """
 
 
+@pytest.mark.slow
 def test_four_devices_give_the_one_device_numbers():
     outputs = []
     for count in (4, 1):

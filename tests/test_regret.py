@@ -95,10 +95,11 @@ def test_ball_solution_against_brute_force_in_two_dimensions():
     radius = 0.7
     u = least_squares_in_ball(X, y, radius)
     assert np.linalg.norm(u) == pytest.approx(radius, rel=1e-12)
-    # Every point of a fine polar grid of the disk is at least as bad.
+    # Every point of a fine polar grid of the disk is at least as bad. The objective at a point g
+    # is g'(X'X)g - 2 g'X'y + y'y (exact algebra; a (800000, 40) product took 7 s of CPU).
     r, a = np.meshgrid(np.linspace(0, radius, 400), np.linspace(0, 2 * np.pi, 2000))
     grid = np.stack([(r * np.cos(a)).ravel(), (r * np.sin(a)).ravel()], axis=1)
-    values = np.sum((grid @ X.T - y) ** 2, axis=1)
+    values = np.einsum("ni,ij,nj->n", grid, X.T @ X, grid) - 2 * grid @ (X.T @ y) + y @ y
     assert objective(X, y, u) <= values.min() + 1e-9
     assert objective(X, y, u) == pytest.approx(values.min(), rel=1e-4)
 

@@ -130,6 +130,7 @@ def test_resume_from_a_checkpoint_equals_the_uninterrupted_run(tmp_path):
         run_stream(Pegasos(0.5), source, checkpoint=ckpt, resume=True, **options)
 
 
+@pytest.mark.slow
 def test_sigkill_midway_then_resume_gives_the_uninterrupted_model(tmp_path):
     path = write(tmp_path, svmlight_text(n=20000, d=200, nnz=(5, 30)))
     common = ["--learner", "passive_aggressive", "--labels=-1,1", "--dim", "200", "--passes", "2", "--quiet"]

@@ -59,6 +59,7 @@ def direct(study, results, dataset, name, order):
     return result, learner, examples, y, report, held
 
 
+@pytest.mark.slow
 def test_progressive_and_held_out_numbers_equal_direct_runs(tmp_path):
     study = studies.from_dict(small())
     results = studies.run_study(study, tmp_path)
@@ -107,6 +108,7 @@ def _iris_csv(path, flip=()):
     return path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("tune_by, chunk_rows", [("split", 0), ("prefix", 7), ("split", 11)])
 def test_tuning_rows_never_reach_the_reported_numbers(tmp_path, monkeypatch, tune_by, chunk_rows):
     raw = small(tune_by=tune_by, tune_seed=4)
@@ -170,6 +172,7 @@ def _numbers(results):
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "orders, chunk_rows",
     [(1, 7), (3, 1000)],  # tiny chunks: the stored order; one chunk: the shuffles too (seed s for chunk 0)
@@ -210,6 +213,7 @@ def test_a_file_read_in_chunks_gives_the_numbers_of_the_file_in_memory(tmp_path,
         assert any(chunked[n]["progressive"][1:] != numbers[0][name][n]["progressive"][1:] for n in chunked)
 
 
+@pytest.mark.slow
 def test_the_iris_study_is_the_posts_protocol_run_directly(tmp_path):
     """configs/study_iris.toml (the former experiments/iris_adaptive.py and parameter_free.py): its
     progressive squared error of order 0 is ``ocolearn.run``'s over the stored order of the post's
@@ -494,6 +498,7 @@ def test_a_separable_stream_has_a_comparator_of_zero_hinge_loss():
     assert best_fixed_convex(Hinge(), X, y2).total > 10.0  # a half turn: no fixed hyperplane fits
 
 
+@pytest.mark.slow
 def test_a_tracked_study_reads_back_from_the_local_mlflow_store(tmp_path, monkeypatch):
     pytest.importorskip("mlflow")
     from mlflow.tracking import MlflowClient

@@ -8,6 +8,7 @@ from pathlib import Path
 import jax
 import numpy as np
 import pytest
+from conftest import in_process
 
 from ocolearn import (
     COCOB,
@@ -170,6 +171,7 @@ print(json.dumps({"max_diff": max(float(np.abs(u - v).max()) for u, v in zip(jax
 """
 
 
+@pytest.mark.slow
 def test_sharded_over_four_cpu_devices_equals_unsharded():
     env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=4"}
     done = subprocess.run([sys.executable, "-c", SHARDED], capture_output=True, text=True, env=env)
@@ -204,13 +206,10 @@ def test_sweep_config_errors(tmp_path):
 
 
 def test_cli_sweep_writes_table_best_and_figures(tmp_path):
-    done = subprocess.run(
-        [sys.executable, "-m", "ocolearn.cli", "sweep", str(ROOT / "configs/iris_sweep.toml"), "--out", str(tmp_path)]
-        + ["--set", "sweep.seeds=2", "--set", "sweep.validation=0.2"]
-        + ["--set", "sweep.values.learner.schedule.eta=[0.01, 0.1, 1.0]"]
-        + ["--set", "sweep.values.learner.projection.radius=[0.3, 1.0]"],
-        capture_output=True,
-        text=True,
+    done = in_process(
+        *["sweep", ROOT / "configs/iris_sweep.toml", "--out", tmp_path, "--set", "sweep.seeds=2"],
+        *["--set", "sweep.validation=0.2", "--set", "sweep.values.learner.schedule.eta=[0.01, 0.1, 1.0]"],
+        *["--set", "sweep.values.learner.projection.radius=[0.3, 1.0]"],
     )
     assert done.returncode == 0, done.stderr
     assert {"sweep.csv", "best.json", "best.toml", "sweep.png", "best_regret.png"} <= {
@@ -246,6 +245,7 @@ print(json.dumps({"devices": len(jax.devices()), "w": np.asarray(out.state.w).to
 """
 
 
+@pytest.mark.slow
 def test_two_processes_on_localhost_give_the_single_process_numbers():
     import socket
 
