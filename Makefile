@@ -14,9 +14,9 @@ STAMP := $(VENV)/.installed
 
 # Three test workers on two cores: tests wait on compilers and subprocesses too (4:44 against 5:02 with two).
 TEST_WORKERS ?= 3
-# `make test` leaves out the tests marked slow (long runs, whole studies, tests that start processes:
-# pyproject.toml's markers) unless CI is set, as CI services set it and .ci/run does: CI runs every
-# test. `make test-all` runs every test here.
+# `make test` leaves out the tests marked slow (long runs, whole studies, the longer tests that
+# start processes: pyproject.toml's markers) unless CI is set, as CI services set it and .ci/run
+# does: CI runs every test. `make test-all` runs every test here.
 TEST_SELECTION := $(if $(filter-out 0 false,$(CI)),,-m "not slow")
 POLARITY_DATA ?= ../shared/data/review_polarity/txt_sentoken
 BENCH_OUT ?= benchmarks/records
