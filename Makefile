@@ -12,7 +12,8 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test test-all lint format bench bench-gpu records readme regenerate clean
 
-# Three test workers on two cores: tests wait on compilers and subprocesses too (4:44 against 5:02 with two).
+# Three test workers on two cores: tests wait on compilers and subprocesses too (the whole suite 4:44
+# against 5:02 with two, 2026-11-24).
 TEST_WORKERS ?= 3
 # `make test` leaves out the tests marked slow (long runs, whole studies, the longer tests that
 # start processes: pyproject.toml's markers) unless CI is set, as CI services set it and .ci/run
