@@ -263,7 +263,7 @@ def writes_rolled() -> bool:
 
 def _unroll(k):
     """``fori_loop``'s ``unroll`` for a sparse write of k non-zeros."""
-    return 1 if _rolled.get() else (True if k <= UNROLL_UP_TO else 8)
+    return 1 if writes_rolled() else (True if k <= UNROLL_UP_TO else 8)
 
 
 def _update_columns(w, x: Sparse, change, with_index=False):

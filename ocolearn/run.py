@@ -310,74 +310,78 @@ HOST_ORDER_ROUNDS = 1 << 24  # a summed run of many passes takes its shuffles dr
 
 
 @partial(jax.jit, static_argnums=(9, 10, 11, 12, 13))
-def _run(
-    learner, X, y, key, order, state, summary, first_pass, weights, passes, predict_after_update, snapshot_every, trace,
-    rolled,
-):  # fmt: skip
-    # rolled: whether sparse writes are traced as loops (features.rolled_writes; static, so that a
-    # sweep's loops and a single run's written-out writes are programs of their own)
-    with rolled_writes(rolled):
-        y = jnp.asarray(y)
-        one_round = round_step(learner, X, y, predict_after_update, weights)
+def _run(*args):
+    """``_rounds(*args[:-1])`` traced with sparse writes as loops or written out as ``args[-1]``
+    says (``features.rolled_writes``; run() passes ``writes_rolled()``): static, so that a
+    sweep's loops and a single run's written-out writes are programs of their own."""
+    with rolled_writes(args[-1]):
+        return _rounds(*args[:-1])
 
-        # X's rows are checked in the loop, where each round reads its row anyway (checks.in_loop): the
-        # carry holds a running fold of them (checks.fold_row). A run whose rows did not all hold reports
-        # a NaN total loss (its summary's sum, or its last round's loss in a trace: NaN in every round's
-        # cost an extra pass over the trace, 5 ms of 35 per 10^6 rounds), and run() names the row.
-        seen = rows_unseen(X)
 
-        def tidy_first(carry):
-            return (learner.tidy(carry[0]), *carry[1:])
+def _rounds(
+    learner, X, y, key, order, state, summary, first_pass, weights, passes, predict_after_update, snapshot_every, trace
+):
+    y = jnp.asarray(y)
+    one_round = round_step(learner, X, y, predict_after_update, weights)
 
-        if not trace:
+    # X's rows are checked in the loop, where each round reads its row anyway (checks.in_loop): the
+    # carry holds a running fold of them (checks.fold_row). A run whose rows did not all hold reports
+    # a NaN total loss (its summary's sum, or its last round's loss in a trace: NaN in every round's
+    # cost an extra pass over the trace, 5 ms of 35 per 10^6 rounds), and run() names the row.
+    seen = rows_unseen(X)
 
-            def summed_round(carry, i):
-                state, sums, seen = carry
-                t = state.t
-                state, (prediction, target, loss) = one_round(state, i)
-                terms = round_sums(prediction, target, loss, t)
-                first = jnp.where(sums.nonfinite == 0, terms.nonfinite, sums.nonfinite)
-                return (state, Summary(*map(jnp.add, sums[:3], terms[:3]), first), fold_row(seen, row(X, i))), None
+    def tidy_first(carry):
+        return (learner.tidy(carry[0]), *carry[1:])
 
-            def one_pass(carry, p):  # p: the pass's order (given), or its number
-                rounds = p if order is not None else round_order(y.shape[0], 1, key, first_pass + p)
-                return tidy_scan(learner, summed_round, carry, rounds, tidy_first)[0], None
+    if not trace:
 
-            # Passes after the first are a loop of the program, over the passes' orders given or, past
-            # HOST_ORDER_ROUNDS, over their numbers, each pass then drawing its shuffle in the loop:
-            # the program's size does not grow with the passes (a shuffle per pass written out
-            # compiled for minutes at 1,000 passes), nor then its memory (4 bytes per round).
-            # A pass's rounds and sums are those of a run of that pass alone, continued (tidy's
-            # upkeep changes no bit where it falls): the same bits as one call per pass.
-            carry = (state, summary, seen)
-            if passes == 1:
-                carry = one_pass(carry, 0 if order is None else order[0])[0]
-            else:
-                carry = jax.lax.scan(one_pass, carry, jnp.arange(passes) if order is None else order)[0]
+        def summed_round(carry, i):
             state, sums, seen = carry
-            return Result(state, sums._replace(loss=jnp.where(rows_held(seen, X), sums.loss, jnp.nan)))
+            t = state.t
+            state, (prediction, target, loss) = one_round(state, i)
+            terms = round_sums(prediction, target, loss, t)
+            first = jnp.where(sums.nonfinite == 0, terms.nonfinite, sums.nonfinite)
+            return (state, Summary(*map(jnp.add, sums[:3], terms[:3]), first), fold_row(seen, row(X, i))), None
 
-        order = order.reshape(-1) if order is not None else round_order(y.shape[0], passes, key, first_pass)
+        def one_pass(carry, p):  # p: the pass's order (given), or its number
+            rounds = p if order is not None else round_order(y.shape[0], 1, key, first_pass + p)
+            return tidy_scan(learner, summed_round, carry, rounds, tidy_first)[0], None
 
-        def traced_round(carry, i):
-            state, seen = carry
-            state, recorded = one_round(state, i)
-            return (state, fold_row(seen, row(X, i))), recorded
-
-        def rounds(carry, indices):
-            return tidy_scan(learner, traced_round, carry, indices, tidy_first)
-
-        if snapshot_every <= 0:
-            (state, seen), recorded = rounds((state, seen), order)
-            snapshots = None
+        # Passes after the first are a loop of the program, over the passes' orders given or, past
+        # HOST_ORDER_ROUNDS, over their numbers, each pass then drawing its shuffle in the loop:
+        # the program's size does not grow with the passes (a shuffle per pass written out
+        # compiled for minutes at 1,000 passes), nor then its memory (4 bytes per round).
+        # A pass's rounds and sums are those of a run of that pass alone, continued (tidy's
+        # upkeep changes no bit where it falls): the same bits as one call per pass.
+        carry = (state, summary, seen)
+        if passes == 1:
+            carry = one_pass(carry, 0 if order is None else order[0])[0]
         else:
-            (state, seen), recorded, snapshots = scan_in_blocks(
-                rounds, (state, seen), order, snapshot_every, lambda carry: (carry, learner.weights(carry[0]))
-            )
-        prediction, target, loss = recorded
-        if loss.shape[0]:
-            loss = loss.at[-1].set(jnp.where(rows_held(seen, X), loss[-1], jnp.nan))
-        return Result(state, Trace(prediction, target, loss, index=order, snapshots=snapshots))
+            carry = jax.lax.scan(one_pass, carry, jnp.arange(passes) if order is None else order)[0]
+        state, sums, seen = carry
+        return Result(state, sums._replace(loss=jnp.where(rows_held(seen, X), sums.loss, jnp.nan)))
+
+    order = order.reshape(-1) if order is not None else round_order(y.shape[0], passes, key, first_pass)
+
+    def traced_round(carry, i):
+        state, seen = carry
+        state, recorded = one_round(state, i)
+        return (state, fold_row(seen, row(X, i))), recorded
+
+    def rounds(carry, indices):
+        return tidy_scan(learner, traced_round, carry, indices, tidy_first)
+
+    if snapshot_every <= 0:
+        (state, seen), recorded = rounds((state, seen), order)
+        snapshots = None
+    else:
+        (state, seen), recorded, snapshots = scan_in_blocks(
+            rounds, (state, seen), order, snapshot_every, lambda carry: (carry, learner.weights(carry[0]))
+        )
+    prediction, target, loss = recorded
+    if loss.shape[0]:
+        loss = loss.at[-1].set(jnp.where(rows_held(seen, X), loss[-1], jnp.nan))
+    return Result(state, Trace(prediction, target, loss, index=order, snapshots=snapshots))
 
 
 class Passes(NamedTuple):
