@@ -77,7 +77,7 @@ def _run(args) -> int:
 
     experiment = load(args.config, args.set)
     check_data_path(experiment)
-    out = args.out or f"runs/{experiment.name}"
+    out = _output_folder(args, f"runs/{experiment.name}", _inputs(args, experiment))
     from ocolearn.experiment import run_experiment
 
     tracker = tracking.start(args.track, experiment.name, "run")
@@ -100,7 +100,7 @@ def _sweep(args) -> int:
     check_data_path(experiment)
     if experiment.sweep is None:
         raise ConfigError(f"{experiment.source}: no [sweep] table to sweep")
-    out = args.out or f"runs/{experiment.name}_sweep"
+    out = _output_folder(args, f"runs/{experiment.name}_sweep", _inputs(args, experiment))
     from ocolearn.experiment import run_sweep
 
     tracker = tracking.start(args.track, experiment.name, "sweep")
@@ -122,13 +122,31 @@ def _study(args) -> int:
     from ocolearn.study import load, run_study, tracked_metrics
 
     study = load(args.config, args.set)
-    out = args.out or f"runs/{study.name}"
+    files = [spec.source for spec in study.datasets if spec.kind == "file"]
+    out = _output_folder(args, f"runs/{study.name}", [args.config, *files])
     tracker = tracking.start(args.track, study.name, "study")
     results = run_study(study, out, progress=None if args.quiet else lambda text: print(text, file=sys.stderr))
     tracker.log(params=study.to_config(), metrics=tracked_metrics(results), folder=out)
     print((Path(out) / "leaderboard.md").read_text())
     print(f"wrote {out}/", file=sys.stderr)
     return 0
+
+
+def _inputs(args, experiment) -> list:
+    """The files a config's run or sweep reads: the config, and its data unless a bundled table."""
+    from ocolearn.data import BUNDLED
+
+    spec = experiment.data
+    return [args.config] + ([] if spec.format == "table" and spec.source in BUNDLED else [spec.source])
+
+
+def _output_folder(args, default: str, inputs) -> str:
+    """The output folder of ``run``, ``sweep`` or ``study`` (``--out``, else ``default``): no
+    input may be it, hold it, or lie in it (``_not_an_input``). What may already stand there is
+    ``ocolearn.io.atomic_folder``'s rule."""
+    out = args.out or default
+    _not_an_input("--out" if args.out else "the output folder", out, inputs, folder=True)
+    return out
 
 
 def _train(args) -> int:
@@ -153,6 +171,8 @@ def _train(args) -> int:
     _not_an_input("--model", args.model, [args.data], documents)
     if args.checkpoint:
         _not_an_input("--checkpoint", args.checkpoint, [args.data], documents)
+        if _same_file(args.checkpoint, args.model):  # (a checkpoint written there replaces the last model)
+            raise DataError(f"--checkpoint {args.checkpoint}: is the --model file; give the checkpoint a file of its own")
     writable(args.model)  # (before training: not a folder, room in a writable folder)
     if args.checkpoint:
         writable(args.checkpoint)
@@ -238,10 +258,11 @@ def _same_file(a, b) -> bool:
         return Path(a).resolve() == Path(b).resolve()
 
 
-def _not_an_input(option: str, path, inputs, documents: bool = True) -> None:
+def _not_an_input(option: str, path, inputs, documents: bool = True, folder: bool = False) -> None:
     """An output that is also an input would be overwritten by what is made from it, and with
     ``documents`` one in an input folder (text documents) would overwrite a document or be read
-    as one: refused before anything is read or written."""
+    as one; an output ``folder`` (replaced as a whole) that holds an input would remove it:
+    refused before anything is read or written."""
     from ocolearn.data import DataError
 
     for given in inputs:
@@ -250,6 +271,11 @@ def _not_an_input(option: str, path, inputs, documents: bool = True) -> None:
         if documents and Path(given).is_dir() and Path(path).resolve().is_relative_to(Path(given).resolve()):
             raise DataError(
                 f"{option} {path}: is in the input folder {given}, whose files are documents; write it elsewhere"
+            )
+        if folder and Path(given).resolve().is_relative_to(Path(path).resolve()):
+            raise DataError(
+                f"{option} {path}: holds the input {given}, and the output folder is replaced as a whole; "
+                "write it elsewhere"
             )
 
 

@@ -393,7 +393,7 @@ def trace_csv(curves: dict) -> str:
     return buffer.getvalue()
 
 
-@writes_folder  # (the folder is written as a unit: the old one or the new one, never a mix)
+@writes_folder("run")  # (the folder is written as a unit: the old one or the new one, never a mix)
 def run_experiment(experiment: Experiment, out_dir):
     """Evaluate the experiment and write its outputs (and ``model.npz``, the model file
     ``ocolearn predict``/``test`` read) into ``out_dir``; returns ``(metrics, curves)``."""
@@ -443,7 +443,7 @@ def _config_learner(learners, c):
     return jax.tree.map(lambda a: a[c], learners)
 
 
-@writes_folder
+@writes_folder("sweep")
 def run_sweep(experiment: Experiment, out_dir, *, chunk_size=None):
     """Run the experiment's ``[sweep]`` as one compiled program and write into ``out_dir``:
 

@@ -1,9 +1,13 @@
 """Atomic file output: a reader sees the old file or the new one, never half of one; and a
 folder of outputs (``atomic_folder``) is likewise the old one or the new one, never a mix.
 
-Temporary files and folders are siblings of their target named ``.NAME.PID.XXXXXXXX.tmp``
-(PID the writing process). A process killed by SIGKILL leaves its temporary behind; the next
-write into that folder removes the ones whose process is gone (``clean_stale``). Errors name
+Temporary files and folders are siblings of their target named
+``.NAME.ocolearn.PID.NONCE.CHECK.tmp``: PID the writing process, NONCE eight random hexadecimal
+digits and CHECK the first eight of the SHA-256 of ``NAME.PID.NONCE`` (``_sibling``), a mark no
+file of the user's carries by chance. A process killed by SIGKILL leaves its temporary behind;
+the next write into that folder removes the ones it can prove are ocolearn's (the mark checks,
+owned by this user, a file or a folder, not a link) and whose process is gone (``clean_stale``).
+A file whose name merely looks alike (``.notes.backup01.tmp``) is never touched. Errors name
 the user's path, never the hidden temporary one.
 """
 
@@ -11,18 +15,18 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import json
 import math
 import os
 import re
 import secrets
 import shutil
-import time
 from pathlib import Path
 
-# .NAME.PID.XXXXXXXX.tmp (ours), and .NAME.XXXXXXXX.tmp (written before the PID was in the name)
-_TEMPORARY = re.compile(r"^\..+?\.(?:(\d+)\.)?[a-z0-9_]{8}\.tmp$")
-LEGACY_AGE = 3600  # seconds: an unmodified temporary file without a PID is this old before it is stale
+_TEMPORARY = re.compile(
+    r"^\.(?P<name>.+)\.ocolearn\.(?P<pid>\d+)\.(?P<nonce>[0-9a-f]{8})\.(?P<check>[0-9a-f]{8})\.tmp$"
+)
 
 
 def atomic_write(path, data: bytes | str) -> Path:
@@ -75,7 +79,11 @@ def _target(path: Path, folder: bool = False) -> Path:
 
 
 def _prefix(path: Path) -> str:
-    return f".{path.name}.{os.getpid()}."
+    return f".{path.name}.ocolearn.{os.getpid()}."
+
+
+def _check(name: str, pid: str, nonce: str) -> str:
+    return hashlib.sha256(f"{name}.{pid}.{nonce}".encode()).hexdigest()[:8]
 
 
 @contextlib.contextmanager
@@ -129,16 +137,18 @@ def writable(path, folder: bool = False) -> None:
 
 
 @contextlib.contextmanager
-def atomic_folder(path):
-    """Yield a temporary sibling folder to write into; on success it becomes ``path`` (an old
-    folder there is moved aside first and removed after), on failure or interruption it is
-    removed and an old ``path`` is left as it was. A reader sees the old folder or the new one,
-    never a mix (between the two renames, briefly, no folder)."""
+def atomic_folder(path, command: str):
+    """Yield a temporary sibling folder to write the outputs of ``command`` (one of
+    ``OUTPUTS``) into; on success it becomes ``path`` (an old folder there is moved aside first
+    and removed after), on failure or interruption it is removed and an old ``path`` is left as
+    it was. A reader sees the old folder or the new one, never a mix (between the two renames,
+    briefly, no folder). What may stand at ``path`` first: ``_replaceable``."""
     path = Path(path)
     writable(path, folder=True)
-    _replaceable(path)
+    _replaceable(path, command)
     with _naming(path):
         clean_stale(path.parent)
+        _no_other_writer(path)
     # Both names are bound before anything is made or moved, so that a signal's exception (the
     # CLI's SIGTERM handler raises one) that lands just after a creation or a rename, between two
     # Python steps, still finds what to undo.
@@ -150,7 +160,7 @@ def atomic_folder(path):
         with _naming(path):
             if path.exists():
                 os.replace(path, old)
-            os.replace(tmp, path)
+            os.replace(tmp, path)  # (another writer's folder made meanwhile: ENOTEMPTY, an error naming path)
     except BaseException:
         if old.exists() and not path.exists():
             os.replace(old, path)  # interrupted between the two renames: the old folder goes back
@@ -159,65 +169,106 @@ def atomic_folder(path):
     shutil.rmtree(old, ignore_errors=True)
 
 
+def _no_other_writer(path: Path) -> None:
+    """Refuse ``path`` while another live process writes it (a temporary folder of ours for it,
+    ``_ours``): two commands into one folder would each replace the other's."""
+    import errno
+
+    for entry in os.scandir(path.parent):
+        pid = _ours(entry)
+        if pid is not None and pid != os.getpid() and entry.name.startswith(f".{path.name}.ocolearn.") and _alive(pid):
+            raise OSError(errno.EBUSY, f"another ocolearn (process {pid}) is writing it; wait for it", str(path))
+
+
 def _sibling(path: Path) -> Path:
-    """A new name ``.NAME.PID.XXXXXXXX.tmp`` beside ``path`` (``clean_stale``'s pattern; eight
-    random hexadecimal digits, so another of this process's temporaries has it with chance 2^-32)."""
-    return path.parent / f"{_prefix(path)}{secrets.token_hex(4)}.tmp"
+    """A new name ``.NAME.ocolearn.PID.NONCE.CHECK.tmp`` beside ``path`` (the module's
+    docstring; another of this process's temporaries has its NONCE with chance 2^-32)."""
+    nonce = secrets.token_hex(4)
+    return path.parent / f"{_prefix(path)}{nonce}.{_check(path.name, str(os.getpid()), nonce)}.tmp"
+
+
+def _ours(entry: os.DirEntry) -> int | None:
+    """The PID of the process that made ``entry`` if it is provably a temporary of ocolearn's
+    (its name carries the mark and its check, it is this user's, a plain file or a folder and
+    not a link), else None."""
+    match = _TEMPORARY.match(entry.name)
+    if match is None or match["check"] != _check(match["name"], match["pid"], match["nonce"]):
+        return None
+    try:
+        if entry.is_symlink() or entry.stat(follow_symlinks=False).st_uid != os.getuid():
+            return None
+        if not (entry.is_file(follow_symlinks=False) or entry.is_dir(follow_symlinks=False)):
+            return None
+    except OSError:
+        return None
+    return int(match["pid"])
 
 
 MARKER = "provenance.json"  # every output folder holds one (``ocolearn.provenance.FILE``)
+OUTPUTS = {"run": "metrics.json", "sweep": "sweep.csv", "study": "leaderboard.csv"}  # the file each command's holds
 
 
-def _replaceable(path: Path) -> None:
-    """An existing folder is replaced only if it is empty or an output folder (it holds
-    ``MARKER``), and not the current folder or one that holds it: a mistyped ``--out`` must
-    not remove a folder of the user's."""
+def _replaceable(path: Path, command: str) -> None:
+    """What ``command`` may replace at ``path``: nothing, an empty folder, or a previous output
+    folder of the same command (it holds ``MARKER`` and ``OUTPUTS[command]``, and no other
+    command's file); not a symbolic link (the link would be replaced, its folder kept), nor the
+    current folder or one that holds it: a mistyped ``--out`` must not remove a folder of the
+    user's."""
     import errno
 
+    if path.is_symlink():
+        raise OSError(errno.EEXIST, "is a symbolic link; give the folder itself, or a new folder", str(path))
     if not path.is_dir():
         return
     here = Path.cwd().resolve()
     if path.resolve() in (here, *here.parents):
         raise OSError(errno.EBUSY, "is the current folder or holds it; give a folder for the outputs", str(path))
-    if any(path.iterdir()) and not (path / MARKER).is_file():
+    if not any(path.iterdir()):
+        return
+    kinds = [c for c, file in OUTPUTS.items() if (path / file).is_file()]
+    if not (path / MARKER).is_file() or not kinds:
         raise OSError(
             errno.EEXIST, f"is not an output folder (no {MARKER}); give a new folder, or empty this one", str(path)
         )
+    if kinds != [command]:
+        raise OSError(
+            errno.EEXIST,
+            f"is the output folder of 'ocolearn {kinds[0]}', not of {command}; give a new folder",
+            str(path),
+        )
 
 
-def writes_folder(function):
-    """``function(first, out_dir, ...)`` writing its outputs into ``out_dir`` as a unit
-    (``atomic_folder``)."""
+def writes_folder(command: str):
+    """A decorator: ``function(first, out_dir, ...)`` writing the outputs of ``command`` into
+    ``out_dir`` as a unit (``atomic_folder``)."""
 
-    @functools.wraps(function)
-    def wrapper(first, out_dir, *args, **kwargs):
-        with atomic_folder(out_dir) as tmp:
-            return function(first, tmp, *args, **kwargs)
+    def decorator(function):
+        @functools.wraps(function)
+        def wrapper(first, out_dir, *args, **kwargs):
+            with atomic_folder(out_dir, command) as tmp:
+                return function(first, tmp, *args, **kwargs)
 
-    return wrapper
+        return wrapper
+
+    return decorator
 
 
 def clean_stale(folder) -> list[Path]:
-    """Remove the temporary files and folders of ours in ``folder`` (``.NAME.PID.XXXXXXXX.tmp``)
-    whose process is gone (a writer killed by SIGKILL leaves them), and those without a PID
-    unmodified for ``LEGACY_AGE`` seconds; returns what was removed. A temporary of a live
-    process, this one's included, is left alone."""
+    """Remove the temporary files and folders in ``folder`` that are provably ocolearn's
+    (``_ours``) and whose process is gone (a writer killed by SIGKILL leaves them); returns
+    what was removed. A temporary of a live process, this one's included, is left alone, and
+    so is every file whose name only looks like one (an older ocolearn's temporaries, named
+    without the mark, included: they cannot be told from a user's)."""
     removed = []
     try:
         entries = list(os.scandir(folder))
     except OSError:
         return removed
     for entry in entries:
-        match = _TEMPORARY.match(entry.name)
-        if match is None:
+        pid = _ours(entry)
+        if pid is None or _alive(pid):
             continue
         try:
-            pid = match.group(1)
-            stale = (
-                not _alive(int(pid)) if pid else time.time() - entry.stat(follow_symlinks=False).st_mtime > LEGACY_AGE
-            )
-            if not stale:
-                continue
             if entry.is_dir(follow_symlinks=False):
                 shutil.rmtree(entry.path)
             else:

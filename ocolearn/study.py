@@ -70,6 +70,7 @@ from ocolearn.config import (
 from ocolearn.data import DataError
 from ocolearn.data.sparse_text import SparseData
 from ocolearn.features import Sparse, num_features, row
+from ocolearn.io import writes_folder
 from ocolearn.learners import Learner
 from ocolearn.names import FORMAT_KEYS, formats_reading, unread_setting
 from ocolearn.parts import ConfigError
@@ -214,6 +215,7 @@ def from_dict(raw: dict, source: str = "<study>") -> Study:
     for key in ("name", "description"):
         if key in raw and not isinstance(raw[key], str):
             raise ConfigError(f"{source}: '{key}' must be a string, got {raw[key]!r}")
+    check_name(raw["name"], "'name' =", source)  # (the default output folder is runs/NAME)
     evaluate = _build_spec(EvaluateSpec, raw.get("evaluate", {}), "evaluate", source)
     _check_evaluate(evaluate, source)
     tables = raw["datasets"]
@@ -235,6 +237,7 @@ def from_dict(raw: dict, source: str = "<study>") -> Study:
     learners = {}
     for name, table in raw["learners"].items():
         where = f"learners.{name}"
+        check_name(name, "'learners': the learner", source)
         if not isinstance(table, dict):
             raise ConfigError(f"{source}: '{where}' must be a learner table with 'kind'")
         tune = table.get("tune", {})
@@ -325,11 +328,20 @@ def _dataset(table: dict, where: str, source: str) -> DatasetSpec:
         if kind in SYNTHETIC and spec.task not in ("", "binary"):
             raise ConfigError(f"{source}: '{where}.task': a {kind} stream is binary")
     name = spec.name or (Path(spec.source).stem if kind == "file" else spec.source) or kind
-    if not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
-        raise ConfigError(
-            f"{source}: '{where}.name' = {name!r}: a name of letters, digits, '_', '.' or '-' (it names files)"
-        )
+    check_name(name, f"'{where}.name' =", source)
     return dataclasses.replace(spec, name=name)
+
+
+def check_name(name: str, what: str, source: str) -> None:
+    """The one rule of a study's names (its own, its data sets', its learners'), which name
+    files and folders and are written into CSV and Markdown tables: letters, digits, '_', '.'
+    and '-', not only dots. A name that could leave its folder (``../x``), end a table's cell
+    (``|``, a newline) or a CSV field (``,``) is refused, naming it (``what``: its key)."""
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+", name) or not name.strip("."):
+        raise ConfigError(
+            f"{source}: {what} {name!r}: a name of letters, digits, '_', '.' or '-', not only dots "
+            "(it names files and table rows)"
+        )
 
 
 def load(path, overrides=()) -> Study:
@@ -664,6 +676,7 @@ def regret_loss(study: Study, task: str, classes: int):
 # ----------------------------------------------------------------------------------- the study
 
 
+@writes_folder("study")  # (the folder is written as a unit: the old one or the new one, never a mix)
 def run_study(study: Study, out_dir, progress=None) -> dict:
     """Run every learner on every data set and write the outputs (module docstring) into
     ``out_dir``; returns the results (as ``results.json``)."""

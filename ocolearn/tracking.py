@@ -58,20 +58,25 @@ def start(kind: str | None, experiment: str, run_name: str) -> Tracker:
     uri = os.environ.get("MLFLOW_TRACKING_URI") or Path("mlruns").resolve().as_uri()
     if uri.startswith("file:"):
         os.environ.setdefault("MLFLOW_ALLOW_FILE_STORE", "true")
-        return Tracker(MlflowClient(uri), experiment, run_name)
-    # A server: asked once, before the work, with few retries (MLflow's default retries a
-    # server that does not answer for minutes, after the work is done).
-    os.environ.setdefault("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "1")
-    os.environ.setdefault("MLFLOW_HTTP_REQUEST_TIMEOUT", "10")
-    client = MlflowClient(uri)
+        where = f"the MLflow store {uri}"
+    else:  # a server, asked with few retries (MLflow's default retries one that does not answer for minutes)
+        os.environ.setdefault("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "1")
+        os.environ.setdefault("MLFLOW_HTTP_REQUEST_TIMEOUT", "10")
+        where = f"the MLflow server {uri}" if uri.startswith(("http:", "https:")) else f"the MLflow store {uri}"
+    # Asked once, before the work: a store that cannot be used (an unknown scheme, a database
+    # MLflow cannot open, a server that does not answer) fails now, not after the work is done.
     try:
+        client = MlflowClient(uri)
         client.search_experiments(max_results=1)
-    except Exception as e:  # (MlflowException, requests' ConnectionError, ...: all mean no tracking)
-        reason = str(e).splitlines()[0][:200] if str(e) else type(e).__name__
-        raise TrackingError(
-            f"--track mlflow: the MLflow server {uri} (MLFLOW_TRACKING_URI) does not answer: {reason}"
-        ) from None
+    except Exception as e:  # (MlflowException, UnsupportedModelRegistryStoreURIException, ConnectionError, ...)
+        raise TrackingError(f"--track mlflow: {where} (MLFLOW_TRACKING_URI) cannot be used: {_reason(e)}") from None
     return Tracker(client, experiment, run_name)
+
+
+def _reason(e: Exception) -> str:
+    """The first line of an exception's words (at most 200 characters), or its class's name."""
+    text = str(e).strip()
+    return text.splitlines()[0][:200] if text else type(e).__name__
 
 
 def flatten(table, prefix="") -> dict:
