@@ -172,7 +172,9 @@ def _train(args) -> int:
     if args.checkpoint:
         _not_an_input("--checkpoint", args.checkpoint, [args.data], documents)
         if _same_file(args.checkpoint, args.model):  # (a checkpoint written there replaces the last model)
-            raise DataError(f"--checkpoint {args.checkpoint}: is the --model file; give the checkpoint a file of its own")
+            raise DataError(
+                f"--checkpoint {args.checkpoint}: is the --model file; give the checkpoint a file of its own"
+            )
     writable(args.model)  # (before training: not a folder, room in a writable folder)
     if args.checkpoint:
         writable(args.checkpoint)

@@ -144,8 +144,8 @@ def atomic_folder(path, command: str):
     it was. A reader sees the old folder or the new one, never a mix (between the two renames,
     briefly, no folder). What may stand at ``path`` first: ``_replaceable``."""
     path = Path(path)
+    _replaceable(path, command)  # (first: nothing is made beside a path that is refused, / included)
     writable(path, folder=True)
-    _replaceable(path, command)
     with _naming(path):
         clean_stale(path.parent)
         _no_other_writer(path)

@@ -23,16 +23,17 @@ shuffles within blocks of ``chunk_rows`` rows, no regret.
 A learner with a binary rule on a multiclass data set runs one-vs-rest (``OneVsRest``);
 parameter-free learners (``PARAMETER_FREE``) take no grid.
 
-Outputs (each written atomically, ``ocolearn.io``): ``leaderboard.csv`` and ``leaderboard.md``
-(learner x data set: mean and sample standard deviation over orders of the progressive error or
-squared error, the learner's own loss, the held-out error, the regret; the tuned values; wall
-time; the best per data set marked), ``results.json`` (every number, per order too),
-``progressive_DATASET.png`` (the running average of the progressive error or squared error
-against rounds, mean over orders with a band from the lowest to the highest order),
-``significance.json`` and ``cd.png`` (average ranks over data sets, the Friedman test and
-Nemenyi's critical difference; on each data set, Wilcoxon's signed-rank test of the best
-learner against each other, paired by order; ``ocolearn.significance``), ``config.toml`` (the
-resolved study) and ``provenance.json``. The same file and seeds give the same numbers bit for
+Outputs (each written atomically, and the folder as a unit, ``ocolearn.io.atomic_folder``):
+``leaderboard.csv`` and ``leaderboard.md`` (learner x data set: mean and sample standard
+deviation over orders of the progressive error or squared error, the learner's own loss, the
+held-out error, the regret; the tuned values; wall time; the best per data set marked),
+``results.json`` (every number, per order too), ``progressive_DATASET.png`` (the running average
+of the progressive error or squared error against rounds, mean over orders with a band from the
+lowest to the highest order), ``significance.json`` and ``cd.png`` (average ranks over data
+sets, the Friedman test and Nemenyi's critical difference; on each data set, Wilcoxon's
+signed-rank test of the best learner against each other, paired by order;
+``ocolearn.significance``), ``config.toml`` (the resolved study) and
+``provenance.json``. The same file and seeds give the same numbers bit for
 bit; only the wall times differ.
 
 Regret is measured in one loss for every learner (``evaluate.regret``: by default the hinge for

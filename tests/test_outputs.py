@@ -230,14 +230,18 @@ def test_a_killed_or_failed_study_leaves_no_folder_or_the_previous_one_whole(tmp
 
 
 def _killed_at_work(args, folder: Path, name: str):
-    """Start ``ocolearn ARGS`` and SIGKILL it once its temporary folder for ``folder/name``
-    holds a file (the work has begun)."""
+    """Start ``ocolearn ARGS`` and SIGKILL it once it has written a file for ``folder/name``
+    (into its temporary folder, or, as before, into the folder itself): its work has begun."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    started = time.time()
     process = subprocess.Popen([sys.executable, "-m", "ocolearn.cli", *map(str, args)], env=env)
-    deadline = time.time() + 300
-    while process.poll() is None and time.time() < deadline:
-        if any(p.is_dir() and any(p.iterdir()) for p in folder.glob(f".{name}.ocolearn.*.tmp")):
-            break
+    deadline = started + 300
+
+    def begun():
+        written = [*folder.glob(f".{name}.ocolearn.*.tmp/*"), *(folder / name).glob("*")]
+        return any(p.stat().st_mtime >= started for p in written if p.exists())
+
+    while process.poll() is None and time.time() < deadline and not begun():
         time.sleep(0.005)
     process.send_signal(signal.SIGKILL)
     process.wait()
