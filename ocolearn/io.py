@@ -83,6 +83,7 @@ def _prefix(path: Path) -> str:
 
 
 def _check(name: str, pid: str, nonce: str) -> str:
+    """The CHECK of a temporary's name (the module's docstring)."""
     return hashlib.sha256(f"{name}.{pid}.{nonce}".encode()).hexdigest()[:8]
 
 
@@ -205,7 +206,11 @@ def _ours(entry: os.DirEntry) -> int | None:
 
 
 MARKER = "provenance.json"  # every output folder holds one (``ocolearn.provenance.FILE``)
-OUTPUTS = {"run": "metrics.json", "sweep": "sweep.csv", "study": "leaderboard.csv"}  # the file each command's holds
+OUTPUTS = {
+    "run": "metrics.json",
+    "sweep": "sweep.csv",
+    "study": "leaderboard.csv",
+}  # the file that tells each one's folder
 
 
 def _replaceable(path: Path, command: str) -> None:

@@ -23,6 +23,8 @@ one MLflow run in the MLflow experiment named ``experiment``:
 The store is ``MLFLOW_TRACKING_URI`` if set, else the folder ``mlruns/`` under the working
 directory. MLflow 3 keeps such a file store only on request, so ocolearn sets
 ``MLFLOW_ALLOW_FILE_STORE=true`` for it (the ``mlflow-skinny`` extra has no database backend).
+The store is asked once before the work: one that cannot be used (a server that does not
+answer, a scheme MLflow does not know, a database it cannot open) is a ``TrackingError``.
 """
 
 from __future__ import annotations

@@ -127,7 +127,7 @@ def test_the_writers_leave_look_alikes_beside_their_outputs(tmp_path):
 
 @pytest.mark.slow
 def test_cli_outputs_leave_look_alikes_beside_them(tmp_path, monkeypatch):
-    # export --out, train --model and --checkpoint, predict --out: each cleans its folder.
+    # export --out, train --model and --checkpoint, predict --out, study --out: each cleans its folder.
     monkeypatch.chdir(tmp_path)
     kept = look_alikes(tmp_path, dead_pid())
     assert call("export", "iris", "--target", "Species", "--format", "svmlight", "--out", "d.svm")[0] == 0
@@ -138,6 +138,11 @@ def test_cli_outputs_leave_look_alikes_beside_them(tmp_path, monkeypatch):
     assert call("predict", "m.npz", "d.svm", "--out", "p.txt")[0] == 0
     untouched(kept)
     assert len((tmp_path / "p.txt").read_text().splitlines()) == 150
+    assert (
+        call("study", study_file(tmp_path), "--out", "o", "--quiet")[0] == 0
+    )  # (run and sweep: the same atomic_folder)
+    untouched(kept)
+    assert (tmp_path / "o" / "leaderboard.csv").exists()
 
 
 def study_file(folder: Path, text: str = TINY, name: str = "s.toml") -> Path:
@@ -155,6 +160,9 @@ def test_study_out_the_current_folder_is_refused(tmp_path, monkeypatch):
         (work / name).write_text(f"the user's {name}")
     monkeypatch.chdir(work)
     one_line(*call("study", s, "--out", ".", "--quiet"), ".: is the current folder or holds it")
+    with pytest.raises(OSError, match="is the current folder or holds it"):  # (study --out / wrote seven files there)
+        with io.atomic_folder("/", "study"):
+            pass
     assert hashes(work) == {n: hashlib.sha256(f"the user's {n}".encode()).hexdigest() for n in sorted(hashes(work))}
 
 
