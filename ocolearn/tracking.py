@@ -72,7 +72,7 @@ def start(kind: str | None, experiment: str, run_name: str) -> Tracker:
         client.search_experiments(max_results=1)
     except Exception as e:  # (MlflowException, UnsupportedModelRegistryStoreURIException, ConnectionError, ...)
         raise TrackingError(f"--track mlflow: {where} (MLFLOW_TRACKING_URI) cannot be used: {_reason(e)}") from None
-    return Tracker(client, experiment, run_name)
+    return Tracker(client, experiment, run_name, where)
 
 
 def _reason(e: Exception) -> str:
@@ -129,15 +129,25 @@ def _groups(table: dict, keys: list[str]):
 
 
 class Tracker:
-    def __init__(self, client, experiment: str, run_name: str):
-        self.client, self.experiment, self.run_name = client, experiment, run_name
+    def __init__(self, client, experiment: str, run_name: str, where: str = "the MLflow store"):
+        self.client, self.experiment, self.run_name, self.where = client, experiment, run_name, where
         self.started = int(time.time() * 1000)
 
-    def log(self, *, params, metrics, series=None, table=None, table_params=(), folder=None, files=()):
-        """Record the finished work as an MLflow run (see the module docstring); returns its id,
-        or None without a tracker."""
+    def log(self, **record):
+        """Record the finished work as an MLflow run (see the module docstring; ``_log``);
+        returns its id, or None without a tracker. A store that fails now (full, made
+        read-only, a server gone) is a ``TrackingError`` that says the outputs are written."""
         if self.client is None:
             return None
+        try:
+            return self._log(**record)
+        except Exception as e:  # (MlflowException, OSError, requests' errors: all mean the run was not logged)
+            raise TrackingError(
+                f"--track mlflow: {self.where} (MLFLOW_TRACKING_URI) failed to log the run, whose outputs are "
+                f"written: {_reason(e)}"
+            ) from None
+
+    def _log(self, *, params, metrics, series=None, table=None, table_params=(), folder=None, files=()):
         from mlflow.entities import Metric
 
         found = self.client.get_experiment_by_name(self.experiment)

@@ -293,3 +293,17 @@ def test_a_tracking_store_that_cannot_be_used_is_one_line_before_the_work(tmp_pa
         status, err, f"--track mlflow: the MLflow store {uri.format(tmp_path)} (MLFLOW_TRACKING_URI) cannot be used"
     )
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.slow
+def test_a_store_that_fails_after_the_work_is_one_error_saying_the_outputs_are_written():
+    # Before: MLflow's exception as a traceback, after the outputs were written.
+    pytest.importorskip("mlflow")
+    from ocolearn.tracking import Tracker, TrackingError
+
+    class Full:
+        def get_experiment_by_name(self, name):
+            raise OSError(28, "No space left on device")
+
+    with pytest.raises(TrackingError, match="the MLflow store x .* outputs are written: .*No space left on device"):
+        Tracker(Full(), "e", "r", "the MLflow store x").log(params={}, metrics={"m": 1.0})
