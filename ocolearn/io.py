@@ -20,6 +20,8 @@ import shutil
 import time
 from pathlib import Path
 
+from ocolearn.interrupts import held
+
 # .NAME.PID.XXXXXXXX.tmp (ours), and .NAME.XXXXXXXX.tmp (written before the PID was in the name)
 _TEMPORARY = re.compile(r"^\..+?\.(?:(\d+)\.)?[a-z0-9_]{8}\.tmp$")
 LEGACY_AGE = 3600  # seconds: an unmodified temporary file without a PID is this old before it is stale
@@ -47,7 +49,8 @@ def atomic_lines(path, pieces) -> Path:
                     f.write(piece.encode() if isinstance(piece, str) else piece)
                 f.flush()
                 os.fsync(f.fileno())
-            os.replace(tmp, target)
+            with held():  # (nothing is written after a signal, nor a signal's exception raised mid-rename)
+                os.replace(tmp, target)
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise
@@ -147,16 +150,16 @@ def atomic_folder(path):
         with _naming(path):
             os.mkdir(tmp)  # (mode 0o777 less the umask: the permissions of a new folder of the user's)
         yield tmp
-        with _naming(path):
+        with _naming(path), held():  # (as atomic_lines; and the old folder is removed whole)
             if path.exists():
                 os.replace(path, old)
             os.replace(tmp, path)
+            shutil.rmtree(old, ignore_errors=True)
     except BaseException:
         if old.exists() and not path.exists():
             os.replace(old, path)  # interrupted between the two renames: the old folder goes back
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    shutil.rmtree(old, ignore_errors=True)
 
 
 def _sibling(path: Path) -> Path:
