@@ -639,9 +639,9 @@ def entry() -> None:
     ours from here on (``python -m ocolearn`` installs them sooner). After Ctrl-C or SIGTERM (its
     outputs cleaned up, its line printed) the process ends at once (``os._exit``): a normal exit
     would first wait for a compiled computation still running, a sweep's chunk, to end. Once the
-    command has ended otherwise, the signals are ignored: Python's exit would otherwise put the
-    default handlers back, and a signal in its last moments end a finished command with 143 or
-    a traceback."""
+    command has ended otherwise, its outputs written, the signals are ignored: Python's exit puts
+    the default handlers back, under which a signal in its last moments killed a finished
+    command (status -15 to ``subprocess``)."""
     interrupts.install()
     status = main()
     if status in interrupts.STATUS.values():

@@ -1,18 +1,21 @@
 """Ctrl-C (SIGINT) and SIGTERM in the ``ocolearn`` command: one line, status 130 or 143, and
 nothing half-written, whenever the signal comes (importing, compiling, reading, writing).
 
-``entry`` installs the handlers as the command starts, before anything heavy is imported, and
-keeps them to the end. While the command works (``arm`` to ``disarm``, in ``cli.main``) a signal raises
-in the main thread, ``KeyboardInterrupt`` for SIGINT and ``Terminated`` for SIGTERM, so that
-the clean-up of what was being written runs (``ocolearn.io`` removes its temporaries) and
-``cli.main`` prints its one line; outside, it is only recorded. The first signal is recorded
-(``received``) in any case, because Python drops an exception raised inside a finalizer
-(``__del__``), a garbage collector's callback (JAX's ``_xla_gc_callback``) or a ctypes callback
-(llvmlite's): a Ctrl-C there let training go on, write its model and exit 0. There the handler
-raises nothing and sends the signal again 0.1 s later, to land outside; and a recorded signal is
-raised before every final rename of an output (``held``) and when the command ends, so nothing
-is written after a signal and the status is 130 or 143 wherever it was swallowed. What Python
-would print about a dropped exception, and a thread's traceback after a signal, are not printed.
+The handlers are installed as the command starts (``python -m ocolearn``: before ``ocolearn.cli``
+is imported; the console script: in ``cli.entry``), before anything heavy is imported, and kept
+to the process's end. Before that only the interpreter's start-up runs (about 40 ms), under
+Python's own handling. While the command works (``arm`` to ``disarm``, in ``cli.main``) a signal
+raises in the main thread, ``KeyboardInterrupt`` for SIGINT and ``Terminated`` for SIGTERM, so
+that the clean-up of what was being written runs (``ocolearn.io`` removes its temporaries) and
+``cli.main`` prints its one line; outside, it is only recorded. It is recorded (``received``) in
+any case, because Python drops an exception raised inside a finalizer (``__del__``), a garbage
+collector's callback (JAX's ``_xla_gc_callback``), a weak reference's or a ctypes callback
+(llvmlite's): a Ctrl-C there let training go on, write its model and exit 0. Where it can tell,
+the handler raises nothing there and sends the signal again 0.1 s later, to land outside; and a
+recorded signal is raised before every final rename of an output (``held``) and when the command
+ends, so nothing is written after a signal and the status is 130 or 143 wherever it was
+swallowed. What Python would print about such a dropped exception, or an extension module about
+an import cut by a signal, and a thread's traceback after a signal, are not printed.
 
 Nothing here imports more than the standard library's small modules: ``import ocolearn.cli``
 stays light.

@@ -140,7 +140,7 @@ def swallowed(signum):
     del thing
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_a_signal_whose_exception_was_dropped_still_stops_the_command_before_it_writes(
     tmp_path, capsys, monkeypatch, signum
 ):
@@ -163,6 +163,27 @@ def test_a_signal_whose_exception_was_dropped_still_stops_the_command_before_it_
     assert err.splitlines() == [f"{STOPPED[signum]}; outputs were left as they were"]
     assert [p.name for p in tmp_path.iterdir()] == ["d.svm"]
     assert signal.getsignal(signal.SIGTERM) is not interrupts._on_signal  # (put back as it was)
+
+
+def test_a_signal_whose_exception_was_dropped_ends_a_command_that_writes_no_file_with_its_status(
+    tmp_path, capsys, monkeypatch
+):
+    # Before: ``test`` printed its metrics and exited 0. Its status is checked as the command ends.
+    import ocolearn.pipeline
+
+    data, model = labelled_svmlight(tmp_path / "d.svm"), tmp_path / "m.npz"
+    assert main(["train", "--quiet", "--learner", "perceptron", str(data), "--model", str(model)]) == 0
+    capsys.readouterr()
+    real = ocolearn.pipeline.evaluate
+
+    def landing(*args, **kw):
+        swallowed(signal.SIGINT)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(ocolearn.pipeline, "evaluate", landing)
+    monkeypatch.setattr(interrupts, "_send_again", lambda signum: None)
+    assert main(["test", str(model), str(data)]) == 130
+    assert capsys.readouterr().err.splitlines() == ["ocolearn: interrupted; outputs were left as they were"]
 
 
 def test_a_signal_during_a_held_step_raises_after_it_and_only_while_armed():
