@@ -581,6 +581,8 @@ def _stoppable(argv) -> int:
         where = (
             f"; the last checkpoint is {checkpoint} (continue with --resume)"
             if checkpoint and Path(checkpoint).exists()
+            else " after its outputs were written"
+            if interrupts.written()
             else "; outputs were left as they were"
         )
         print(f"ocolearn: {'terminated' if signum == signal.SIGTERM else 'interrupted'}{where}", file=sys.stderr)

@@ -33,7 +33,7 @@ STATUS = {signal.SIGINT: 130, signal.SIGTERM: 143}  # 128 + the signal's number
 
 _received: list[int] = []  # the first signal received while the handlers are ours
 _resends: list = []  # the pending ``threading.Timer``s of ``_send_again``
-_state = {"armed": False, "held": 0}
+_state = {"armed": False, "held": 0, "written": 0}
 
 
 class Terminated(KeyboardInterrupt):
@@ -83,7 +83,7 @@ def restore(previous: dict | None) -> None:
 def arm() -> None:
     """From now on a signal raises its exception; one received before (``entry`` installs the
     handlers first) raises at once."""
-    _state["armed"] = True
+    _state.update(armed=True, written=0)
     check()
 
 
@@ -103,17 +103,23 @@ def check() -> None:
 
 
 @contextlib.contextmanager
-def held():
+def held(output: bool = True):
     """A step that must not be cut (an output's final rename and what must follow it): a signal
     received before raises on entry, nothing written; one received inside raises on exit, after
-    the step."""
+    the step. An ``output`` step done is counted (``written``: the stop's line says so)."""
     check()
     _state["held"] += 1
     try:
         yield
+        _state["written"] += output
     finally:
         _state["held"] -= 1
     check()
+
+
+def written() -> int:
+    """The outputs written (``held`` steps done) since ``arm``."""
+    return _state["written"]
 
 
 def _exception(signum: int) -> KeyboardInterrupt:

@@ -49,12 +49,18 @@ def atomic_lines(path, pieces) -> Path:
                     f.write(piece.encode() if isinstance(piece, str) else piece)
                 f.flush()
                 os.fsync(f.fileno())
-            with held():  # (nothing is written after a signal, nor a signal's exception raised mid-rename)
+            with held(output=_visible(target)):  # (nothing written after a signal, no signal cuts a rename)
                 os.replace(tmp, target)
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise
     return path
+
+
+def _visible(path: Path) -> bool:
+    """Whether ``path`` is an output of its own, not a file of a folder being written (one in a
+    temporary folder of ``atomic_folder``)."""
+    return not any(_TEMPORARY.match(folder.name) for folder in path.parents)
 
 
 def _target(path: Path, folder: bool = False) -> Path:

@@ -123,8 +123,11 @@ def test_a_signal_at_any_moment_ends_the_command_with_one_line_and_nothing_half_
             continue
         stopped[signum] += 1
         assert process.returncode == interrupts.STATUS[signum], said
-        assert err.splitlines() == [f"{STOPPED[signum]}; outputs were left as they were"], said
-        assert list(folder.iterdir()) == [], said  # nothing written, no temporary left
+        if err.splitlines() == [f"{STOPPED[signum]} after its outputs were written"]:  # (came as they were)
+            assert outputs(folder) == written, said
+        else:
+            assert err.splitlines() == [f"{STOPPED[signum]}; outputs were left as they were"], said
+            assert list(folder.iterdir()) == [], said  # nothing written, no temporary left
     assert all(stopped.values()), stopped  # (each signal stopped a run: the early ones, at least)
 
 
@@ -184,6 +187,27 @@ def test_a_signal_whose_exception_was_dropped_ends_a_command_that_writes_no_file
     monkeypatch.setattr(interrupts, "_send_again", lambda signum: None)
     assert main(["test", str(model), str(data)]) == 130
     assert capsys.readouterr().err.splitlines() == ["ocolearn: interrupted; outputs were left as they were"]
+
+
+def test_a_signal_during_the_final_rename_stops_the_command_after_it_and_says_so(tmp_path, capsys, monkeypatch):
+    # Before: "outputs were left as they were" (the model had been replaced), where the
+    # exception did not cut the rename.
+    import ocolearn.io
+
+    data, model = labelled_svmlight(tmp_path / "d.svm"), tmp_path / "m.npz"
+    real = os.replace
+
+    def renaming(source, target):
+        real(source, target)
+        if Path(target) == model:
+            signal.raise_signal(signal.SIGTERM)
+
+    monkeypatch.setattr(ocolearn.io.os, "replace", renaming)
+    assert main(["train", "--quiet", "--learner", "perceptron", str(data), "--model", str(model)]) == 143
+    assert capsys.readouterr().err.splitlines() == ["ocolearn: terminated after its outputs were written"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.svm", "m.npz"]
+    monkeypatch.undo()
+    assert main(["predict", str(model), str(data)]) == 0  # (whole)
 
 
 def test_a_signal_during_a_held_step_raises_after_it_and_only_while_armed():
