@@ -1,10 +1,10 @@
 """Ctrl-C (SIGINT) and SIGTERM: whenever one comes, the command ends with one line and 130 or 143
 (or, if it came after the command had finished, 0 and whole outputs), and nothing half-written.
 
-Before: of 20 ``train`` runs sent SIGTERM 0.3 to 2.5 s in, 16 ended with a traceback ending
-``ocolearn.cli.Terminated`` and status 1 (the signal came while ``main`` imported JAX, before its
-``try``); SIGINT had no handler of ours, and one that landed in JAX's ``_xla_gc_callback`` was
-dropped: training went on, wrote its model and exited 0."""
+Before (issue 42's trial): of 20 ``train`` runs sent SIGTERM 0.3 to 2.5 s in, 16 ended with a
+traceback ending ``ocolearn.cli.Terminated`` and status 1 (the signal came while ``main`` imported
+JAX, before its ``try``); SIGINT had no handler of ours, and one that landed in JAX's
+``_xla_gc_callback`` was dropped: training went on, wrote its model and exited 0 (5 of 20)."""
 
 import json
 import os
@@ -123,7 +123,7 @@ def test_a_signal_at_any_moment_ends_the_command_with_one_line_and_nothing_half_
             continue
         stopped[signum] += 1
         assert process.returncode == interrupts.STATUS[signum], said
-        if err.splitlines() == [f"{STOPPED[signum]} after its outputs were written"]:  # (came as they were)
+        if err.splitlines() == [f"{STOPPED[signum]} after its outputs were written"]:  # (during the last rename)
             assert outputs(folder) == written, said
         else:
             assert err.splitlines() == [f"{STOPPED[signum]}; outputs were left as they were"], said
@@ -147,8 +147,8 @@ def swallowed(signum):
 def test_a_signal_whose_exception_was_dropped_still_stops_the_command_before_it_writes(
     tmp_path, capsys, monkeypatch, signum
 ):
-    # Before: SIGINT's KeyboardInterrupt dropped there; training went on, wrote the model, exit 0
-    # (SIGTERM's was sent again 0.1 s later, by when a short command had written its output).
+    # Before: SIGINT's KeyboardInterrupt dropped there, with "Exception ignored" and a traceback;
+    # training went on, wrote the model, exit 0. SIGTERM's too (stopped by its sending again).
     import ocolearn.streaming
 
     data = labelled_svmlight(tmp_path / "d.svm")
