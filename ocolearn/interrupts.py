@@ -142,8 +142,11 @@ def _on_signal(signum, frame):
 
 
 def _dropped_here(frame) -> bool:
-    """Whether Python drops an exception raised at ``frame``: inside a ``__del__``, a callback of
-    the garbage collector (``gc.callbacks``) or llvmlite (its ctypes callbacks)."""
+    """Whether Python drops an exception raised at ``frame``: inside a ``__del__`` (llvmlite's
+    ``ObjectRef.__del__`` while a sweep compiles), a callback of the garbage collector
+    (``gc.callbacks``: JAX's ``_xla_gc_callback``) or llvmlite (its ctypes callbacks:
+    ``ExecutionEngine._raw_object_cache_notify`` while numba compiles the parser on a machine
+    whose numba cache is empty). A SIGTERM lost there let a sweep run on for hours."""
     import gc
 
     callbacks = {getattr(callback, "__code__", None) for callback in gc.callbacks}
