@@ -92,7 +92,7 @@ def plain(err, folder):
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the handlers in /proc (Linux)")
 @pytest.mark.parametrize("kind", ["train", "sweep"])
 def test_a_signal_at_any_moment_ends_the_command_with_one_line_and_nothing_half_written(tmp_path, kind):
-    """Ten tries, SIGTERM and SIGINT in turn, at moments spread evenly from the handlers' start
+    """Eight tries, SIGTERM and SIGINT in turn, at moments spread evenly from the handlers' start
     to the end of an uninterrupted run, measured first: imports, reading, compiling, learning,
     writing."""
     command = commands(tmp_path)[kind]
@@ -103,7 +103,7 @@ def test_a_signal_at_any_moment_ends_the_command_with_one_line_and_nothing_half_
     duration = time.monotonic() - begun
     assert process.returncode == 0, reference_err
     written = outputs(reference)
-    tries = 10
+    tries = 8
     stopped = {signum: 0 for signum in STOPPED}
     for k in range(tries):
         signum = (signal.SIGTERM, signal.SIGINT)[k % 2]
