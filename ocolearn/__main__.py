@@ -1,5 +1,11 @@
-"""``python -m ocolearn``: the ``ocolearn`` command (``ocolearn.cli.entry``)."""
+"""``python -m ocolearn``: the ``ocolearn`` command (``ocolearn.cli.entry``). The signal handlers
+are installed before ``ocolearn.cli`` is imported: a signal meanwhile is recorded, and ends the
+command as it starts."""
 
-from ocolearn.cli import entry
+from ocolearn import interrupts
+
+interrupts.install()
+
+from ocolearn.cli import entry  # noqa: E402
 
 entry()

@@ -34,11 +34,13 @@ import argparse
 import contextlib
 import difflib
 import os
+import signal
 import sys
 import warnings
 from pathlib import Path
 
 import ocolearn  # first: sets XLA's CPU flags before JAX starts (and imports no JAX itself)
+from ocolearn import interrupts
 from ocolearn.names import FORMATS, MAX_SEED, SCALES, TASKS, formats_reading, label_list_problem, unread_setting
 
 # Nothing here imports NumPy or JAX before the arguments are parsed: ``--help``, ``--version``
@@ -577,74 +579,42 @@ class Notice(UserWarning):
     warnings, until the command has succeeded (``_main``)."""
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM (``kill``, a scheduler's time limit), raised in the main thread like Ctrl-C's
-    KeyboardInterrupt, so that the same clean-up runs (temporary files and folders removed,
-    the last checkpoint named) and the process exits with 143 (128 + 15)."""
-
-
-_RESENDS: list = []  # the pending ``threading.Timer``s of ``_send_again``
-
-
-def _on_sigterm(signum, frame):
-    """Raise ``Terminated`` where the signal finds the main thread. Python drops what is raised
-    inside a finalizer (``__del__``: llvmlite's ``ObjectRef.__del__`` while a sweep compiles), a
-    garbage collector's callback (JAX's ``_xla_gc_callback``) or a ctypes callback (llvmlite's
-    ``ExecutionEngine._raw_object_cache_notify`` while numba compiles the parser on a machine
-    whose numba cache is empty), and the run went on for hours: there the handler only sends
-    the signal again 0.1 s later, to land outside. Elsewhere it raises, and sends it again too,
-    in case the raise lands in another place that drops it; the sends stop once ``Terminated`` is
-    being handled (its clean-up runs: it is ignored then) and are cancelled when ``main`` catches
-    it or ends."""
-    if isinstance(sys.exc_info()[1], Terminated):
-        return
-    _send_again(signum)
-    if not _dropped_here(frame):
-        raise Terminated
-
-
-def _dropped_here(frame) -> bool:
-    """Whether Python drops an exception raised at ``frame``: inside a ``__del__``, a callback of
-    the garbage collector (``gc.callbacks``) or llvmlite (its ctypes callbacks)."""
-    import gc
-
-    callbacks = {getattr(callback, "__code__", None) for callback in gc.callbacks}
-    while frame is not None:
-        code = frame.f_code
-        if code.co_name == "__del__" or code in callbacks or f"{os.sep}llvmlite{os.sep}" in code.co_filename:
-            return True
-        frame = frame.f_back
-    return False
-
-
-def _send_again(signum) -> None:
-    import threading
-
-    timer = threading.Timer(0.1, os.kill, (os.getpid(), signum))
-    timer.daemon = True
-    _RESENDS.append(timer)
-    timer.start()
-
-
-def _cancel_resends() -> None:
-    while _RESENDS:
-        _RESENDS.pop().cancel()
-
-
 def main(argv=None) -> int:
-    args = parser().parse_args(argv)
-    import signal
-    import threading
-
-    handler = (
-        signal.signal(signal.SIGTERM, _on_sigterm) if threading.current_thread() is threading.main_thread() else None
-    )
+    """The command's exit status. Ctrl-C and SIGTERM, whenever they come (the handlers are ours
+    from before the arguments are read to the end: ``ocolearn.interrupts``), end it with one line
+    and 130 or 143; so does any other exception raised after one of them (a C extension's import
+    failed under it, a computation cut)."""
+    previous = interrupts.install()
     try:
-        return _main(args)
+        return _stoppable(argv)
     finally:
-        _cancel_resends()
-        if handler is not None:  # (as it was: main may run inside another program)
-            signal.signal(signal.SIGTERM, handler)
+        interrupts.restore(previous)  # (as it was: main may run inside another program)
+
+
+def _stoppable(argv) -> int:
+    args = None
+    try:
+        interrupts.arm()
+        args = parser().parse_args(argv)
+        status = _main(args)
+        interrupts.check()  # a signal whose exception was dropped where it landed: nothing was written after it
+        interrupts.disarm()
+        return status
+    except BaseException as e:
+        interrupts.disarm()
+        if not isinstance(e, KeyboardInterrupt) and interrupts.received() is None:
+            raise
+        signum = interrupts.received() or (signal.SIGTERM if isinstance(e, interrupts.Terminated) else signal.SIGINT)
+        checkpoint = getattr(args, "checkpoint", None)
+        where = (
+            f"; the last checkpoint is {checkpoint} (continue with --resume)"
+            if checkpoint and Path(checkpoint).exists()
+            else " after its outputs were written"
+            if interrupts.written()
+            else "; outputs were left as they were"
+        )
+        print(f"ocolearn: {'terminated' if signum == signal.SIGTERM else 'interrupted'}{where}", file=sys.stderr)
+        return interrupts.STATUS[signum]
 
 
 def _main(args) -> int:
@@ -674,17 +644,6 @@ def _main(args) -> int:
         return 0
     except OSError as e:  # a folder given as a file, a full disk, no permission
         return _fail(_os_error(e))
-    except KeyboardInterrupt as e:
-        _cancel_resends()  # (caught: no signal is sent again)
-        checkpoint = getattr(args, "checkpoint", None)
-        where = (
-            f"; the last checkpoint is {checkpoint} (continue with --resume)"
-            if checkpoint and Path(checkpoint).exists()
-            else "; outputs were left as they were"
-        )
-        terminated = isinstance(e, Terminated)
-        print(f"ocolearn: {'terminated' if terminated else 'interrupted'}{where}", file=sys.stderr)
-        return 143 if terminated else 130
 
 
 def _os_error(e: OSError) -> str:
@@ -700,22 +659,30 @@ def _os_error(e: OSError) -> str:
 
 
 def _fail(message: str) -> int:
+    interrupts.check()  # (an error after a signal is the signal's doing: the signal's line is printed)
     print(f"ocolearn: error: {message}", file=sys.stderr)
     return 2
 
 
 def entry() -> None:
-    """The ``ocolearn`` command: ``main``'s status is the exit status. After Ctrl-C or SIGTERM
-    (its outputs cleaned up, its line printed) the process ends at once (``os._exit``): a normal
-    exit would first wait for a compiled computation still running, a sweep's chunk, to end."""
+    """The ``ocolearn`` command: ``main``'s status is the exit status. The signal handlers are
+    ours from here on (``python -m ocolearn`` installs them sooner). After Ctrl-C or SIGTERM (its
+    outputs cleaned up, its line printed) the process ends at once (``os._exit``): a normal exit
+    would first wait for a compiled computation still running, a sweep's chunk, to end. Once the
+    command has ended otherwise, its outputs written, the signals are ignored: Python's exit puts
+    the default handlers back, under which a signal in its last moments killed a finished
+    command (status -15 to ``subprocess``)."""
+    interrupts.install()
     status = main()
-    if status in (130, 143):
+    if status in interrupts.STATUS.values():
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
             except OSError:
                 pass
         os._exit(status)
+    for signum in interrupts.STATUS:
+        signal.signal(signum, signal.SIG_IGN)
     sys.exit(status)
 
 

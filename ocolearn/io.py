@@ -24,6 +24,8 @@ import secrets
 import shutil
 from pathlib import Path
 
+from ocolearn.interrupts import held
+
 _TEMPORARY = re.compile(
     r"^\.(?P<name>.+)\.ocolearn\.(?P<pid>\d+)\.(?P<nonce>[0-9a-f]{8})\.(?P<check>[0-9a-f]{8})\.tmp$"
 )
@@ -51,11 +53,18 @@ def atomic_lines(path, pieces) -> Path:
                     f.write(piece.encode() if isinstance(piece, str) else piece)
                 f.flush()
                 os.fsync(f.fileno())
-            os.replace(tmp, target)
+            with held(output=_visible(target)):  # (nothing written after a signal, no signal cuts a rename)
+                os.replace(tmp, target)
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise
     return path
+
+
+def _visible(path: Path) -> bool:
+    """Whether ``path`` is an output of its own, not a file of a folder being written (one in a
+    temporary folder of ``atomic_folder``)."""
+    return not any(_TEMPORARY.match(folder.name) for folder in path.parents)
 
 
 def _target(path: Path, folder: bool = False) -> Path:
@@ -158,16 +167,16 @@ def atomic_folder(path, command: str):
         with _naming(path):
             os.mkdir(tmp)  # (mode 0o777 less the umask: the permissions of a new folder of the user's)
         yield tmp
-        with _naming(path):
+        with _naming(path), held():  # (as atomic_lines; and the old folder is removed whole)
             if path.exists():
                 os.replace(path, old)
             os.replace(tmp, path)  # (another writer's folder made meanwhile: ENOTEMPTY, an error naming path)
+            shutil.rmtree(old, ignore_errors=True)
     except BaseException:
         if old.exists() and not path.exists():
             os.replace(old, path)  # interrupted between the two renames: the old folder goes back
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    shutil.rmtree(old, ignore_errors=True)
 
 
 def _no_other_writer(path: Path) -> None:

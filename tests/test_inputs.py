@@ -379,7 +379,7 @@ def test_sigterm_cleans_up_and_exits_143_as_ctrl_c_does(tmp_path, capsys, monkey
         status == 143 and err.strip() == f"ocolearn: terminated; the last checkpoint is {ckpt} (continue with --resume)"
     )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.npz", "d.svm"]
-    assert signal.getsignal(signal.SIGTERM) is not ocolearn.cli._on_sigterm  # (put back as it was)
+    assert signal.getsignal(signal.SIGTERM) is not ocolearn.interrupts._on_signal  # (put back as it was)
 
 
 RIDGE = (
@@ -964,82 +964,6 @@ def test_huge_metrics_and_long_per_pass_lists_are_printed_readably(tmp_path, cap
     assert status == 0 and len(mistakes.split()) == 3 + 5 + 4 + 5 and "... (20 more) ..." in mistakes
     losses = next(line for line in err.splitlines() if line.startswith("progressive loss per pass: "))
     assert "... (20 more) ..." in losses and len(losses.split()) == 4 + 5 + 4 + 5 + 4
-
-
-def test_sigterm_where_python_drops_exceptions_is_sent_again_instead_of_lost(monkeypatch):
-    """Python drops an exception raised in a ``__del__`` or a garbage collector's callback: a
-    SIGTERM whose ``Terminated`` landed in llvmlite's ``ObjectRef.__del__``, or in JAX's
-    ``_xla_gc_callback``, while a sweep ran was lost, and the sweep ran on (the flaky
-    SIGTERM-during-a-sweep test: 3 of 25 tries). There the handler sends the signal again a
-    moment later instead; elsewhere it raises, and sends it again too (in case the raise is
-    dropped somewhere unforeseen) until ``Terminated`` is being handled."""
-    import gc
-    import sys
-    import time
-
-    from ocolearn import cli
-
-    sent = []
-    monkeypatch.setattr(cli.os, "kill", lambda pid, signum: sent.append((pid, signum)))
-
-    def sent_once():
-        for _ in range(100):
-            if sent:
-                break
-            time.sleep(0.01)
-        assert sent.pop() == (os.getpid(), 15) and not sent
-
-    class Finalized:
-        def __del__(self):
-            cli._on_sigterm(15, sys._getframe())
-
-    Finalized()  # (collected at once: its __del__ runs the handler)
-    sent_once()
-
-    def collecting(phase, info):
-        if phase == "start":
-            cli._on_sigterm(15, sys._getframe())
-
-    gc.callbacks.append(collecting)
-    try:
-        gc.collect()  # (no "Exception ignored": nothing was raised there)
-    finally:
-        gc.callbacks.remove(collecting)
-    sent_once()
-    with pytest.raises(cli.Terminated):
-        cli._on_sigterm(15, sys._getframe())
-    sent_once()
-    try:
-        raise cli.Terminated
-    except cli.Terminated:
-        cli._on_sigterm(15, sys._getframe())  # being handled: nothing raised, nothing sent
-    time.sleep(0.2)
-    assert not sent
-
-
-def test_sigterm_inside_an_llvmlite_callback_is_sent_again_instead_of_lost(monkeypatch):
-    """Python also ignores what a ctypes callback raises: on a fresh clone (numba's cache empty)
-    the SIGTERM-during-a-sweep test's ``Terminated`` landed in llvmlite's
-    ``ExecutionEngine._raw_object_cache_notify`` while numba compiled the parser, and the sweep
-    ran on (2 of 7 full runs). In llvmlite's code the handler sends the signal again."""
-    import sys
-    import time
-
-    import llvmlite
-
-    from ocolearn import cli
-
-    sent = []
-    monkeypatch.setattr(cli.os, "kill", lambda pid, signum: sent.append((pid, signum)))
-    where = os.path.join(os.path.dirname(llvmlite.__file__), "binding", "executionengine.py")
-    callback = {}
-    exec(compile("def notify(handler, frame):\n    handler(15, frame())\n", where, "exec"), callback)
-    callback["notify"](cli._on_sigterm, sys._getframe)
-    for _ in range(100):
-        if sent:
-            break
-        time.sleep(0.01)
-    assert sent == [(os.getpid(), 15)]
 
 
 def test_two_integer_targets_read_as_classes_by_a_regression_loss_are_noted(tmp_path, capsys):
