@@ -190,3 +190,26 @@ def test_a_data_file_that_is_a_link_loop_is_one_line(tmp_path, capsys):
     assert train(capsys, data, tmp_path / "m.npz")[0] == 0
     one_line_error(*call(capsys, "predict", tmp_path / "m.npz", a, "--out", tmp_path / "p.txt")[::2], say)
     one_line_error(*call(capsys, "predict", a, data)[::2], say)
+
+
+# Errors that named neither file nor key -----------------------------------------------------------
+
+
+def test_classes_set_against_the_data_name_the_file_and_the_option(tmp_path, capsys):
+    # Before: "y row 2: class 2 is not one of 0..1 (classes = 2)", naming neither.
+    data = tmp_path / "d.svm"
+    data.write_text("1 1:1\n2 2:1\n3 1:2\n1 2:2\n")
+    for classes in (2, 4):
+        err = train(capsys, data, tmp_path / "m.npz", "--set", f"classes={classes}")[2]
+        one_line_error(2, err, f"{data}: 3 labels, but the learner has --set classes={classes}")
+    assert train(capsys, data, tmp_path / "m.npz", "--set", "classes=3")[0] == 0
+
+
+def test_a_synthetic_stream_of_one_label_names_its_key_not_an_array(tmp_path):
+    # Before: "<arrays 2 x 10>: task = 'binary' needs exactly two labels, the data has 1": a key the
+    # study file does not hold, and arrays it never named.
+    from ocolearn.study import DatasetSpec, read_dataset
+
+    spec = DatasetSpec("hyperplane", rows=2, features=10, noise=0.0, seed=1)
+    with pytest.raises(DataError, match=r"^rows = 2: every row drawn \(seed 1\) has the label -1; a binary stream"):
+        read_dataset(spec, "datasets[0].task")
