@@ -89,6 +89,8 @@ def test_one_number_written_two_ways_is_refused_in_svmlight_and_mira_as_in_csv(t
     assert scan(Source(str(svm))).labels.spellings == ("-1", "1", "1.0")
     regression = ("--learner", "ogd", "--task", "regression")
     assert call(capsys, "train", svm, "--model", tmp_path / "m.npz", "--quiet", *regression)[0] == 0
+    svm.write_bytes(b"\xef\xbb\xbf# c\n\n  +1 1:1\r\n-1 2:1 # x\r\n+1\t1:2\r\n")  # (the label's bytes alone)
+    assert scan(Source(str(svm))).labels.spellings == ("+1", "-1")
     svm.write_text("+1 1:1\n-1 2:1\n" * 3)  # (one spelling each: the classes are named as before, by value)
     assert train(capsys, svm, tmp_path / "m.npz")[0] == 0 and load(tmp_path / "m.npz").labels == ["-1", "1"]
 

@@ -383,7 +383,13 @@ def scan(source: Source) -> Scan:
     """One pass over the file (see ``Scan``)."""
     names, top, width, runs, previous, rows, top_line = set(), -1, 1, 0, None, 0, 0
     spellings = set()  # (svmlight's labels as written: numbers, named by %g)
-    for data, first_line, _, (block, _) in _parsed(source, Position()):
+    spelled = source.labelled and source.format == "svmlight"
+
+    def found(block, data, first_line, _):  # (on the parsing thread)
+        written = svmlight.label_spellings(data, first_line, block) if spelled and len(block.labels) else set()
+        return _owned(block), written
+
+    for _, _, _, ((block, written), _) in _parsed(source, Position(), found):
         if not len(block.labels):
             continue
         if len(names) <= MAX_LABELS:
@@ -396,8 +402,8 @@ def scan(source: Source) -> Scan:
             raise DataError(
                 f"{source.path}, line {line}: a line without a label (it starts with a feature); training needs labels"
             )
-        if source.labelled and source.format == "svmlight" and len(spellings) <= MAX_LABELS:
-            spellings |= svmlight.label_spellings(data, first_line, block)
+        if len(spellings) <= MAX_LABELS:
+            spellings |= written
         runs += int(np.count_nonzero(labels[1:] != labels[:-1])) + (previous is None or labels[0] != previous)
         previous, rows = labels[-1], rows + len(labels)
         if block.indices.size and int(block.indices.max()) > top:

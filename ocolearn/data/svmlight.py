@@ -231,47 +231,53 @@ def parse_block(data: bytes, first_line: int, source, slow, copy=True) -> Block:
 
 
 @numba.njit(cache=True, nogil=True)
-def _label_spans(buf, starts):
-    """``(start, stop)`` of the label token of each line starting at ``starts``."""
-    spans = np.empty((starts.size, 2), np.int64)
-    for r in range(starts.size):
-        i = starts[r]
-        while i < buf.size and (buf[i] == 32 or buf[i] == 9 or buf[i] == 13):
+def _written(buf, lines, labels):
+    """``(start, stop)`` of the label of the rows that show how a block's labels are written:
+    the first row of each value, and the first row written otherwise than its value's first (if
+    any). ``lines``: each row's line in ``buf`` (0-based, increasing); ``labels``: their values."""
+    n = lines.size
+    spans = np.empty((n, 2), np.int64)
+    i, line = 0, 0
+    for r in range(n):
+        while line < lines[r]:  # (to the row's line)
+            while buf[i] != 10:
+                i += 1
             i += 1
-        j = i
-        while not _ends_token(buf, j):
-            j += 1
-        spans[r, 0], spans[r, 1] = i, j
-    return spans
-
-
-@numba.njit(cache=True, nogil=True)
-def _spelled_otherwise(buf, spans, first):
-    """The first row whose label bytes differ from those of row ``first[row]``, or -1."""
-    for r in range(spans.shape[0]):
-        a, b, c, d = spans[r, 0], spans[r, 1], spans[first[r], 0], spans[first[r], 1]
-        if b - a != d - c:
-            return r
-        for k in range(b - a):
-            if buf[a + k] != buf[c + k]:
-                return r
-    return -1
+            line += 1
+        a = i
+        while buf[a] == 32 or buf[a] == 9 or buf[a] == 13:
+            a += 1
+        b = a
+        while not _ends_token(buf, b):
+            b += 1
+        spans[r, 0], spans[r, 1] = a, b
+    first = numba.typed.Dict.empty(numba.float64, numba.int64)
+    keep, other = [], -1
+    for r in range(n):
+        if labels[r] not in first:
+            first[labels[r]] = r
+            keep.append(r)
+        elif other < 0:
+            f = first[labels[r]]
+            a, b, c, d = spans[r, 0], spans[r, 1], spans[f, 0], spans[f, 1]
+            same = b - a == d - c
+            for k in range(b - a if same else 0):
+                same = same and buf[a + k] == buf[c + k]
+            if not same:
+                other = r
+    if other >= 0:
+        keep.append(other)
+    return spans[np.array(keep, np.int64)]
 
 
 def label_spellings(data, first_line: int, block: Block) -> set[str]:
     """How the labels of a block of labelled rows (``data`` its bytes, lines from ``first_line``)
-    are written: the first row's of each value, and the first row written otherwise than its
-    value's first row (if any). Across blocks, these hold two spellings of a number wherever
-    the file does, which the task's rule refuses (``ocolearn.data.task``), as for names."""
+    are written: the first row's of each value, and that of the first row written otherwise
+    than its value's first row (if any). Across blocks, these hold two spellings of a number
+    wherever the file does, which the task's rule refuses (``ocolearn.data.task``), as for names."""
     buf = np.frombuffer(data, np.uint8)
-    starts = np.r_[0, np.flatnonzero(buf == 10) + 1][block.lines - first_line]
-    spans = _label_spans(buf, starts)
-    _, first, inverse = np.unique(block.labels, return_index=True, return_inverse=True)
-    rows = first.tolist()
-    other = _spelled_otherwise(buf, spans, first[inverse.reshape(-1)])
-    if other >= 0:
-        rows.append(other)
-    return {bytes(buf[a:b]).decode("ascii", "replace") for a, b in spans[rows]}
+    spans = _written(buf, block.lines - first_line, block.labels.astype(np.float64))
+    return {bytes(buf[a:b]).decode("ascii", "replace") for a, b in spans}
 
 
 def svmlight_lines(data: bytes, first_line: int, path, labelled=True) -> Block:
