@@ -23,15 +23,28 @@ def csv_train(capsys, data, model, *options):
     return train(capsys, data, model, "--format", "csv", "--target", "y", *options)
 
 
-def refused_at_once(capsys, *args):
-    """``call`` on a thread: an input that blocks (a named pipe no one writes) must be refused,
-    not waited on; a hang fails here (the thread is left blocked) rather than hanging the suite."""
+def at_once(function, *args):
+    """``function(*args)`` on a thread: an input that blocks (a named pipe no one writes) must be
+    refused, not waited on; a hang fails here (the thread is left blocked) rather than hanging
+    the suite. Its result, or the exception it raised."""
     result = []
-    thread = threading.Thread(target=lambda: result.append(call(capsys, *args)), daemon=True)
+
+    def run():
+        try:
+            result.append(function(*args))
+        except Exception as e:  # (handed to the test)
+            result.append(e)
+
+    thread = threading.Thread(target=run, daemon=True)
     thread.start()
     thread.join(60)
-    assert result, f"ocolearn {' '.join(map(str, args))} still runs: it waits on its input"
+    assert result, f"{function.__name__}{args} still runs: it waits on its input"
     return result[0]
+
+
+def refused_at_once(capsys, *args):
+    """``call`` on a thread (``at_once``)."""
+    return at_once(call, capsys, *args)
 
 
 # Silently wrong ---------------------------------------------------------------------------------
@@ -215,3 +228,13 @@ def test_a_synthetic_stream_of_one_label_names_its_key_not_an_array(tmp_path):
     spec = DatasetSpec("hyperplane", rows=2, features=10, noise=0.0, seed=1)
     with pytest.raises(DataError, match=r"^rows = 2: every row drawn \(seed 1\) has the label -1; a binary stream"):
         read_dataset(spec, "datasets[0].task")
+
+
+def test_a_table_that_is_a_named_pipe_is_refused_unopened(tmp_path):
+    # Before: read_csv (export's and a config's tables) waited on the pipe for a writer.
+    from ocolearn.data import read_csv
+
+    fifo = tmp_path / "t.csv"
+    os.mkfifo(fifo)
+    error = at_once(read_csv, fifo)
+    assert isinstance(error, DataError) and str(error).startswith(f"{fifo}: a pipe"), error

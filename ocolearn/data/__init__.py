@@ -292,6 +292,7 @@ def parse_csv(lines, source: str) -> dict[str, np.ndarray]:
 def read_csv(path) -> dict[str, np.ndarray]:
     """A table from a CSV file with a header line (see ``parse_csv``)."""
     path = Path(path)
+    regular_file(path)
     try:
         with path.open(newline="", encoding="utf-8-sig") as f:  # (a byte-order mark is not part of a name)
             return parse_csv(f, str(path))
