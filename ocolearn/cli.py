@@ -255,11 +255,15 @@ def _test(args) -> int:
 
 
 def _same_file(a, b) -> bool:
-    """Whether paths ``a`` and ``b`` name one file (through links too), or would."""
+    """Whether paths ``a`` and ``b`` name one file (through links too), or would; not where a
+    path cannot be resolved (a link loop: reading or writing it names it)."""
     try:
         return os.path.samefile(a, b)
     except OSError:  # (one does not exist yet)
-        return Path(a).resolve() == Path(b).resolve()
+        try:
+            return Path(a).resolve() == Path(b).resolve()
+        except (OSError, RuntimeError):  # (RuntimeError: Python 3.11's "Symlink loop")
+            return False
 
 
 def _not_an_input(option: str, path, inputs, documents: bool = True, folder: bool = False) -> None:

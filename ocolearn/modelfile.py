@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ocolearn.data import DataError
+from ocolearn.data import DataError, regular_file
 from ocolearn.io import atomic_write, json_text
 from ocolearn.learners.base import positive
 from ocolearn.names import FORMATS
@@ -58,7 +58,8 @@ def save(model: Model, path) -> None:
 
 def load(path) -> Model:
     """Read and check a model file; a file that is not one, or a model that cannot be right
-    (``check``), is a ``DataError`` naming it."""
+    (``check``), is a ``DataError`` naming it; so is a named pipe or a device (``regular_file``)."""
+    regular_file(path, "model file")
     try:
         with np.load(path, allow_pickle=False) as f:
             arrays = {key: f[key] for key in ("w", "labels", "settings", "offset")}

@@ -316,6 +316,11 @@ def check_learner(learner: Learner, task: str, labels=(), where="the data", keys
         )
     elif task == "binary" and getattr(learner, "classes", 0) not in (0, 2):
         raise DataError(f"{where}: 2 labels, but the learner has {_setting(keys, 'classes', learner.classes)}")
+    elif task == "multiclass" and learner.classes != len(labels):  # (else: "y row 1: class 2 is not one of 0..1")
+        raise DataError(
+            f"{where}: {len(labels)} labels, but the learner has {_setting(keys, 'classes', learner.classes)} "
+            "(leave classes out: it is set from the data)"
+        )
 
 
 def _is_integer(label: str) -> bool:

@@ -11,6 +11,9 @@ import gzip
 import io
 import lzma
 import math
+import os
+import stat
+import unicodedata
 import zlib
 from importlib import resources
 from pathlib import Path
@@ -79,9 +82,12 @@ def shown_names(names, count: int = 12) -> str:
     return listed + (f", ... ({len(names)} in all)" if len(names) > count else "")
 
 
-# A target cell that holds no value: empty, or a missing-value marker (R's NA, and pandas'
-# read_csv's default markers but "None"), never a class of its own nor a label of regression.
-MISSING = frozenset({"", "NA", "N/A", "n/a", "#N/A", "<NA>", "NaN", "nan", "-NaN", "-nan", "NULL", "null"})
+# A target cell that holds no value: empty, or a missing-value marker (R's NA, pandas' read_csv's
+# default markers, UCI's ?), never a class of its own nor a label of regression.
+MISSING = frozenset(
+    {"", "?", "NA", "N/A", "n/a", "#N/A", "#N/A N/A", "#NA", "<NA>", "NaN", "nan", "-NaN", "-nan", "NULL", "null"}
+    | {"None", "-1.#IND", "1.#IND", "-1.#QNAN", "1.#QNAN"}
+)
 
 
 def check_target(cell: str, where: str, column: str) -> None:
@@ -89,6 +95,22 @@ def check_target(cell: str, where: str, column: str) -> None:
     if cell in MISSING:
         what = "is empty" if not cell else f"holds {cell!r}, a missing value"
         raise DataError(f"{where}: the target column {column!r} {what}")
+
+
+def check_labels(labels, lines, place) -> None:
+    """Refuse a class label holding a control character (a tab, a line break) or a line or
+    paragraph separator, naming ``place(line)`` of its first row (``lines``: each label's):
+    ``predict`` prints one label a line (a text model's after a tab), which it would break apart."""
+    labels = np.asarray(labels)
+    for name in np.unique(labels).tolist():
+        bad = next((c for c in name if unicodedata.category(c) in ("Cc", "Zl", "Zp")), None)
+        if bad is not None:
+            where = place(int(lines[np.argmax(labels == name)]))  # (a text document's path holds the label)
+            raise DataError(
+                f"{where if where.isprintable() else repr(where)}: the label {shown(name)} holds the control "
+                f"character {bad!r}; a label is printed one a line, so it holds no tab, line break or other "
+                "control character"
+            )
 
 
 def header_names(fields, source) -> list[str]:
@@ -127,6 +149,7 @@ def open_binary(path):
     compressed file that is cut short or corrupt is an error naming it (``_Decompressed``)."""
     path = Path(path)
     not_standard_input(path)
+    regular_file(path)
     try:
         opened = OPENERS.get(path.suffix, open)(path, "rb")
     except FileNotFoundError:
@@ -145,6 +168,32 @@ def open_binary(path):
             opened.close()
             raise DataError(f"{path}: looks {COMPRESSION[suffix]}-compressed: name it with {suffix}")
     return opened
+
+
+SPECIAL = {
+    stat.S_IFIFO: "a named pipe (FIFO)",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+}
+
+
+def regular_file(path, what: str = "data file") -> None:
+    """Refuse ``path`` before it is opened unless it is a regular file or a folder (through
+    links; a missing path and a folder are each opener's to name): a named pipe would block the
+    opening until a writer came, a device (``/dev/zero``) never ends, a link loop or a path
+    that cannot be read is the system's words naming the path."""
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    except OSError as e:  # (ELOOP: "Too many levels of symbolic links", EACCES)
+        raise DataError(f"{path}: {e.strerror or e}") from None
+    kind = SPECIAL.get(stat.S_IFMT(mode))
+    if kind == SPECIAL[stat.S_IFIFO] and what == "data file":
+        raise DataError(f"{path}: {PIPE}")
+    if kind:
+        raise DataError(f"{path}: {kind}, not a {what}; ocolearn reads regular files only")
 
 
 BOM = b"\xef\xbb\xbf"  # UTF-8's byte-order mark, which editors on Windows (and Excel) write first
@@ -243,6 +292,7 @@ def parse_csv(lines, source: str) -> dict[str, np.ndarray]:
 def read_csv(path) -> dict[str, np.ndarray]:
     """A table from a CSV file with a header line (see ``parse_csv``)."""
     path = Path(path)
+    regular_file(path)
     try:
         with path.open(newline="", encoding="utf-8-sig") as f:  # (a byte-order mark is not part of a name)
             return parse_csv(f, str(path))

@@ -22,7 +22,7 @@ from ocolearn.data import (
     shown_names,
     skip_bom,
 )
-from ocolearn.data.sparse_text import Block, Reader, _decode, _value, byte_blocks
+from ocolearn.data.sparse_text import Block, Reader, _decode, _value, byte_blocks, read_line
 
 
 def csv_rows(lines, source, header, first_line: int):
@@ -65,7 +65,7 @@ def csv_header(path) -> list[str]:
     out; a repeated name is an error (``header_names``)."""
     with open_binary(path) as f:
         skip_bom(f)
-        line = f.readline()
+        line = read_line(f, path)
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError:
@@ -90,18 +90,17 @@ def csv_columns(path, target: str, columns=(), labelled=True):
     if labelled and target not in header:
         hint = "needs --target, the column of labels" if not target else f"has no column {shown(target)} (the target)"
         raise DataError(f"{path}: the CSV file {hint}; columns: {shown_names(header)}")
-    t = header.index(target) if target in header else None
+    position = {name: j for j, name in enumerate(header)}  # (names are distinct: ``header_names``)
+    t = position.get(target)
     names = list(columns) or [h for j, h in enumerate(header) if j != t]
     if not names:  # (a model of no features: nothing could ever read it)
         raise DataError(
             f"{path}: no feature columns besides the target {shown(target)}; columns: {shown_names(header)}"
         )
-    missing = [n for n in names if n not in header]
-    if missing:
-        raise DataError(
-            f"{path}: no column {shown(missing[0])} (a feature of the model); columns: {shown_names(header)}"
-        )
-    return t, [header.index(n) for n in names], header
+    missing = next((n for n in names if n not in position), None)
+    if missing is not None:
+        raise DataError(f"{path}: no column {shown(missing)} (a feature of the model); columns: {shown_names(header)}")
+    return t, [position[n] for n in names], header
 
 
 def csv_lines(data: bytes, first_line: int, path, target, features, header) -> Block:

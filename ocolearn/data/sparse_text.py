@@ -22,6 +22,26 @@ FLOAT32_MAX = float(np.finfo(np.float32).max)  # a larger number would be infini
 # Text read and parsed at a time: 2 MB holds about 100 MB less than 8 MB did while the parsing
 # threads work (measured streaming the 2 GB benchmark file), at the same speed.
 BLOCK_BYTES = 2 << 20
+# The longest line a reader takes: a longer one (a file without line breaks, ``/dev/zero``
+# through a link) is refused by ``line_too_long`` once this much of it is read, not held whole.
+MAX_LINE_BYTES = 64 << 20
+
+
+def line_too_long(path, line: int) -> DataError:
+    """The error for line ``line`` of ``path`` running past ``MAX_LINE_BYTES``."""
+    return DataError(
+        f"{path}, line {line}: more than {MAX_LINE_BYTES:,} bytes without a line break; "
+        f"a line of a data file is at most {MAX_LINE_BYTES:,} bytes (is it a data file?)"
+    )
+
+
+def read_line(f, path, line: int = 1) -> bytes:
+    """The next line of the open file ``f`` (line ``line`` of ``path``), read no further than
+    ``MAX_LINE_BYTES`` (``line_too_long``)."""
+    text = f.readline(MAX_LINE_BYTES + 1)
+    if len(text) > MAX_LINE_BYTES:
+        raise line_too_long(path, line)
+    return text
 
 
 class Block(NamedTuple):
@@ -61,14 +81,17 @@ class Reader(NamedTuple):
 def byte_blocks(source, start, size=None):
     """``(whole lines as a uint8 array, first line number, offset of its start)`` of a file
     from ``start``; the last line may lack its newline (a truncated file). Each block is read
-    into a fresh array (no copies of the bytes but the partial line carried to the next one)
-    and its newlines are counted by compiled code, off the GIL."""
+    into a fresh array (no copies of the bytes but the partial line carried to the next one,
+    read on in doubling sizes) and its newlines are counted by compiled code, off the GIL. A line
+    longer than ``MAX_LINE_BYTES`` is an error naming it (``line_too_long``)."""
     size = size or BLOCK_BYTES
     with open_binary(source.path) as f:
         offset = skip_bom(f) if start.offset == 0 else f.seek(start.offset)
         rest, line = np.zeros(0, np.uint8), start.line
         while True:
-            data = np.empty(rest.size + size, np.uint8)
+            if rest.size > MAX_LINE_BYTES:
+                raise line_too_long(source.path, line)
+            data = np.empty(rest.size + max(size, rest.size), np.uint8)
             data[: rest.size] = rest
             got = f.readinto(memoryview(data)[rest.size :])
             if not got:

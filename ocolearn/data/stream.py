@@ -33,7 +33,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ocolearn.data import DataError, arrays, csvfile, mira, shown, svmlight, textdirs
+from ocolearn.data import DataError, arrays, check_labels, csvfile, mira, shown, svmlight, textdirs
 from ocolearn.data.sparse_text import (
     FLOAT32_MAX,
     Block,
@@ -382,17 +382,28 @@ class Scan(NamedTuple):
 def scan(source: Source) -> Scan:
     """One pass over the file (see ``Scan``)."""
     names, top, width, runs, previous, rows, top_line = set(), -1, 1, 0, None, 0, 0
-    for _, _, _, (block, _) in _parsed(source, Position()):
+    spellings = set()  # (svmlight's labels as written: numbers, named by %g)
+    spelled = source.labelled and source.format == "svmlight"
+
+    def found(block, data, first_line, _):  # (on the parsing thread)
+        written = svmlight.label_spellings(data, first_line, block) if spelled and len(block.labels) else set()
+        return _owned(block), written
+
+    for _, _, _, ((block, written), _) in _parsed(source, Position(), found):
         if not len(block.labels):
             continue
         if len(names) <= MAX_LABELS:
             names.update(label_names(block.labels).tolist())
         labels = block.labels
+        if source.labelled and labels.dtype.kind in "US":  # (names; svmlight's numbers are printed by %g)
+            check_labels(labels, block.lines, partial(reader_of(source).place, source))
         if source.labelled and source.format == "svmlight" and np.isnan(labels).any():  # (NaN: no label)
             line = int(block.lines[np.flatnonzero(np.isnan(labels))[0]])
             raise DataError(
                 f"{source.path}, line {line}: a line without a label (it starts with a feature); training needs labels"
             )
+        if len(spellings) <= MAX_LABELS:
+            spellings |= written
         runs += int(np.count_nonzero(labels[1:] != labels[:-1])) + (previous is None or labels[0] != previous)
         previous, rows = labels[-1], rows + len(labels)
         if block.indices.size and int(block.indices.max()) > top:
@@ -411,5 +422,9 @@ def scan(source: Source) -> Scan:
     found = sorted(names, key=float if numeric else None)[:MAX_LABELS]
     shift = _shift(source)
     return Scan(
-        Labels(found, numeric, integral, more), top + 1 - shift, width, 2 <= len(names) == runs < rows, top_line
+        Labels(found, numeric, integral, more, tuple(sorted(spellings))),
+        top + 1 - shift,
+        width,
+        2 <= len(names) == runs < rows,
+        top_line,
     )

@@ -230,6 +230,56 @@ def parse_block(data: bytes, first_line: int, source, slow, copy=True) -> Block:
     return Block(own(labels[:n]), own(indptr[: n + 1]), own(indices[:nnz]), own(values[:nnz]), lines[:n] + first_line)
 
 
+@numba.njit(cache=True, nogil=True)
+def _written(buf, lines, labels):
+    """``(start, stop)`` of the label of the rows that show how a block's labels are written:
+    the first row of each value, and the first row written otherwise than its value's first (if
+    any). ``lines``: each row's line in ``buf`` (0-based, increasing); ``labels``: their values."""
+    n = lines.size
+    spans = np.empty((n, 2), np.int64)
+    i, line = 0, 0
+    for r in range(n):
+        while line < lines[r]:  # (to the row's line)
+            while buf[i] != 10:
+                i += 1
+            i += 1
+            line += 1
+        a = i
+        while buf[a] == 32 or buf[a] == 9 or buf[a] == 13:
+            a += 1
+        b = a
+        while not _ends_token(buf, b):
+            b += 1
+        spans[r, 0], spans[r, 1] = a, b
+    first = numba.typed.Dict.empty(numba.float64, numba.int64)
+    keep, other = [], -1
+    for r in range(n):
+        if labels[r] not in first:
+            first[labels[r]] = r
+            keep.append(r)
+        elif other < 0:
+            f = first[labels[r]]
+            a, b, c, d = spans[r, 0], spans[r, 1], spans[f, 0], spans[f, 1]
+            same = b - a == d - c
+            for k in range(b - a if same else 0):
+                same = same and buf[a + k] == buf[c + k]
+            if not same:
+                other = r
+    if other >= 0:
+        keep.append(other)
+    return spans[np.array(keep, np.int64)]
+
+
+def label_spellings(data, first_line: int, block: Block) -> set[str]:
+    """How the labels of a block of labelled rows (``data`` its bytes, lines from ``first_line``)
+    are written: the first row's of each value, and that of the first row written otherwise
+    than its value's first row (if any). Across blocks, these hold two spellings of a number
+    wherever the file does, which the task's rule refuses (``ocolearn.data.task``), as for names."""
+    buf = np.frombuffer(data, np.uint8)
+    spans = _written(buf, block.lines - first_line, block.labels.astype(np.float64))
+    return {bytes(buf[a:b]).decode("ascii", "replace") for a, b in spans}
+
+
 def svmlight_lines(data: bytes, first_line: int, path, labelled=True) -> Block:
     """The exact, line-by-line svmlight parser (see ``ocolearn.data.svmlight``): the same rows
     as the compiled one, or the error naming the file, the line and the expected form (or the

@@ -30,6 +30,7 @@ class Labels(NamedTuple):
     numeric: bool = False  # every label is a number
     integral: bool = False  # ... and a whole number
     more: bool = False  # there were more than MAX_LABELS distinct labels
+    spellings: tuple = ()  # the labels as written where ``names`` are not (svmlight's numbers, named by %g)
 
 
 def declaring(key: str, *tasks: str) -> str:
@@ -55,7 +56,7 @@ def infer(labels: Labels, declared: str = "", where: str = "the data", key: str 
         return declared
     if real and not declared:
         return "regression"
-    _written_alike(labels.names, where)
+    _written_alike(labels.spellings or labels.names, where)
     if declared:
         if labels.more:
             raise DataError(
@@ -89,14 +90,15 @@ def of_listed(names, declared: str = "", key: str = "--task", where: str = "the 
 
 
 def _written_alike(names, where: str) -> None:
-    """Classes named by numbers: one number written two ways (``1`` and ``1.0``, ``01``, ``+1``)
-    would be two classes, an error naming both (svmlight labels are numbers already: one name)."""
+    """Classes named by numbers, as written in any format: one number written two ways (``1``
+    and ``1.0``, ``01``, ``+1``) is an error naming both (as names two classes, as numbers one:
+    either would be a guess)."""
     twice = written_twice(names)
     if twice:
         a, b = sorted(twice)
         raise DataError(
-            f"{where}: the labels {shown(a)} and {shown(b)} are one number written two ways, "
-            "which would be two classes; write each class alike"
+            f"{where}: the labels {shown(a)} and {shown(b)} are one number written two ways "
+            "(two classes as names, one as numbers); write each class alike"
         )
 
 

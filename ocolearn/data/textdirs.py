@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ocolearn.data import DataError, not_standard_input
+from ocolearn.data import DataError, not_standard_input, regular_file
 from ocolearn.data.sparse_text import (
     DEFAULT_BITS,
     Block,
@@ -124,6 +124,7 @@ def text_documents(root, seed=None, labelled=True) -> list[tuple[str, Path]]:
             if path.is_dir():  # (its documents are named by their path in it: give it alone)
                 raise DataError(f"{path}: a folder among {len(paths)} paths; give a folder alone, or document files")
             not_standard_input(path)
+            regular_file(path, "document")
             if not path.is_file():
                 raise DataError(f"{path}: no such file or folder")
         files = [("", path) for path in paths]
