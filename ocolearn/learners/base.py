@@ -121,6 +121,8 @@ def ball_in_norm(ball, v, S, intercept=False):
     is ``(u_h - v_h)' S_hh^-1 (u_h - v_h)`` (``S_hh^-1`` is the Schur complement of ``S^-1``'s
     ``bb`` block): so ``u_h`` is the ball's projection of ``v_h`` in the norm of ``S_hh^-1``."""
     n = v.shape[0] - 1 if intercept else v.shape[0]
+    if n == 0:  # an intercept alone: nothing to bound
+        return v
     kappa, Q = jnp.linalg.eigh(S[:n, :n])
     h = 1.0 / jnp.maximum(kappa, jnp.finfo(kappa.dtype).tiny)
     u = Q @ ball.in_norm(Q.T @ v[:n], h)

@@ -124,5 +124,6 @@ class MetaGrad(Learner, name="metagrad", static=("rates", "intercept")):
         return jax.vmap(self._project)(V, Sigma, outside)
 
     def _project(self, v, Sigma, outside):
-        """``argmin_{||u|| <= radius} (u - v)' Sigma^-1 (u - v)``; ``v`` itself unless ``outside``."""
+        """``argmin_{||u|| <= radius} (u - v)' Sigma^-1 (u - v)`` (the ball on all but the last
+        coordinate with ``intercept``); ``v`` itself unless ``outside``."""
         return jnp.where(outside, ball_in_norm(L2Ball(self.radius), v, Sigma, self.intercept), v)

@@ -74,7 +74,8 @@ class ONS(Learner, name="ons", static=("intercept",)):
         return cond(outside(self.projection, v, self.intercept), self._project, lambda v, _: v, v, A_inv)
 
     def _project(self, v, A_inv):
-        """The generalized projection of ``v`` onto the ball in the norm of ``A``."""
+        """The generalized projection of ``v`` onto the ball in the norm of ``A`` (the intercept's
+        weight left out with ``intercept``)."""
         return ball_in_norm(self.projection, v, A_inv, self.intercept)
 
 
