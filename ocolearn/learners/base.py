@@ -22,7 +22,9 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from ocolearn.losses import Weighted
+from ocolearn.mirror_maps import Euclidean
 from ocolearn.parts import Part, fields_of
+from ocolearn.projections import head, keep_last
 
 
 class Learner(Part, family=True):
@@ -97,3 +99,40 @@ def average_of_iterates(state):
     Schapire 1999's averaged weights, the online-to-batch average)."""
     rounds = jnp.maximum(state.t - 1, 1).astype(state.w.dtype)
     return ((rounds + 1) * state.w - state.u) / rounds
+
+
+def mirrored(learner, method, theta):
+    """``learner.mirror.method(theta)`` (``"weights"`` or ``"project"``, both P for a
+    ``Euclidean`` map); with ``learner.intercept`` and a ``Euclidean`` map, the last coordinate
+    (an intercept's weight) left out of P (``keep_last``). The other maps include it: the
+    entropies' simplex constrains the sum of every coordinate, the p-norm map couples them all."""
+    if learner.intercept and isinstance(learner.mirror, Euclidean):
+        return keep_last(learner.mirror.projection, theta, True)
+    return getattr(learner.mirror, method)(theta)
+
+
+def ball_in_norm(ball, v, S, intercept=False):
+    """``argmin_{||u|| <= radius} (u - v)' S^-1 (u - v)`` for symmetric positive definite ``S``,
+    the generalized projection of ONS (``S = A^-1``) and MetaGrad (``S = Sigma``): with
+    ``S = Q diag(kappa) Q'``, ``u = Q in_norm(Q'v, 1 / kappa)`` (``L2Ball.in_norm``).
+
+    ``intercept``: the ball bounds all coordinates but the last, ``u_h``, and the last, ``u_b``,
+    is free. Given ``u_h`` the form is least at ``u_b = v_b + S_bh S_hh^-1 (u_h - v_h)``, where it
+    is ``(u_h - v_h)' S_hh^-1 (u_h - v_h)`` (``S_hh^-1`` is the Schur complement of ``S^-1``'s
+    ``bb`` block): so ``u_h`` is the ball's projection of ``v_h`` in the norm of ``S_hh^-1``."""
+    n = v.shape[0] - 1 if intercept else v.shape[0]
+    if n == 0:  # an intercept alone: nothing to bound
+        return v
+    kappa, Q = jnp.linalg.eigh(S[:n, :n])
+    h = 1.0 / jnp.maximum(kappa, jnp.finfo(kappa.dtype).tiny)
+    u = Q @ ball.in_norm(Q.T @ v[:n], h)
+    if not intercept:
+        return u
+    return jnp.append(u, v[-1] + S[-1, :n] @ (Q @ (h * (Q.T @ (u - v[:n])))))
+
+
+def outside(ball, v, intercept=False):
+    """Whether ``v`` (or each row of ``(k, d)`` ``v``) is outside the ball, its last coordinate
+    left out with ``intercept``."""
+    v = head(v) if intercept else v
+    return jnp.sum(v * v, axis=-1) > ball.radius**2

@@ -11,7 +11,7 @@ from ocolearn.features import add_scaled, dot, sqnorm
 from ocolearn.learners.base import Learner, ratio
 from ocolearn.losses import Loss, Squared
 from ocolearn.parts import hyper
-from ocolearn.projections import Identity, Projection
+from ocolearn.projections import Identity, Projection, keep_last
 
 
 class DoGState(NamedTuple):
@@ -21,7 +21,7 @@ class DoGState(NamedTuple):
     G: jax.Array  # sum of ||g_s||^2
 
 
-class DoG(Learner, name="dog"):
+class DoG(Learner, name="dog", static=("intercept",)):
     """Distance over Gradients (Ivgi, Hinder and Carmon 2023, Algorithm 1), a step size from
     the distance travelled, with ``w_1 = 0``::
 
@@ -33,11 +33,15 @@ class DoG(Learner, name="dog"):
     The step grows with the distance travelled, roughly geometrically at first, so DoG
     needs on the order of log(1 / r_epsilon)^2 rounds to reach the scale of the solution.
     Until a gradient is non-zero nothing moves. O(d) a round (the distance).
+
+    ``intercept=True``: the last coordinate of w is an intercept's weight, stepped but left out
+    of P (``keep_last``), as OGD leaves it; the distance ``rbar`` counts every coordinate.
     """
 
     r_epsilon: float = hyper(1e-6, gt=0)
     loss: Loss = Squared()
     projection: Projection = Identity()
+    intercept: bool = False
 
     def init(self, num_features):
         zero = jnp.zeros((), jnp.float32)
@@ -52,5 +56,5 @@ class DoG(Learner, name="dog"):
         rbar = jnp.maximum(state.rbar, jnp.sqrt(jnp.sum(state.w * state.w)))
         G = state.G + slope * slope * sqnorm(x)
         eta = ratio(rbar, jnp.sqrt(G))
-        w = self.projection(add_scaled(state.w, -eta * slope, x))
+        w = keep_last(self.projection, add_scaled(state.w, -eta * slope, x), self.intercept)
         return DoGState(state.t + 1, w.astype(state.w.dtype), rbar, G)

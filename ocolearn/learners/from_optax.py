@@ -13,7 +13,7 @@ from ocolearn.features import dense, dot
 from ocolearn.learners.base import Learner
 from ocolearn.losses import Loss, Squared
 from ocolearn.parts import ConfigError, Valid
-from ocolearn.projections import Identity, Projection
+from ocolearn.projections import Identity, Projection, keep_last
 
 
 class OptaxState(NamedTuple):
@@ -37,7 +37,7 @@ RANGES = {
 }
 
 
-class FromOptax(Learner, name="optax", static=("transformation",)):
+class FromOptax(Learner, name="optax", static=("transformation", "intercept")):
     """An ``optax.GradientTransformation`` as an online learner, with a loss and a set::
 
         g_t = loss'(w_t . x_t, y_t) x_t
@@ -50,12 +50,17 @@ class FromOptax(Learner, name="optax", static=("transformation",)):
     swept without recompiling: they are written into an ``inject_hyperparams`` state every
     round. ``from_optax(optax.sgd(schedule))`` with ``schedule(count) = eta(count + 1)`` is
     ocolearn's OGD with ``eta_t`` (tested). Gradients are dense (O(d) a round).
+
+    ``intercept=True``: the last coordinate of w is an intercept's weight, left out of P
+    (``keep_last``). A weight decay inside the transformation (``adamw``'s ``weight_decay``) is
+    the transformation's own and shrinks every coordinate, the intercept's included.
     """
 
     transformation: str | optax.GradientTransformation = "sgd"
     hyperparams: dict | None = None
     loss: Loss = Squared()
     projection: Projection = Identity()
+    intercept: bool = False
 
     def check(self, where=""):
         """The name is an optax optimizer, ``hyperparams`` are its arguments, finite numbers."""
@@ -122,7 +127,7 @@ class FromOptax(Learner, name="optax", static=("transformation",)):
         x, y = example
         g = (self.loss.derivative(dot(state.w, x), y) * dense(x)).astype(state.w.dtype)
         updates, opt = self._tx().update(g, self._with_hyperparams(state.opt), state.w)
-        w = self.projection(optax.apply_updates(state.w, updates)).astype(state.w.dtype)
+        w = keep_last(self.projection, optax.apply_updates(state.w, updates), self.intercept).astype(state.w.dtype)
         return OptaxState(state.t + 1, w, opt)
 
 

@@ -9,7 +9,7 @@ import jax
 import jax.numpy as jnp
 
 from ocolearn.features import dot
-from ocolearn.learners.base import Learner
+from ocolearn.learners.base import Learner, mirrored
 from ocolearn.losses import Loss, Squared
 from ocolearn.mirror_maps import Euclidean, MirrorMap
 from ocolearn.schedules import InvSqrt, Schedule
@@ -21,7 +21,7 @@ class FTRLState(NamedTuple):
     theta: jax.Array  # -sum_{s<t} g_s, the negated sum of the gradients so far (dual)
 
 
-class FTRL(Learner, name="ftrl"):
+class FTRL(Learner, name="ftrl", static=("intercept",)):
     """FTRL with linearized losses, the lazy ("dual averaging") form (Hazan 2016, chapter 5;
     Orabona 2019, chapter 7; Nesterov 2009)::
 
@@ -33,15 +33,20 @@ class FTRL(Learner, name="ftrl"):
     is OGD); with ``NegEntropy`` and a constant rate, Hedge / EG. For a non-increasing rate the
     regret against u in K is at most ``(psi(u) - min_K psi) / eta_T + (1 / (2 sigma))
     sum_t eta_{t-1} ||g_t||_*^2`` (Orabona 2019, chapter 7).
+
+    ``intercept=True``: the last coordinate is an intercept's weight, left out of a Euclidean
+    map's projection P (its weight is ``-eta_t sum_s g_s``'s last coordinate); the entropies'
+    simplex and the p-norm map include it (``mirrored``).
     """
 
     loss: Loss = Squared()
     schedule: Schedule = InvSqrt()
     mirror: MirrorMap = Euclidean()
+    intercept: bool = False
 
     def init(self, num_features):
         theta = self.mirror.zeros(num_features)
-        return FTRLState(jnp.ones((), jnp.int32), self.mirror.weights(theta).astype(jnp.float32), theta)
+        return FTRLState(jnp.ones((), jnp.int32), mirrored(self, "weights", theta).astype(jnp.float32), theta)
 
     def predict(self, state, x):
         return dot(state.w, x)
@@ -49,5 +54,5 @@ class FTRL(Learner, name="ftrl"):
     def update(self, state, example):
         x, y = example
         theta = self.mirror.add(state.theta, -self.loss.derivative(dot(state.w, x), y), x).astype(state.theta.dtype)
-        w = self.mirror.weights(self.schedule(state.t) * theta)
+        w = mirrored(self, "weights", self.schedule(state.t) * theta)
         return FTRLState(state.t + 1, w.astype(state.w.dtype), theta)

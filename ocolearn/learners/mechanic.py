@@ -62,6 +62,10 @@ class Mechanic(Learner, name="mechanic", static=("betas",)):
     A round with g_t = 0 carries no information and leaves the
     state as it is (the discounts would otherwise move s). The scale starts at s_init and grows
     at best geometrically, so on short streams it arrives late.
+
+    Behind an ``Intercept`` step the base leaves the intercept out of its own projection or
+    regularizer (its ``intercept`` field, where it has one); the decay ``lambda ... w / ||w||``
+    and the scale include the intercept's weight, with every other coordinate of w.
     """
 
     base: Learner = OGD(Squared(), InvSqrt(1.0))

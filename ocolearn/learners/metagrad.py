@@ -9,7 +9,7 @@ import jax
 import jax.numpy as jnp
 
 from ocolearn.features import dense, dot, norm
-from ocolearn.learners.base import Learner
+from ocolearn.learners.base import Learner, ball_in_norm, outside
 from ocolearn.losses import Loss, Squared
 from ocolearn.parts import cond, hyper
 from ocolearn.projections import L2Ball
@@ -23,7 +23,7 @@ class MetaGradState(NamedTuple):
     log_pi: jax.Array  # (k,): log weights of the experts, up to a constant
 
 
-class MetaGrad(Learner, name="metagrad", static=("rates",)):
+class MetaGrad(Learner, name="metagrad", static=("rates", "intercept")):
     """MetaGrad, full-matrix version (van Erven and Koolen 2016, Algorithms 1 and 2), on the
     ball U of ``radius`` (diameter D = 2 radius) with gradients bounded by G (``lipschitz``).
 
@@ -42,12 +42,16 @@ class MetaGrad(Learner, name="metagrad", static=("rates",)):
     ``O(sqrt(V_T d log T) + d G D log T)`` with ``V_T = sum_t ((u - w_t) . g_t)^2``; the paper
     assumes D and G known. O(k d^2) a round, O(k d^3) in the rounds where an expert's step
     leaves the ball (``_projected``).
+
+    ``intercept=True``: the last coordinate is an intercept's weight, left out of U (each expert's
+    projection bounds the others, ``ball_in_norm``); D = 2 radius still sets the rates and Sigma_1.
     """
 
     radius: float = hyper(1.0, gt=0)
     lipschitz: float = hyper(1.0, gt=0)
     rates: int = hyper(8, ge=1, le=64, integer=True)
     loss: Loss = Squared()
+    intercept: bool = False
 
     def etas(self):
         """The grid of learning rates, largest first."""
@@ -110,8 +114,8 @@ class MetaGrad(Learner, name="metagrad", static=("rates",)):
         eigendecompositions run only in the rounds where one did (``lax.cond``; under ``vmap``,
         in sweeps, both branches run and are selected from, as before): most of a round's time
         where they run (``benchmarks/bench_projected_rounds.py``)."""
-        outside = jnp.sum(V * V, axis=1) > self.radius**2
-        return cond(jnp.any(outside), self._project_each, lambda V, *_: V, V, Sigma, outside)
+        left = outside(L2Ball(self.radius), V, self.intercept)
+        return cond(jnp.any(left), self._project_each, lambda V, *_: V, V, Sigma, left)
 
     @jax.jit
     def _project_each(self, V, Sigma, outside):
@@ -120,8 +124,6 @@ class MetaGrad(Learner, name="metagrad", static=("rates",)):
         return jax.vmap(self._project)(V, Sigma, outside)
 
     def _project(self, v, Sigma, outside):
-        """``argmin_{||u|| <= radius} (u - v)' Sigma^-1 (u - v)``; ``v`` itself unless ``outside``."""
-        kappa, Q = jnp.linalg.eigh(Sigma)  # Sigma^-1 = Q diag(1 / kappa) Q'
-        h = 1.0 / jnp.maximum(kappa, jnp.finfo(kappa.dtype).tiny)
-        ball = L2Ball(self.radius)
-        return jnp.where(outside, Q @ ball.in_norm(Q.T @ v, h), v)
+        """``argmin_{||u|| <= radius} (u - v)' Sigma^-1 (u - v)`` (the ball on all but the last
+        coordinate with ``intercept``); ``v`` itself unless ``outside``."""
+        return jnp.where(outside, ball_in_norm(L2Ball(self.radius), v, Sigma, self.intercept), v)

@@ -91,7 +91,7 @@ class OCPSVMState(NamedTuple):
     mean: jax.Array  # the average of w_2, ..., w_t, the weights after each round so far
 
 
-class OCPSVM(Learner, name="ocp_svm"):
+class OCPSVM(Learner, name="ocp_svm", static=("intercept",)):
     """The online-convex-programming SVM of the lecture notes: OGD on the hinge loss with
     ``eta_t = 1 / sqrt(t)`` inside the ball of radius ``1 / sqrt(lam)`` (where the SVM's
     minimizer lies, Shalev-Shwartz et al. 2007, Theorem 1), and the online-to-batch average
@@ -102,16 +102,20 @@ class OCPSVM(Learner, name="ocp_svm"):
 
     ``state.w`` plays each round; ``averaged(state)`` is ``wbar``, updated as a running mean
     (O(d) a round, as the projection rescales all of ``w``).
+
+    ``intercept=True``: the last coordinate is an intercept's weight, left out of the ball (OGD's
+    ``intercept``).
     """
 
     lam: float = hyper(0.1, gt=0)
+    intercept: bool = False
 
     @property
     def loss(self):
         return Hinge()
 
     def _ogd(self) -> OGD:
-        return OGD(Hinge(), InvSqrt(1.0), L2Ball(1.0 / jnp.sqrt(self.lam)))
+        return OGD(Hinge(), InvSqrt(1.0), L2Ball(1.0 / jnp.sqrt(self.lam)), self.intercept)
 
     def init(self, num_features):
         return OCPSVMState(*self._ogd().init(num_features), jnp.zeros((num_features,), jnp.float32))
@@ -129,4 +133,4 @@ class OCPSVM(Learner, name="ocp_svm"):
         return state.mean
 
     def mix(self, state):
-        return state._replace(sqnorm=carried_sum(state.w))
+        return state._replace(sqnorm=carried_sum(state.w, self.intercept))

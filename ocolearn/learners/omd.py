@@ -8,7 +8,7 @@ import jax
 import jax.numpy as jnp
 
 from ocolearn.features import dot
-from ocolearn.learners.base import Learner
+from ocolearn.learners.base import Learner, mirrored
 from ocolearn.losses import Loss, Squared
 from ocolearn.mirror_maps import Euclidean, MirrorMap
 from ocolearn.schedules import InvSqrt, Schedule
@@ -20,7 +20,7 @@ class OMDState(NamedTuple):
     theta: jax.Array  # the dual point of w_t: weights(theta) = w_t
 
 
-class OMD(Learner, name="omd"):
+class OMD(Learner, name="omd", static=("intercept",)):
     """Online mirror descent, the greedy ("active") form (Hazan 2016, chapter 5;
     Orabona 2019, chapter 6) for a loss of ``w . x``::
 
@@ -36,6 +36,10 @@ class OMD(Learner, name="omd"):
     ``B_psi(u, w_1) / eta + (eta / (2 sigma)) sum_t ||g_t||_*^2`` for psi sigma-strongly convex
     in ||.|| (Orabona 2019, chapter 6).
 
+    ``intercept=True``: the last coordinate is an intercept's weight, stepped but left out of a
+    Euclidean map's projection P; the entropies' simplex and the p-norm map include it
+    (``mirrored``).
+
     >>> import jax.numpy as jnp
     >>> from ocolearn.losses import Linear
     >>> from ocolearn.mirror_maps import NegEntropy
@@ -49,10 +53,11 @@ class OMD(Learner, name="omd"):
     loss: Loss = Squared()
     schedule: Schedule = InvSqrt()
     mirror: MirrorMap = Euclidean()
+    intercept: bool = False
 
     def init(self, num_features):
-        theta = self.mirror.project(self.mirror.zeros(num_features))
-        return OMDState(jnp.ones((), jnp.int32), self.mirror.weights(theta).astype(jnp.float32), theta)
+        theta = mirrored(self, "project", self.mirror.zeros(num_features))
+        return OMDState(jnp.ones((), jnp.int32), mirrored(self, "weights", theta).astype(jnp.float32), theta)
 
     def predict(self, state, x):
         return dot(state.w, x)
@@ -60,5 +65,5 @@ class OMD(Learner, name="omd"):
     def update(self, state, example):
         x, y = example
         a = -self.schedule(state.t) * self.loss.derivative(dot(state.w, x), y)
-        theta = self.mirror.project(self.mirror.add(state.theta, a, x)).astype(state.theta.dtype)
-        return OMDState(state.t + 1, self.mirror.weights(theta).astype(state.w.dtype), theta)
+        theta = mirrored(self, "project", self.mirror.add(state.theta, a, x)).astype(state.theta.dtype)
+        return OMDState(state.t + 1, mirrored(self, "weights", theta).astype(state.w.dtype), theta)

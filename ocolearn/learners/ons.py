@@ -9,7 +9,7 @@ import jax
 import jax.numpy as jnp
 
 from ocolearn.features import dense, dot, norm
-from ocolearn.learners.base import Learner
+from ocolearn.learners.base import Learner, ball_in_norm, outside
 from ocolearn.losses import Loss, Squared
 from ocolearn.parts import cond, hyper
 from ocolearn.projections import Identity, L2Ball, Projection
@@ -21,7 +21,7 @@ class ONSState(NamedTuple):
     A_inv: jax.Array  # the inverse of A_t = epsilon I + sum_s g_s g_s', kept by Sherman-Morrison
 
 
-class ONS(Learner, name="ons"):
+class ONS(Learner, name="ons", static=("intercept",)):
     """Online Newton Step (Hazan, Agarwal and Kale 2007, Algorithm 2) with a full d x d matrix::
 
         g_t = loss'(w_t . x_t, y_t) x_t,    A_t = A_{t-1} + g_t g_t',   A_0 = epsilon I
@@ -35,14 +35,16 @@ class ONS(Learner, name="ons"):
     epsilon = 1 / (gamma^2 D^2) (G bounds the gradients, D is the set's diameter): ``epsilon`` is
     a setting of its own, and its default 1 is that choice only where gamma D = 1.
 
-    Behind an ``Intercept`` step its weight is projected with the others: the generalized
-    projection couples every coordinate through ``A_t``, so it has no intercept to leave out.
+    ``intercept=True``: the last coordinate is an intercept's weight, left out of the ball: the
+    generalized projection bounds the other coordinates and moves the last to where the form is
+    least given them (``ball_in_norm``).
     """
 
     gamma: float = hyper(1.0, gt=0)
     epsilon: float = hyper(1.0, gt=0)
     loss: Loss = Squared()
     projection: Projection = Identity()
+    intercept: bool = False
 
     def init(self, num_features):
         eye = jnp.eye(num_features, dtype=jnp.float32)
@@ -69,13 +71,12 @@ class ONS(Learner, name="ons"):
         """``v`` projected (``_project``) if it left the ball. The eigendecomposition runs only
         in the rounds where it did (``lax.cond``; under ``vmap``, in sweeps, both branches run
         and are selected from; ``benchmarks/bench_projected_rounds.py``)."""
-        return cond(jnp.sum(v * v) > self.projection.radius**2, self._project, lambda v, _: v, v, A_inv)
+        return cond(outside(self.projection, v, self.intercept), self._project, lambda v, _: v, v, A_inv)
 
     def _project(self, v, A_inv):
-        """The generalized projection of ``v`` onto the ball in the norm of ``A``."""
-        kappa, Q = jnp.linalg.eigh(A_inv)  # A = Q diag(1 / kappa) Q'
-        h = 1.0 / jnp.maximum(kappa, jnp.finfo(kappa.dtype).tiny)
-        return Q @ self.projection.in_norm(Q.T @ v, h)
+        """The generalized projection of ``v`` onto the ball in the norm of ``A`` (the intercept's
+        weight left out with ``intercept``)."""
+        return ball_in_norm(self.projection, v, A_inv, self.intercept)
 
 
 class SketchedONSState(NamedTuple):
@@ -117,6 +118,9 @@ class SketchedONS(Learner, name="sketched_ons", static=("sketch_size",)):
     the targets. With ``m > d`` nothing is ever shrunk away and with ``C = inf`` it equals
     ``ONS`` with the identity set. The sketch is kept divided by the largest gradient norm so
     far (FD commutes with scaling), so huge gradients cannot overflow ``B B'``.
+
+    Behind an ``Intercept`` step ``K_t`` bounds the whole prediction, the intercept's part
+    included (a bound on ``w . x_t``, not on the weights).
     """
 
     gamma: float = hyper(1.0, gt=0)
