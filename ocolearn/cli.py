@@ -358,6 +358,9 @@ class _Parser(argparse.ArgumentParser):
         return f" ({word} is an option of {', '.join(others)}, not of {command})" if command and others else ""
 
 
+MAX_COUNT = 2**31 - 1  # a count an option gives (rows, passes, features): at most checks.MAX_ROUNDS
+
+
 def _at_least(low: int, high: int | None = None, off: int | None = None):
     """A whole number from ``low`` to ``high`` (no bound if None), or ``off``, the value meaning none."""
     bounds = f">= {low}" if high is None else f"from {low} to {high}"
@@ -370,6 +373,8 @@ def _at_least(low: int, high: int | None = None, off: int | None = None):
             raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
         if value != off and (value < low or (high is not None and value > high)):
             raise argparse.ArgumentTypeError(f"{value} is not {wanted}")
+        if high is None and value > MAX_COUNT:  # (NumPy and JAX count in int64 and int32: an OverflowError)
+            raise argparse.ArgumentTypeError(f"{value} is more than {MAX_COUNT}, the most rows or rounds a run counts")
         return value
 
     return number

@@ -67,8 +67,9 @@ def load(path) -> Model:
         raise DataError(f"{path}: no such model file") from None
     except IsADirectoryError:
         raise DataError(f"{path}: a folder, not a model file") from None
-    except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as e:
+    except (OSError, KeyError, ValueError, EOFError, RecursionError, zipfile.BadZipFile) as e:
         reason = "" if "pickle" in str(e) else f": {getattr(e, 'strerror', None) or str(e) or type(e).__name__}"
+        reason = ": settings nested too deep to read" if isinstance(e, RecursionError) else reason
         what = "an .npz with w, labels, settings, offset"
         raise DataError(f"{path}: not an ocolearn model file ({what}){reason}") from None
     model = Model(arrays["w"], [str(v) for v in np.atleast_1d(arrays["labels"])], settings, arrays["offset"])

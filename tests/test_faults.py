@@ -1,0 +1,126 @@
+"""Issue 41's fault trial and issue 42's sizes: crafted files, extreme numbers and settings that
+run in float64 but not in float32 are one line ``ocolearn: error: ...`` (exit 2) naming the
+file or the option, before anything is allocated or run; never a traceback, a hang or a
+silently wrong result. Commands run in-process (``main([...])``)."""
+
+import json
+
+import numpy as np
+import pytest
+from test_cli import call, one_line_error
+from test_inputs import labelled_svmlight
+
+
+def train(capsys, data, model, *options, learner="perceptron"):
+    return call(capsys, "train", "--learner", learner, data, "--model", model, "--quiet", *options)
+
+
+# Checkpoints ------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def checkpointed(tmp_path, capsys):
+    """``(data, checkpoint, its arrays, its progress record, the options)`` of a 2-pass run of
+    150 rows in chunks of 50, whose checkpoint stands at the end of the last pass."""
+    data, ckpt = labelled_svmlight(tmp_path / "d.svm", n=150), tmp_path / "c.npz"
+    options = ["--chunk-rows", 50, "--checkpoint", ckpt, "--passes", 2]
+    assert train(capsys, data, tmp_path / "m.npz", *options)[0] == 0
+    with np.load(ckpt) as f:
+        arrays = dict(f)
+    return data, ckpt, arrays, json.loads(str(arrays["where"])), options
+
+
+def test_a_truncated_checkpoint_is_one_line(tmp_path, capsys, checkpointed):
+    # Before: zipfile.BadZipFile's traceback.
+    data, ckpt, _, _, options = checkpointed
+    ckpt.write_bytes(ckpt.read_bytes()[:300])
+    one_line_error(*train(capsys, data, tmp_path / "m.npz", *options, "--resume")[::2], "c.npz", "cut short")
+
+
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        (lambda w: {**w, "pass": "1"}, ["'pass' is '1'"]),  # before: TypeError
+        (lambda w: {k: v for k, v in w.items() if k != "rounds"}, ["no 'rounds'"]),  # before: KeyError
+        (lambda w: {**w, "mistakes": [3, "a"]}, ["'mistakes'"]),  # before: ValueError of the progress line
+        (lambda w: [1, 2], ["is a list"]),  # before: TypeError
+        (lambda w: {**w, "pass": 5}, ["pass 6", "--passes 2"]),
+        (lambda w: {**w, "offset": 10**6}, ["byte offset 1000000", "d.svm"]),  # before: exit 0, pass 2 read nothing
+    ],
+)
+def test_a_crafted_progress_record_is_refused_naming_the_checkpoint(tmp_path, capsys, checkpointed, change, words):
+    data, ckpt, arrays, where, options = checkpointed
+    np.savez(ckpt, **{**arrays, "where": json.dumps(change(where))})
+    err = train(capsys, data, tmp_path / "m.npz", *options, "--resume")[::2]
+    one_line_error(*err, "c.npz", "start again without --resume", *words)
+
+
+def test_the_untouched_checkpoint_still_resumes(tmp_path, capsys, checkpointed):
+    data, ckpt, arrays, where, options = checkpointed
+    status, _, err = train(capsys, data, tmp_path / "m.npz", *options, "--resume")
+    assert status == 0, err
+
+
+# Numbers too large to count, nesting too deep to read --------------------------------------------
+
+
+def test_a_count_option_beyond_int32_is_a_usage_error(tmp_path, capsys):
+    # Before: --holdout 10^30 raised OverflowError (a C long) while training.
+    data = labelled_svmlight(tmp_path / "d.svm", n=50)
+    for option in ("--holdout", "--passes", "--chunk-rows", "--checkpoint-every"):
+        err = train(capsys, data, tmp_path / "m.npz", option, 10**30)[::2]
+        one_line_error(*err, option, "more than 2147483647")
+
+
+def test_nesting_too_deep_to_read_is_one_line_naming_the_file_or_option(tmp_path, capsys):
+    # Before: RecursionError's traceback from tomllib or json.
+    deep = tmp_path / "deep.toml"
+    deep.write_text("name = 'x'\na = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    one_line_error(*call(capsys, "run", deep)[::2], "deep.toml", "nested too deep")
+    study = tmp_path / "study.toml"
+    study.write_text("name = 's'\n[evaluate]\nx = " + "{a = " * 5000 + "1" + "}" * 5000 + "\n")
+    one_line_error(*call(capsys, "study", study)[::2], "study.toml", "nested too deep")
+    data = labelled_svmlight(tmp_path / "d.svm", n=50)
+    brackets = "C=" + "[" * 30_000 + "]" * 30_000
+    err = train(capsys, data, tmp_path / "m.npz", "--set", brackets, learner="passive_aggressive")[::2]
+    one_line_error(*err, "--set", "nested too deep")
+    model = tmp_path / "deep.npz"
+    settings = "[" * 100_000 + "]" * 100_000
+    np.savez(model, w=np.zeros(4), labels=np.array([], str), settings=settings, offset=np.zeros(()))
+    one_line_error(*call(capsys, "predict", model, data)[::2], "deep.npz", "nested too deep")
+
+
+# Numbers that are valid in float64 and not in float32 --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "learner, setting",
+    [("passive_aggressive", "C=1e-45"), ("passive_aggressive", "C=1e-50"), ("ogd", "schedule.eta=1e-300")],
+)
+def test_a_setting_that_is_zero_in_float32_is_refused(tmp_path, capsys, learner, setting):
+    # Before: PA with C = 1e-45 made 150 mistakes of 150, w = 0, exit 0 (XLA's CPU flushes float32's
+    # subnormals to 0, and 1e-50 rounds to 0).
+    data = labelled_svmlight(tmp_path / "d.svm", n=50)
+    err = train(capsys, data, tmp_path / "m.npz", "--set", setting, learner=learner)[::2]
+    one_line_error(*err, f"learner.{setting.split('=')[0]} must be > 0, got 0 in float32")
+
+
+def test_a_config_rate_that_is_zero_in_float32_is_refused(tmp_path, capsys):
+    # Before: eta = 1e-320 ran with w = 0 and reported regret_within_bound: true.
+    config = tmp_path / "eta.toml"
+    config.write_text(
+        "name = 'x'\n[data]\ntarget = 'Petal.Width'\n[learner]\nkind = 'ogd'\n"
+        "schedule = { kind = 'inv_sqrt', eta = 1e-320 }\n"
+    )
+    err = call(capsys, "run", config, "--out", tmp_path / "o")[::2]
+    one_line_error(*err, "eta.toml", "learner.schedule.eta must be > 0, got 0 in float32")
+
+
+def test_a_grid_value_that_is_zero_in_float32_is_refused(tmp_path, capsys):
+    config = tmp_path / "sweep.toml"
+    config.write_text(
+        "name = 'x'\n[data]\ntarget = 'Petal.Width'\n[learner]\nkind = 'ogd'\n"
+        "[sweep.values]\n'learner.schedule.eta' = [0.1, 1e-45]\n"
+    )
+    err = call(capsys, "sweep", config, "--out", tmp_path / "o")[::2]
+    one_line_error(*err, "sweep.toml", "sweep.values.learner.schedule.eta", "at index 1", "float32")
