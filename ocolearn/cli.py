@@ -58,7 +58,7 @@ TRACKED_TRAINING = ("mistakes_per_pass", "average_loss", "rounds", "skipped_line
 def _in_file(source: str):
     """A config's run: an error of the runner's round checks (``checks.check_rounds``) names the
     setting (``passes``, a part's ``learner.levels``) but not the file; it names both, and
-    ``passes`` as the config's key, ``run.passes``."""
+    ``passes`` and a sweep's ``seeds`` as the config's keys, ``run.passes`` and ``sweep.seeds``."""
     from ocolearn.config import ConfigError
 
     try:
@@ -66,7 +66,7 @@ def _in_file(source: str):
     except ConfigError as e:
         if not e.key or str(e).startswith(source):
             raise
-        e = e.at("run") if e.key == "passes" else e
+        e = e.at({"passes": "run", "seeds": "sweep"}[e.key]) if e.key in ("passes", "seeds") else e
         raise ConfigError(f"{source}: {e}", e.key) from None
 
 

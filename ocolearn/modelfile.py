@@ -61,8 +61,12 @@ def load(path) -> Model:
     (``check``), is a ``DataError`` naming it."""
     try:
         with np.load(path, allow_pickle=False) as f:
+            for key in ("w", "labels", "offset"):
+                _fits_memory(f, key, path)
             arrays = {key: f[key] for key in ("w", "labels", "settings", "offset")}
         settings = json.loads(str(arrays["settings"]))
+    except DataError:
+        raise
     except FileNotFoundError:
         raise DataError(f"{path}: no such model file") from None
     except IsADirectoryError:
@@ -75,6 +79,26 @@ def load(path) -> Model:
     model = Model(arrays["w"], [str(v) for v in np.atleast_1d(arrays["labels"])], settings, arrays["offset"])
     check(model, path)
     return model
+
+
+def _fits_memory(npz, key: str, path) -> None:
+    """Refuse an array of the model file that would not fit in memory, from its header, before
+    it is read (a crafted header claims what it likes: 2e9 float64 is 15 GiB); a missing one is
+    the caller's ``KeyError``."""
+    from ocolearn.sizes import estimate, gib, memory
+
+    if f"{key}.npy" not in npz.zip.namelist():
+        return
+    with npz.zip.open(f"{key}.npy") as f:
+        version = np.lib.format.read_magic(f)
+        read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+        shape, _, dtype = read(f)
+    need = estimate(int(np.prod(shape, dtype=object)), itemsize=dtype.itemsize, features=1).bytes
+    if need > memory():
+        raise DataError(
+            f"{path}: not a usable ocolearn model: its {key} of shape {shape} ({dtype}) would take {gib(need)}, "
+            f"more than this machine's {gib(memory())} of memory"
+        )
 
 
 def check(model: Model, path="the model") -> None:

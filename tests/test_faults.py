@@ -124,3 +124,124 @@ def test_a_grid_value_that_is_zero_in_float32_is_refused(tmp_path, capsys):
     )
     err = call(capsys, "sweep", config, "--out", tmp_path / "o")[::2]
     one_line_error(*err, "sweep.toml", "sweep.values.learner.schedule.eta", "at index 1", "float32")
+
+
+# Sizes estimated before anything is allocated (ocolearn.sizes) -----------------------------------
+
+
+@pytest.fixture
+def small_machine(monkeypatch):
+    """A machine of 1 GiB (``sizes.MEMORY``): the estimates refuse at sizes a test can name."""
+    import ocolearn.sizes
+
+    monkeypatch.setattr(ocolearn.sizes, "MEMORY", 1 << 30)
+
+
+def test_a_model_whose_weights_would_not_fit_is_refused_from_its_header(tmp_path, capsys, small_machine):
+    # Before: np.load allocated what the header claimed (2e9 float64: ArrayMemoryError under a limit).
+    import io
+    import zipfile
+
+    model = tmp_path / "big.npz"
+    settings = json.dumps({"task": "regression", "dim": 3})
+    np.savez(model, w=np.zeros(3), labels=np.array([], str), settings=settings, offset=np.zeros(()))
+    with zipfile.ZipFile(model) as z:
+        parts = {name: z.read(name) for name in z.namelist()}
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(header, {"descr": "<f8", "fortran_order": False, "shape": (2 * 10**9,)})
+    parts["w.npy"] = header.getvalue() + bytes(24)
+    with zipfile.ZipFile(model, "w") as z:
+        for name, content in parts.items():
+            z.writestr(name, content)
+    data = labelled_svmlight(tmp_path / "d.svm", n=20)
+    one_line_error(*call(capsys, "predict", model, data)[::2], "big.npz", "(2000000000,)", "14.9 GiB", "1.0 GiB")
+
+
+STUDY = """name = "s"
+[evaluate]
+orders = 2
+tune = 0.0
+regret = "none"
+[[datasets]]
+kind = "hyperplane"
+rows = 100
+features = 3
+[learners.p]
+kind = "perceptron"
+"""
+
+
+@pytest.mark.parametrize(
+    "setting, words",
+    [
+        ("datasets[0].rows=1000000000000", ["datasets[0].rows", "1,000,000,000,000 rows x 3 features", "44,703.5 GiB"]),
+        ("datasets[0].features=1000000000", ["datasets[0].rows", "100 rows x 1,000,000,000 features"]),
+        ("evaluate.orders=100000000000000000000", ["evaluate.orders", "1..4294967296"]),  # before: OverflowError
+    ],
+)
+def test_a_study_too_large_for_the_machine_is_refused_before_it_starts(tmp_path, capsys, small_machine, setting, words):
+    # Before: ArrayMemoryError for 72.8 TiB (10^12 rows) or 74.5 GiB (10^9 features), or an OverflowError.
+    study = tmp_path / "s.toml"
+    study.write_text(STUDY)
+    one_line_error(*call(capsys, "study", study, "--set", setting, "--out", tmp_path / "o")[::2], "s.toml", *words)
+
+
+def test_a_study_of_a_million_orders_is_refused_naming_the_key(tmp_path, capsys, small_machine):
+    # Before: it started work that could not end (10^6 orders), without a word.
+    study = tmp_path / "s.toml"
+    study.write_text(
+        STUDY.replace(
+            'kind = "hyperplane"\nrows = 100\nfeatures = 3', 'kind = "bundled"\nsource = "iris"\ntarget = "Species"'
+        )
+    )
+    err = call(capsys, "study", study, "--set", "evaluate.orders=1000000", "--quiet", "--out", tmp_path / "o")[::2]
+    one_line_error(*err, "s.toml", "evaluate.orders", "1000000 seeds", "of memory")
+
+
+def test_a_sweep_of_a_million_seeds_is_refused_naming_the_key(tmp_path, capsys, small_machine):
+    config = tmp_path / "sweep.toml"
+    config.write_text(
+        "name = 'x'\n[data]\ntarget = 'Petal.Width'\nfeatures = ['Sepal.Width']\n[learner]\nkind = 'ogd'\n"
+        "[sweep]\nseeds = 1000000\n[sweep.values]\n'learner.schedule.eta' = [0.1]\n"
+    )
+    err = call(capsys, "sweep", config, "--out", tmp_path / "o")[::2]
+    one_line_error(*err, "sweep.toml", "sweep.seeds", "1000000 seeds", "of memory")
+
+
+def test_a_file_read_in_chunks_of_one_row_has_one_order(tmp_path, capsys):
+    # Before: "over 2 orders" with a deviation of exactly 0: every order was the stored one.
+    data = labelled_svmlight(tmp_path / "d.svm", n=50)
+    study = tmp_path / "s.toml"
+    study.write_text(
+        STUDY.replace(
+            'kind = "hyperplane"\nrows = 100\nfeatures = 3', f'kind = "file"\nsource = "{data}"\nchunk_rows = 1'
+        )
+    )
+    err = call(capsys, "study", study, "--out", tmp_path / "o")[::2]
+    one_line_error(*err, "s.toml", "datasets[0].chunk_rows", "each of its 2 orders would be the stored order")
+
+
+def test_a_sweep_too_long_for_a_week_is_refused_and_one_over_an_hour_is_warned_of(tmp_path, capsys, monkeypatch):
+    import ocolearn.sizes
+
+    config = tmp_path / "sweep.toml"
+    config.write_text(
+        "name = 'x'\n[data]\ntarget = 'Petal.Width'\nfeatures = ['Sepal.Width']\n[learner]\nkind = 'ogd'\n"
+        "[sweep]\nseeds = 1000\n[sweep.values]\n'learner.schedule.eta' = [0.1]\n"
+    )
+    # 16 lanes x 1,000 seeds x 150 rounds = 2.4e6 rounds: a second a round is 27.8 days
+    monkeypatch.setattr(ocolearn.sizes, "ROUND_SECONDS", 1.0)
+    err = call(capsys, "sweep", config, "--out", tmp_path / "o")[::2]
+    one_line_error(*err, "sweep.toml", "sweep.seeds", "about 27.8 days", "more than the 7.0 days")
+    monkeypatch.setattr(ocolearn.sizes, "MAX_SECONDS", 10**7)
+    monkeypatch.setattr(ocolearn.sizes, "WARN_SECONDS", 10**6)
+    import ocolearn.sweep
+
+    def warned_then_stopped(*args, **kw):
+        ocolearn.sizes.refuse(*args, **kw)
+        raise KeyboardInterrupt  # (the warning comes before the work: none need run)
+
+    monkeypatch.setattr(ocolearn.sweep, "refuse", warned_then_stopped)
+    status, _, err = call(capsys, "sweep", config, "--out", tmp_path / "o")
+    assert status == 130 and "ocolearn: warning: seeds: a sweep of 16 configurations x 1000 seeds" in err
+    assert "will take about 27.8 days" in err
