@@ -198,12 +198,17 @@ def test_a_study_of_a_million_orders_is_refused_naming_the_key(tmp_path, capsys,
     one_line_error(*err, "s.toml", "evaluate.orders", "1000000 seeds", "of memory")
 
 
-def test_a_sweep_of_a_million_seeds_is_refused_naming_the_key(tmp_path, capsys, small_machine):
-    config = tmp_path / "sweep.toml"
-    config.write_text(
+def iris_sweep(path, seeds):
+    """A sweep of one OGD rate over ``seeds`` orders of iris (150 rows, one feature)."""
+    path.write_text(
         "name = 'x'\n[data]\ntarget = 'Petal.Width'\nfeatures = ['Sepal.Width']\n[learner]\nkind = 'ogd'\n"
-        "[sweep]\nseeds = 1000000\n[sweep.values]\n'learner.schedule.eta' = [0.1]\n"
+        f"[sweep]\nseeds = {seeds}\n[sweep.values]\n'learner.schedule.eta' = [0.1]\n"
     )
+    return path
+
+
+def test_a_sweep_of_a_million_seeds_is_refused_naming_the_key(tmp_path, capsys, small_machine):
+    config = iris_sweep(tmp_path / "sweep.toml", seeds=1_000_000)
     err = call(capsys, "sweep", config, "--out", tmp_path / "o")[::2]
     one_line_error(*err, "sweep.toml", "sweep.seeds", "1000000 seeds", "of memory")
 
@@ -224,11 +229,7 @@ def test_a_file_read_in_chunks_of_one_row_has_one_order(tmp_path, capsys):
 def test_a_sweep_too_long_for_a_week_is_refused_and_one_over_an_hour_is_warned_of(tmp_path, capsys, monkeypatch):
     import ocolearn.sizes
 
-    config = tmp_path / "sweep.toml"
-    config.write_text(
-        "name = 'x'\n[data]\ntarget = 'Petal.Width'\nfeatures = ['Sepal.Width']\n[learner]\nkind = 'ogd'\n"
-        "[sweep]\nseeds = 1000\n[sweep.values]\n'learner.schedule.eta' = [0.1]\n"
-    )
+    config = iris_sweep(tmp_path / "sweep.toml", seeds=1000)
     # 16 lanes x 1,000 seeds x 150 rounds = 2.4e6 rounds: a second a round is 27.8 days
     monkeypatch.setattr(ocolearn.sizes, "ROUND_SECONDS", 1.0)
     err = call(capsys, "sweep", config, "--out", tmp_path / "o")[::2]
@@ -245,3 +246,11 @@ def test_a_sweep_too_long_for_a_week_is_refused_and_one_over_an_hour_is_warned_o
     status, _, err = call(capsys, "sweep", config, "--out", tmp_path / "o")
     assert status == 130 and "ocolearn: warning: seeds: a sweep of 16 configurations x 1000 seeds" in err
     assert "will take about 27.8 days" in err
+
+
+def test_a_learner_state_too_large_names_its_classes(tmp_path, capsys, small_machine):
+    # Before: the message named only the features (and the trial met JAX's RESOURCE_EXHAUSTED for 4 TB).
+    data = tmp_path / "d.mira"
+    data.write_text("".join(f"{'ab'[i % 2]} f{i % 7} g{i % 3}\n" for i in range(40)))
+    err = train(capsys, data, tmp_path / "m.npz", "--format", "mira", "--set", "classes=1000000", learner="mira")
+    one_line_error(*err[::2], "1,000,000 classes (--set classes) x 262,144 features", "1.0 GiB of memory")

@@ -456,10 +456,9 @@ def test_repeated_or_empty_labels_are_usage_errors(tmp_path, capsys):
 
 def test_the_memory_message_tells_state_working_memory_and_the_machine_apart(tmp_path, capsys, monkeypatch):
     # Before: "needs 8.0 GiB of state, more than this machine's memory allows (8 GiB)".
-    import ocolearn.pipeline
+    import ocolearn.sizes
 
-    sizes = {"SC_PAGE_SIZE": 4096, "SC_PHYS_PAGES": 8 * 2**30 // 4096}
-    monkeypatch.setattr(ocolearn.pipeline.os, "sysconf", sizes.__getitem__)
+    monkeypatch.setattr(ocolearn.sizes, "MEMORY", 8 * 2**30)
     data = labelled_svmlight(tmp_path / "d.svm")
     line = one_line_error(*train(capsys, data, tmp_path / "m.npz", "--bits", 30)[::2], "--bits")
     assert "8.0 GiB of state" in line and "(32.0 GiB)" in line and "machine's 8.0 GiB" in line
