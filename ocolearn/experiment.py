@@ -55,6 +55,7 @@ from ocolearn.preprocess import default_steps
 from ocolearn.projections import Identity
 from ocolearn.regret import best_fixed_weights, gradient_bound, ogd_regret_bound, regret_curve, round_losses
 from ocolearn.run import is_mistake, round_order, run, run_passes
+from ocolearn.sizes import estimate, refuse
 
 DEFINITIONS = {
     "average_loss": "(1/T) sum_t (yhat_t - y_t)^2 over the recorded predictions",
@@ -314,6 +315,9 @@ def run_regression(experiment: Experiment, X=None, y=None, learner=None):
     if learner is None:
         learner = with_pipeline(experiment.learner, steps_for(experiment, X))
     opts = experiment.run
+    rounds = len(y) * opts.passes  # (traced, and each round's row gathered in float64 below)
+    what = f"a traced run of {rounds:,} rounds over {np.shape(X)[1]:,} features"
+    refuse(estimate(rounds, np.shape(X)[1], trace=True), "passes", what)
     result = run(
         learner,
         np.asarray(X, np.float32),

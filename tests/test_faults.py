@@ -254,3 +254,14 @@ def test_a_learner_state_too_large_names_its_classes(tmp_path, capsys, small_mac
     data.write_text("".join(f"{'ab'[i % 2]} f{i % 7} g{i % 3}\n" for i in range(40)))
     err = train(capsys, data, tmp_path / "m.npz", "--format", "mira", "--set", "classes=1000000", learner="mira")
     one_line_error(*err[::2], "1,000,000 classes (--set classes) x 262,144 features", "1.0 GiB of memory")
+
+
+def test_a_run_whose_trace_would_not_fit_is_refused_naming_run_passes(tmp_path, capsys, small_machine):
+    # 150 rows x 10^6 passes traced: 1.5e8 rounds of 16 bytes and 3 features in float64, 5.6 GiB.
+    config = tmp_path / "run.toml"
+    config.write_text(
+        "name = 'x'\n[data]\ntarget = 'Petal.Width'\nfeatures = ['Sepal.Width', 'Sepal.Length', 'Petal.Length']\n"
+        "[learner]\nkind = 'ogd'\n[run]\npasses = 1000000\n"
+    )
+    err = call(capsys, "run", config, "--out", tmp_path / "o")[::2]
+    one_line_error(*err, "run.toml", "run.passes", "150,000,000 rounds over 3 features", "5.6 GiB")
