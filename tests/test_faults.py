@@ -90,6 +90,14 @@ def test_nesting_too_deep_to_read_is_one_line_naming_the_file_or_option(tmp_path
     one_line_error(*call(capsys, "predict", model, data)[::2], "deep.npz", "nested too deep")
 
 
+def iris_config(path, more: str, features="['Sepal.Width']"):
+    """A config of OGD on iris's Petal.Width from ``features``, with ``more`` TOML after ``[learner]``'s kind."""
+    path.write_text(
+        f"name = 'x'\n[data]\ntarget = 'Petal.Width'\nfeatures = {features}\n[learner]\nkind = 'ogd'\n{more}"
+    )
+    return path
+
+
 # Numbers that are valid in float64 and not in float32 --------------------------------------------
 
 
@@ -107,21 +115,13 @@ def test_a_setting_that_is_zero_in_float32_is_refused(tmp_path, capsys, learner,
 
 def test_a_config_rate_that_is_zero_in_float32_is_refused(tmp_path, capsys):
     # Before: eta = 1e-320 ran with w = 0 and reported regret_within_bound: true.
-    config = tmp_path / "eta.toml"
-    config.write_text(
-        "name = 'x'\n[data]\ntarget = 'Petal.Width'\n[learner]\nkind = 'ogd'\n"
-        "schedule = { kind = 'inv_sqrt', eta = 1e-320 }\n"
-    )
+    config = iris_config(tmp_path / "eta.toml", "schedule = { kind = 'inv_sqrt', eta = 1e-320 }\n")
     err = call(capsys, "run", config, "--out", tmp_path / "o")[::2]
     one_line_error(*err, "eta.toml", "learner.schedule.eta must be > 0, got 0 in float32")
 
 
 def test_a_grid_value_that_is_zero_in_float32_is_refused(tmp_path, capsys):
-    config = tmp_path / "sweep.toml"
-    config.write_text(
-        "name = 'x'\n[data]\ntarget = 'Petal.Width'\n[learner]\nkind = 'ogd'\n"
-        "[sweep.values]\n'learner.schedule.eta' = [0.1, 1e-45]\n"
-    )
+    config = iris_config(tmp_path / "sweep.toml", "[sweep.values]\n'learner.schedule.eta' = [0.1, 1e-45]\n")
     err = call(capsys, "sweep", config, "--out", tmp_path / "o")[::2]
     one_line_error(*err, "sweep.toml", "sweep.values.learner.schedule.eta", "at index 1", "float32")
 
@@ -200,11 +200,7 @@ def test_a_study_of_a_million_orders_is_refused_naming_the_key(tmp_path, capsys,
 
 def iris_sweep(path, seeds):
     """A sweep of one OGD rate over ``seeds`` orders of iris (150 rows, one feature)."""
-    path.write_text(
-        "name = 'x'\n[data]\ntarget = 'Petal.Width'\nfeatures = ['Sepal.Width']\n[learner]\nkind = 'ogd'\n"
-        f"[sweep]\nseeds = {seeds}\n[sweep.values]\n'learner.schedule.eta' = [0.1]\n"
-    )
-    return path
+    return iris_config(path, f"[sweep]\nseeds = {seeds}\n[sweep.values]\n'learner.schedule.eta' = [0.1]\n")
 
 
 def test_a_sweep_of_a_million_seeds_is_refused_naming_the_key(tmp_path, capsys, small_machine):
@@ -258,10 +254,7 @@ def test_a_learner_state_too_large_names_its_classes(tmp_path, capsys, small_mac
 
 def test_a_run_whose_trace_would_not_fit_is_refused_naming_run_passes(tmp_path, capsys, small_machine):
     # 150 rows x 10^6 passes traced: 1.5e8 rounds of 16 bytes and 3 features in float64, 5.6 GiB.
-    config = tmp_path / "run.toml"
-    config.write_text(
-        "name = 'x'\n[data]\ntarget = 'Petal.Width'\nfeatures = ['Sepal.Width', 'Sepal.Length', 'Petal.Length']\n"
-        "[learner]\nkind = 'ogd'\n[run]\npasses = 1000000\n"
-    )
+    three = "['Sepal.Width', 'Sepal.Length', 'Petal.Length']"
+    config = iris_config(tmp_path / "run.toml", "[run]\npasses = 1000000\n", three)
     err = call(capsys, "run", config, "--out", tmp_path / "o")[::2]
     one_line_error(*err, "run.toml", "run.passes", "150,000,000 rounds over 3 features", "5.6 GiB")
