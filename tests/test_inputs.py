@@ -790,7 +790,7 @@ def test_the_sorted_labels_warning_comes_after_a_result_and_never_before_an_erro
     # Before: the warning was printed at once, so a run that then diverged failed in two lines.
     data = tmp_path / "sorted.svm"
     data.write_text("".join(sorted(labelled_svmlight(tmp_path / "d.svm").read_text().splitlines(keepends=True))))
-    args = ["train", "--learner", "ogd", "--set", "schedule.eta=1e39", data, "--model", tmp_path / "m.npz", "--quiet"]
+    args = ["train", "--learner", "ogd", "--set", "schedule.eta=1e38", data, "--model", tmp_path / "m.npz", "--quiet"]
     one_line_error(*call(capsys, *args)[::2], f"{data}, lines 1-400 (pass 1): the run diverged")
     status, _, err = train(capsys, data, tmp_path / "m.npz")
     assert status == 0 and err.splitlines()[-1].startswith(f"ocolearn: warning: {data}: the labels come sorted")
