@@ -520,7 +520,7 @@ def run_sweep(experiment: Experiment, out_dir, *, chunk_size=None):
 def _sweep_setup(experiment: Experiment, learner, n: int, X):
     """What both sweeps share: the swept columns, the stacked learners (behind the
     ``[pipeline]`` parts, for rows like ``X``), the seeds, and the (train, held-out) rows."""
-    from ocolearn.sweep import product, stack_values
+    from ocolearn.sweep import LANES, product, stack_values
 
     spec, opts = experiment.sweep, experiment.run
     train, held = (np.arange(n), np.arange(0))
@@ -535,6 +535,10 @@ def _sweep_setup(experiment: Experiment, learner, n: int, X):
         seeds = list(range(spec.seeds))
     else:
         seeds = None if opts.shuffle_seed is None else [opts.shuffle_seed]
+    # Before the summed sweep: the best configurations' curves, traced over every seed (one chunk of LANES)
+    rounds, orders = len(train) * opts.passes, len(seeds or [0])
+    what = f"the traced curves of {LANES} configurations x {orders} seeds over {rounds:,} rounds"
+    refuse(estimate(rounds, orders=orders, grid=LANES, trace=True), "seeds", what)
     return columns, learners, seeds, train, held
 
 
