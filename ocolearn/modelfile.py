@@ -61,7 +61,7 @@ def load(path) -> Model:
     (``check``), is a ``DataError`` naming it."""
     try:
         with np.load(path, allow_pickle=False) as f:
-            for key in ("w", "labels", "offset"):
+            for key in ("w", "labels", "settings", "offset"):
                 _fits_memory(f, key, path)
             arrays = {key: f[key] for key in ("w", "labels", "settings", "offset")}
         settings = json.loads(str(arrays["settings"]))

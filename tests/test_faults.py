@@ -258,3 +258,16 @@ def test_a_run_whose_trace_would_not_fit_is_refused_naming_run_passes(tmp_path, 
     config = iris_config(tmp_path / "run.toml", "[run]\npasses = 1000000\n", three)
     err = call(capsys, "run", config, "--out", tmp_path / "o")[::2]
     one_line_error(*err, "run.toml", "run.passes", "150,000,000 rounds over 3 features", "5.6 GiB")
+
+
+def test_the_memory_a_process_may_use_counts_its_ulimit(monkeypatch):
+    import resource
+
+    import ocolearn.sizes
+    from ocolearn.sizes import memory
+
+    machine = memory()
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (machine // 4, resource.RLIM_INFINITY))
+    assert memory() == machine // 4
+    monkeypatch.setattr(ocolearn.sizes, "MEMORY", 12345)
+    assert memory() == 12345
