@@ -97,7 +97,7 @@ def _fits_memory(npz, key: str, path) -> None:
     if need > memory():
         raise DataError(
             f"{path}: not a usable ocolearn model: its {key} of shape {shape} ({dtype}) would take {gib(need)}, "
-            f"more than this machine's {gib(memory())} of memory"
+            f"more than the {gib(memory())} of memory this process may use"
         )
 
 
