@@ -60,7 +60,7 @@ TRACKED_TRAINING = ("mistakes_per_pass", "average_loss", "rounds", "skipped_line
 def _in_file(source: str):
     """A config's run: an error of the runner's round checks (``checks.check_rounds``) names the
     setting (``passes``, a part's ``learner.levels``) but not the file; it names both, and
-    ``passes`` as the config's key, ``run.passes``."""
+    ``passes`` and a sweep's ``seeds`` as the config's keys, ``run.passes`` and ``sweep.seeds``."""
     from ocolearn.config import ConfigError
 
     try:
@@ -68,7 +68,7 @@ def _in_file(source: str):
     except ConfigError as e:
         if not e.key or str(e).startswith(source):
             raise
-        e = e.at("run") if e.key == "passes" else e
+        e = e.at({"passes": "run", "seeds": "sweep"}[e.key]) if e.key in ("passes", "seeds") else e
         raise ConfigError(f"{source}: {e}", e.key) from None
 
 
@@ -392,6 +392,9 @@ class _Parser(argparse.ArgumentParser):
         return f" ({word} is an option of {', '.join(others)}, not of {command})" if command and others else ""
 
 
+MAX_COUNT = 2**31 - 1  # a count an option gives (rows, passes, features): at most checks.MAX_ROUNDS
+
+
 def _at_least(low: int, high: int | None = None, off: int | None = None):
     """A whole number from ``low`` to ``high`` (no bound if None), or ``off``, the value meaning none."""
     bounds = f">= {low}" if high is None else f"from {low} to {high}"
@@ -404,6 +407,8 @@ def _at_least(low: int, high: int | None = None, off: int | None = None):
             raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
         if value != off and (value < low or (high is not None and value > high)):
             raise argparse.ArgumentTypeError(f"{value} is not {wanted}")
+        if high is None and value > MAX_COUNT:  # (NumPy and JAX count in int64 and int32: an OverflowError)
+            raise argparse.ArgumentTypeError(f"{value} is more than {MAX_COUNT}, the most rows or rounds a run counts")
         return value
 
     return number

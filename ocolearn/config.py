@@ -259,7 +259,9 @@ def _build_part(family: type, value, where: str, source: str):
         else:
             raise ConfigError(f"{source}: '{where}.{name}' must be {_type_name(tp)}, got {table[name]!r}")
     try:
-        return cls(**kwargs)
+        part = cls(**kwargs)
+        check_in_run_dtype(part)
+        return part
     except ConfigError as e:  # a number out of its declared range, named by its key
         e = e.at(where)
         raise ConfigError(f"{source}: {e}", e.key) from None
@@ -343,9 +345,33 @@ def check_grid_ranges(learner, values: dict, where: str, source: str, prefix: st
 
     for key, column in grid_axes(values).items():
         try:
-            stack_values(learner, {key.removeprefix(prefix): np.asarray(column)}).check("learner")
+            check_in_run_dtype(stack_values(learner, {key.removeprefix(prefix): np.asarray(column)}), "learner")
         except ConfigError as e:
             raise ConfigError(f"{source}: '{where}{key}': {e}", e.key) from None
+
+
+TINY = float(np.finfo(np.float32).tiny)  # float32's smallest normal number; XLA's CPU flushes those below to 0
+HUGE = float(np.finfo(np.float32).max)
+
+
+def check_in_run_dtype(part, where: str = "") -> None:
+    """``part.check(where)`` on its numbers as a run computes with them: float32, with a number
+    below ``TINY`` in size flushed to 0 (``C = 1e-45`` passes ``> 0`` in float64 and ran as
+    0). An error names the key and the value given."""
+    import jax
+
+    def as_run(leaf):
+        value = np.asarray(leaf, np.float32)
+        return np.where(np.abs(value) < TINY, np.float32(0), value)
+
+    part.check(where)  # (the values as given: their own message)
+    try:
+        jax.tree.map(as_run, part).check(where)
+    except ConfigError as e:
+        raise ConfigError(
+            f"{e} in float32, the precision runs compute in (below {TINY:.3g} is 0 there, above {HUGE:.3g} infinite)",
+            e.key,
+        ) from None
 
 
 SEEDS = ("data.test_seed", "data.order_seed", "run.shuffle_seed", "sweep.validation_seed")
@@ -512,6 +538,8 @@ def parse_override(text: str, source: str = "--set", example: str = "learner.sch
         parsed = tomllib.loads(f"v = {value}")["v"]
     except tomllib.TOMLDecodeError:
         parsed = value
+    except RecursionError:
+        raise ConfigError(f"{source}: {text[:60]!r}...: {TOO_DEEP}") from None
     return _key_path(key.strip(), text, source, example), parsed
 
 
@@ -561,6 +589,11 @@ def _read_toml(path: Path) -> dict:
         raise ConfigError(f"{path}, line {line}: not UTF-8 text (a TOML file is UTF-8)") from None
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: not valid TOML: {e}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: {TOO_DEEP}") from None
+
+
+TOO_DEEP = "arrays or tables nested too deep for Python to read"  # (Python's RecursionError)
 
 
 def load(path, overrides=()) -> Experiment:

@@ -30,6 +30,7 @@ import tomli_w
 
 from ocolearn import data as datasets
 from ocolearn import plots, provenance  # plots: imported before a run opens its output folder
+from ocolearn.checks import check_rounds
 from ocolearn.config import ConfigError, DataSpec, Experiment
 from ocolearn.data.sparse_text import SparseData, class_indices
 from ocolearn.data.task import Labels, infer
@@ -55,6 +56,7 @@ from ocolearn.preprocess import default_steps
 from ocolearn.projections import Identity
 from ocolearn.regret import best_fixed_weights, gradient_bound, ogd_regret_bound, regret_curve, round_losses
 from ocolearn.run import is_mistake, round_order, run, run_passes
+from ocolearn.sizes import estimate, refuse
 
 DEFINITIONS = {
     "average_loss": "(1/T) sum_t (yhat_t - y_t)^2 over the recorded predictions",
@@ -314,6 +316,10 @@ def run_regression(experiment: Experiment, X=None, y=None, learner=None):
     if learner is None:
         learner = with_pipeline(experiment.learner, steps_for(experiment, X))
     opts = experiment.run
+    check_rounds(learner, None, len(y), opts.passes)  # (first: a count beyond the runner's, whatever the memory)
+    rounds = len(y) * opts.passes  # (traced, and each round's row gathered in float64 below)
+    what = f"a traced run of {rounds:,} rounds over {np.shape(X)[1]:,} features"
+    refuse(estimate(rounds, np.shape(X)[1], trace=True), "passes", what)
     result = run(
         learner,
         np.asarray(X, np.float32),
@@ -516,7 +522,7 @@ def run_sweep(experiment: Experiment, out_dir, *, chunk_size=None):
 def _sweep_setup(experiment: Experiment, learner, n: int, X):
     """What both sweeps share: the swept columns, the stacked learners (behind the
     ``[pipeline]`` parts, for rows like ``X``), the seeds, and the (train, held-out) rows."""
-    from ocolearn.sweep import product, stack_values
+    from ocolearn.sweep import LANES, _one, product, stack_values
 
     spec, opts = experiment.sweep, experiment.run
     train, held = (np.arange(n), np.arange(0))
@@ -531,6 +537,11 @@ def _sweep_setup(experiment: Experiment, learner, n: int, X):
         seeds = list(range(spec.seeds))
     else:
         seeds = None if opts.shuffle_seed is None else [opts.shuffle_seed]
+    # Before the summed sweep: the best configurations' curves, traced over every seed (one chunk of LANES)
+    check_rounds(_one(learners), None, len(train), opts.passes)  # (first, as sweep checks: a count beyond the runner's)
+    rounds, orders = len(train) * opts.passes, len(seeds or [0])
+    what = f"the traced curves of {LANES} configurations x {orders} seeds over {rounds:,} rounds"
+    refuse(estimate(rounds, orders=orders, grid=LANES, trace=True), "seeds", what)
     return columns, learners, seeds, train, held
 
 

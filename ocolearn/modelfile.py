@@ -62,19 +62,44 @@ def load(path) -> Model:
     regular_file(path, "model file")
     try:
         with np.load(path, allow_pickle=False) as f:
+            for key in ("w", "labels", "settings", "offset"):
+                _fits_memory(f, key, path)
             arrays = {key: f[key] for key in ("w", "labels", "settings", "offset")}
         settings = json.loads(str(arrays["settings"]))
+    except DataError:
+        raise
     except FileNotFoundError:
         raise DataError(f"{path}: no such model file") from None
     except IsADirectoryError:
         raise DataError(f"{path}: a folder, not a model file") from None
-    except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as e:
+    except (OSError, KeyError, ValueError, EOFError, RecursionError, zipfile.BadZipFile) as e:
         reason = "" if "pickle" in str(e) else f": {getattr(e, 'strerror', None) or str(e) or type(e).__name__}"
+        reason = ": settings nested too deep to read" if isinstance(e, RecursionError) else reason
         what = "an .npz with w, labels, settings, offset"
         raise DataError(f"{path}: not an ocolearn model file ({what}){reason}") from None
     model = Model(arrays["w"], [str(v) for v in np.atleast_1d(arrays["labels"])], settings, arrays["offset"])
     check(model, path)
     return model
+
+
+def _fits_memory(npz, key: str, path) -> None:
+    """Refuse an array of the model file that would not fit in memory, from its header, before
+    it is read (a crafted header claims what it likes: 2e9 float64 is 15 GiB); a missing one is
+    the caller's ``KeyError``."""
+    from ocolearn.sizes import estimate, gib, memory
+
+    if f"{key}.npy" not in npz.zip.namelist():
+        return
+    with npz.zip.open(f"{key}.npy") as f:
+        version = np.lib.format.read_magic(f)
+        read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+        shape, _, dtype = read(f)
+    need = estimate(int(np.prod(shape, dtype=object)), itemsize=dtype.itemsize, features=1).bytes
+    if need > memory():
+        raise DataError(
+            f"{path}: not a usable ocolearn model: its {key} of shape {shape} ({dtype}) would take {gib(need)}, "
+            f"more than the {gib(memory())} of memory this process may use"
+        )
 
 
 def check(model: Model, path="the model") -> None:

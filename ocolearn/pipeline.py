@@ -17,13 +17,13 @@ model of the raw features: ``raw_linear`` folds them into ``(w, offset)`` with
 
 from __future__ import annotations
 
-import os
 from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ocolearn import sizes
 from ocolearn.config import ConfigError, _build_part, apply_overrides
 from ocolearn.data import DataError
 from ocolearn.data.sparse_text import DEFAULT_BITS, SparseData
@@ -358,12 +358,14 @@ def check_step(learner: Learner, dim: int, dense=False, where="--learner/--set",
     except (ValueError, TypeError, KeyError, AttributeError) as e:
         raise ConfigError(f"{where}: {name}: {_first_line(e)}") from None
     size = sum(leaf.size * leaf.dtype.itemsize for leaf in jax.tree.leaves(state))
-    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    if 4 * size > memory:
+    need, memory = sizes.estimate(state=size).bytes, sizes.memory()
+    if need > memory:
+        classes = getattr(inner, "classes", 0)
+        over = f"{classes:,} classes (--set classes) x {dim:,} features" if classes > 2 else f"{dim:,} features"
         raise ConfigError(
-            f"{option}: {name} over {dim:,} features keeps {size / 2**30:.1f} GiB of state and needs about "
-            f"4 times that while it learns ({4 * size / 2**30:.1f} GiB), more than this machine's "
-            f"{memory / 2**30:.1f} GiB of memory; use fewer features"
+            f"{option}: {name} over {over} keeps {size / 2**30:.1f} GiB of state and needs about "
+            f"4 times that while it learns ({need / 2**30:.1f} GiB), more than this machine's "
+            f"{memory / 2**30:.1f} GiB of memory; use fewer {'classes or ' if classes > 2 else ''}features"
         )
 
     def step(state, idx, val, y):

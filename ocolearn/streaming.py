@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import zipfile
 from pathlib import Path
 from typing import NamedTuple
 
@@ -151,10 +152,50 @@ def load_checkpoint(path, fingerprint, template):
             where = json.loads(str(f["where"]))
     except DataError:
         raise
-    except (OSError, KeyError, ValueError, EOFError):  # (NumPy's own words speak of pickles: not ours)
+    except (OSError, KeyError, ValueError, EOFError, RecursionError, zipfile.BadZipFile):  # (NumPy's words: pickles)
         raise DataError(f"{path}: not an ocolearn checkpoint (unreadable, cut short, or another file)") from None
     state = jax.tree.unflatten(jax.tree.structure(template), [jax.numpy.asarray(a) for a in leaves])
     return state, summary, where
+
+
+COUNTS = ("pass", "offset", "line", "row", "rounds", "skipped")  # a checkpoint's progress record: whole numbers
+
+
+def check_progress(path, where, passes: int, data) -> None:
+    """A checkpoint's progress record (``where``) as ``run_stream`` writes it, else a ``DataError``
+    naming the checkpoint and the entry: a table whose counts are whole numbers >= 0, a pass
+    before ``passes``, one entry per pass so far in ``mistakes`` (whole numbers), ``losses``
+    (numbers) and ``holdout`` (``[loss, mistakes, rows]``), and a byte offset within the data
+    file ``data`` (a compressed file's offset counts its decompressed bytes: not checked)."""
+    from ocolearn.data import OPENERS
+
+    def bad(why):
+        return DataError(f"{path}: not a checkpoint ocolearn can resume from: {why}; start again without --resume")
+
+    def whole(v):
+        return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+    if not isinstance(where, dict):
+        raise bad(f"its progress record is a {type(where).__name__}, not a table")
+    for key in (*COUNTS, "mistakes", "losses", "holdout"):
+        if key not in where:
+            raise bad(f"its progress record has no {key!r}")
+    for key in COUNTS:
+        if not whole(where[key]):
+            raise bad(f"its progress record's {key!r} is {where[key]!r}, not a whole number >= 0")
+    if where["pass"] >= passes:
+        raise bad(f"its progress record's pass {where['pass'] + 1} is past --passes {passes}")
+    lists = {"mistakes": whole, "losses": lambda v: isinstance(v, int | float) and not isinstance(v, bool)}
+    lists["holdout"] = lambda v: (
+        isinstance(v, list) and len(v) == 3 and lists["losses"](v[0]) and all(map(whole, v[1:]))
+    )
+    for key, ok in lists.items():
+        value = where[key]
+        if not (isinstance(value, list) and len(value) == where["pass"] + 1 and all(map(ok, value))):
+            raise bad(f"its progress record's {key!r} is {str(value)[:80]}, not one entry per pass so far")
+    path_ = Path(data)
+    if path_.is_file() and path_.suffix not in OPENERS and where["offset"] > path_.stat().st_size:
+        raise bad(f"its byte offset {where['offset']} is past the end of {data} ({path_.stat().st_size} bytes)")
 
 
 def _shuffled(X, y, seed, pass_, index):
@@ -201,6 +242,7 @@ def run_stream(
         if checkpoint is None or not Path(checkpoint).exists():
             raise DataError(f"{checkpoint}: no checkpoint to resume from")
         state, summary, where = load_checkpoint(checkpoint, fingerprint, state)
+        check_progress(checkpoint, where, passes, source.path)
     mistakes, rounds, skipped, since = where["mistakes"], where["rounds"], where["skipped"], 0
     losses, held = where["losses"], where["holdout"]
     p = where["pass"]

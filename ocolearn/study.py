@@ -73,8 +73,9 @@ from ocolearn.data.sparse_text import SparseData
 from ocolearn.features import Sparse, num_features, row
 from ocolearn.io import writes_folder
 from ocolearn.learners import Learner
-from ocolearn.names import FORMAT_KEYS, formats_reading, unread_setting
+from ocolearn.names import FORMAT_KEYS, MAX_SEED, formats_reading, unread_setting
 from ocolearn.parts import ConfigError
+from ocolearn.sizes import estimate, refuse
 
 PARAMETER_FREE = ("perceptron", "cocob", "coin_betting", "dog", "mechanic")  # nothing to tune: a grid is an error
 BUNDLED = {"iris": "Species", "wine": "Cultivar"}  # the bundled tables and their label columns
@@ -224,6 +225,11 @@ def from_dict(raw: dict, source: str = "<study>") -> Study:
         raise ConfigError(f"{source}: 'datasets' must be one or more [[datasets]] tables")
     datasets = tuple(_dataset(t, f"datasets[{i}]", source) for i, t in enumerate(tables))
     for i, d in enumerate(datasets):
+        if d.chunk_rows == 1 and evaluate.orders > 1:  # (a shuffle within blocks of one row is the stored order)
+            raise ConfigError(
+                f"{source}: 'datasets[{i}].chunk_rows' = 1 shuffles {d.name!r} within blocks of one row, so each of "
+                f"its {evaluate.orders} orders would be the stored order; set chunk_rows > 1 or evaluate.orders = 1"
+            )
         if d.chunk_rows and evaluate.regret not in ("", "none"):
             raise ConfigError(
                 f"{source}: 'evaluate.regret' = {evaluate.regret!r}: the offline comparator needs the rows in memory, "
@@ -259,8 +265,8 @@ def _check_evaluate(spec: EvaluateSpec, source: str) -> None:
     def bad(key, what):
         return ConfigError(f"{source}: 'evaluate.{key}' must be {what}, got {getattr(spec, key)!r}")
 
-    if spec.orders < 1:
-        raise bad("orders", "an integer >= 1")
+    if not 1 <= spec.orders <= MAX_SEED + 1:  # (order s is shuffled by seed s)
+        raise bad("orders", f"an integer in 1..{MAX_SEED + 1}, one order a seed")
     for key in ("test_seed", "tune_seed"):
         check_seed(getattr(spec, key), f"evaluate.{key}", source)
     for key in ("test", "tune"):
@@ -328,6 +334,11 @@ def _dataset(table: dict, where: str, source: str) -> DatasetSpec:
             )
         if kind in SYNTHETIC and spec.task not in ("", "binary"):
             raise ConfigError(f"{source}: '{where}.task': a {kind} stream is binary")
+        try:  # (drawn whole: x_t and w_t in float64, ``synthetic``)
+            what = f"a {kind} stream of {spec.rows:,} rows x {spec.features:,} features"
+            refuse(estimate(spec.rows, spec.features, itemsize=16), f"{where}.rows", what)
+        except ConfigError as e:
+            raise ConfigError(f"{source}: {e}", e.key) from None
     name = spec.name or (Path(spec.source).stem if kind == "file" else spec.source) or kind
     check_name(name, f"'{where}.name' =", source)
     return dataclasses.replace(spec, name=name)
@@ -741,6 +752,8 @@ def evaluate_learner(study: Study, entry: StudyLearner, data: Dataset, split, co
         try:
             return run_grid(learners, inner, data, rows, spec, trace)
         except ConfigError as e:  # (checks.check_rounds: a part's setting, keyed from the pipeline's learner)
+            if e.key == "seeds":  # (sizes.refuse: the orders a sweep runs)
+                raise ConfigError(f"{where}: {e.named('evaluate.orders')}", "evaluate.orders") from None
             if not (e.key or "").startswith("learner."):
                 raise
             key = keys[0] + e.key.removeprefix("learner.").removeprefix(prefix)  # learners.NAME.levels

@@ -22,7 +22,6 @@ from __future__ import annotations
 import itertools
 import math
 import numbers
-import os
 import time
 from functools import partial
 
@@ -37,6 +36,7 @@ from ocolearn.features import num_features, rolled_writes
 from ocolearn.names import MAX_SEED, is_seed
 from ocolearn.run import HOST_ORDER_ROUNDS, Result, run
 from ocolearn.shuffle import seed_orders
+from ocolearn.sizes import Need, estimate, memory, refuse
 
 
 def leaf_paths(tree) -> list[str]:
@@ -110,7 +110,7 @@ def memory_budget(device=None) -> int:
     stats = device.memory_stats() if device.platform != "cpu" else None
     if stats and "bytes_limit" in stats:
         return int(stats["bytes_limit"] - stats.get("bytes_in_use", 0)) // 2
-    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
+    return memory() // 2
 
 
 def bytes_per_config(learner_one, X, y, num_seeds: int, passes: int, trace: bool) -> int:
@@ -119,9 +119,7 @@ def bytes_per_config(learner_one, X, y, num_seeds: int, passes: int, trace: bool
     # Built, not traced: eval_shape would trace a new function on every sweep.
     state = learner_one.init(num_features(X))
     state_bytes = sum(a.size * a.dtype.itemsize for a in jax.tree.leaves(state))
-    rounds = len(y) * passes
-    per_run = 4 * state_bytes + (16 * rounds if trace else 16)
-    return max(1, num_seeds) * per_run
+    return estimate(len(y), orders=max(1, num_seeds), passes=passes, state=state_bytes, trace=trace).bytes
 
 
 def _wait(tree) -> None:
@@ -189,6 +187,18 @@ def chunk_for(learners, X, y, num_seeds, passes, trace, budget) -> int:
     return max(1, (budget - data) // need)
 
 
+def _refuse_beyond(learners, X, y, num_seeds, passes, trace, limit, least, runs) -> None:
+    """Refuse a sweep whose fewest configurations run at once (``least``, a device's lanes)
+    need more than ``limit`` bytes (the device's memory) next to the data, or whose ``runs`` configurations (padded)
+    over every seed would take longer than a run may (``ocolearn.sizes.refuse``), naming
+    ``seeds``, what a sweep's size grows with beyond its grid (``MAX_RUNS``, the config's check)."""
+    data = sum(np.asarray(a).nbytes for a in jax.tree.leaves((X, y)))
+    one = bytes_per_config(_one(learners), X, y, num_seeds, passes, trace)
+    seconds = estimate(len(y), orders=num_seeds, grid=runs, passes=passes).seconds
+    what = f"a sweep of {runs} configurations x {num_seeds} seeds over {len(y) * passes} rounds"
+    refuse(Need(data + least * one, seconds), "seeds", what, limit=limit)
+
+
 def sweep(
     learners,
     X,
@@ -221,14 +231,17 @@ def sweep(
     check_data(_one(learners), X, y, rows=not rows_in_loop)
     check_rounds(_one(learners), None if carry is None else _one(_one(carry[0])), y.shape[0], passes)
     num = jax.tree.leaves(learners)[0].shape[0] if jax.tree.leaves(learners) else 1
-    seeds = seed_values(seeds)
-    num_seeds = 1 if seeds is None else len(seeds)
+    num_seeds = 1 if seeds is None else seeds if isinstance(seeds, numbers.Integral) else len(seeds)
     devices = len(jax.devices()) if shard else 1
+    budget = memory or memory_budget()
     if chunk_size is None:
-        chunk_size = chunk_for(learners, X, y, num_seeds, passes, trace, memory or memory_budget())
+        chunk_size = chunk_for(learners, X, y, num_seeds, passes, trace, budget)
     # A whole number of LANES configurations on each device, padded with the last: a configuration's
     # bits then do not depend on how many run at once (chunk_size, num).
     chunk_size = devices * LANES * math.ceil(min(chunk_size, num) / (devices * LANES))
+    runs = chunk_size * math.ceil(num / chunk_size)
+    _refuse_beyond(learners, X, y, num_seeds, passes, trace, 2 * memory_budget(), devices * LANES, runs)
+    seeds = seed_values(seeds)  # (after the estimate: checking 10^6 seeds takes seconds)
     sharding = NamedSharding(_mesh(), P("configs")) if devices > 1 else None
     replicated = NamedSharding(_mesh(), P()) if devices > 1 else None
     # Each seed's shuffles are drawn here, on the host (shuffle.py: run's bits, without their

@@ -454,10 +454,9 @@ def test_repeated_or_empty_labels_are_usage_errors(tmp_path, capsys):
 
 def test_the_memory_message_tells_state_working_memory_and_the_machine_apart(tmp_path, capsys, monkeypatch):
     # Before: "needs 8.0 GiB of state, more than this machine's memory allows (8 GiB)".
-    import ocolearn.pipeline
+    import ocolearn.sizes
 
-    sizes = {"SC_PAGE_SIZE": 4096, "SC_PHYS_PAGES": 8 * 2**30 // 4096}
-    monkeypatch.setattr(ocolearn.pipeline.os, "sysconf", sizes.__getitem__)
+    monkeypatch.setattr(ocolearn.sizes, "MEMORY", 8 * 2**30)
     data = labelled_svmlight(tmp_path / "d.svm")
     line = one_line_error(*train(capsys, data, tmp_path / "m.npz", "--bits", 30)[::2], "--bits")
     assert "8.0 GiB of state" in line and "(32.0 GiB)" in line and "machine's 8.0 GiB" in line
@@ -786,7 +785,7 @@ def test_the_sorted_labels_warning_comes_after_a_result_and_never_before_an_erro
     # Before: the warning was printed at once, so a run that then diverged failed in two lines.
     data = tmp_path / "sorted.svm"
     data.write_text("".join(sorted(labelled_svmlight(tmp_path / "d.svm").read_text().splitlines(keepends=True))))
-    args = ["train", "--learner", "ogd", "--set", "schedule.eta=1e39", data, "--model", tmp_path / "m.npz", "--quiet"]
+    args = ["train", "--learner", "ogd", "--set", "schedule.eta=1e38", data, "--model", tmp_path / "m.npz", "--quiet"]
     one_line_error(*call(capsys, *args)[::2], f"{data}, lines 1-400 (pass 1): the run diverged")
     status, _, err = train(capsys, data, tmp_path / "m.npz")
     assert status == 0 and err.splitlines()[-1].startswith(f"ocolearn: warning: {data}: the labels come sorted")
