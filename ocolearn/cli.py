@@ -408,7 +408,9 @@ def _at_least(low: int, high: int | None = None, off: int | None = None):
         if value != off and (value < low or (high is not None and value > high)):
             raise argparse.ArgumentTypeError(f"{value} is not {wanted}")
         if high is None and value > MAX_COUNT:  # (NumPy and JAX count in int64 and int32: an OverflowError)
-            raise argparse.ArgumentTypeError(f"{value} is more than {MAX_COUNT}, the most rows or rounds a run counts")
+            raise argparse.ArgumentTypeError(
+                f"{value} is more than {MAX_COUNT}, the most a count may be (rows, rounds and features count in int32)"
+            )
         return value
 
     return number

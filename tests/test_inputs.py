@@ -896,7 +896,7 @@ def test_predict_and_test_refuse_data_of_another_format_than_the_models_naming_b
 def test_messages_name_the_option_the_file_and_line_or_what_differs(tmp_path, capsys, monkeypatch):
     # Before: "the data has 1" (it was --labels), "--bits/--dim: ..." for an index in the file,
     # "its options differ" (which?), "its learner differ", and "File exists" for a file in the way.
-    import ocolearn.pipeline
+    import ocolearn.sizes
 
     data = labelled_svmlight(tmp_path / "d.svm")
     one_line_error(
@@ -904,11 +904,10 @@ def test_messages_name_the_option_the_file_and_line_or_what_differs(tmp_path, ca
     )
     big = tmp_path / "big.svm"
     big.write_text("1 1:1\n-1 2147483648:2\n")
-    sizes = {"SC_PAGE_SIZE": 4096, "SC_PHYS_PAGES": 8 * 2**30 // 4096}
-    monkeypatch.setattr(ocolearn.pipeline.os, "sysconf", sizes.__getitem__)
+    monkeypatch.setattr(ocolearn.sizes, "MEMORY", 8 * 2**30)  # (an 8 GiB machine)
     line = one_line_error(*train(capsys, big, tmp_path / "m.npz")[::2], f"{big}, line 2: feature index 2147483648: ")
     assert "2,147,483,648 features keeps 16.0 GiB of state" in line
-    one_line_error(*train(capsys, big, tmp_path / "m.npz", "--dim", 2**31)[::2], "--bits/--dim: ")
+    one_line_error(*train(capsys, big, tmp_path / "m.npz", "--dim", 2**31)[::2], "argument --dim: 2147483648 is more")
     monkeypatch.undo()
     ckpt = tmp_path / "c.npz"
     assert train(capsys, data, tmp_path / "m.npz", "--checkpoint", ckpt, "--passes", 2)[0] == 0
