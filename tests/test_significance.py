@@ -14,6 +14,7 @@ import pytest
 from ocolearn.significance import (
     EXACT_UP_TO,
     Q_05,
+    compare,
     critical_difference,
     friedman,
     not_different,
@@ -58,10 +59,17 @@ def test_friedman_is_corrected_for_ties_as_scipy():
         result = friedman(scores)
         assert result["chi2"] == pytest.approx(chi2, rel=1e-12, abs=1e-12)
         assert result["p_value"] == pytest.approx(p, rel=1e-9)
-        if "iman_davenport_F" in result:
-            F = result["iman_davenport_F"]
-            assert F == pytest.approx(anova_F_of_ranks(scores), rel=1e-12)
-            assert result["iman_davenport_p"] == pytest.approx(stats.f.sf(F, k - 1, (k - 1) * (N - 1)), rel=1e-9)
+        assert result["df"] == k - 1
+        F = result["iman_davenport_F"]
+        assert F == pytest.approx(anova_F_of_ranks(scores), rel=1e-12)
+        assert result["iman_davenport_p"] == pytest.approx(stats.f.sf(F, k - 1, (k - 1) * (N - 1)), rel=1e-9)
+    # near the largest chi2, N (k - 1) = 20: nine data sets rank 1, 2, 3 and one ties the last two
+    scores = np.vstack([np.tile([0.0, 1.0, 2.0], (9, 1)), [0.0, 1.0, 1.0]])
+    result = friedman(scores)
+    assert result["chi2"] == pytest.approx(stats.friedmanchisquare(*scores.T).statistic, rel=1e-12)
+    assert 19 < result["chi2"] < 20 and result["iman_davenport_F"] == pytest.approx(anova_F_of_ranks(scores))
+    result = friedman(np.tile([0.0, 1.0, 2.0], (4, 1)))  # every data set ranks alike: F has no finite value
+    assert result["chi2"] == pytest.approx(8.0, rel=1e-12) and "iman_davenport_F" not in result
     result = friedman(np.ones((3, 4)))  # every data set ties all its learners: nothing to rank
     assert (result["chi2"], result["p_value"], result["iman_davenport_p"]) == (0.0, 1.0, 1.0)
 
@@ -72,6 +80,32 @@ def test_nemenyi_table_equals_the_studentized_range():
         assert q == pytest.approx(stats.studentized_range.ppf(0.95, k, np.inf) / math.sqrt(2), abs=1e-3), k
     # Demšar (2006), section 3.2.4: k = 4 classifiers on N = 14 data sets, CD = 1.25
     assert critical_difference(4, 14) == pytest.approx(1.25, abs=5e-3)
+    assert critical_difference(21, 14) is None  # beyond the table
+
+
+def test_compare_says_what_the_ranks_and_tests_are():
+    table = {
+        "x": {"a": 0.1, "b": 0.2, "c": 0.3},
+        "y": {"a": 0.2, "b": 0.3, "c": 0.1},
+        "z": {"a": 0.1, "b": 0.5, "c": 0.1},
+    }
+    result = compare(table, ["a", "b", "c"])
+    assert result["average_ranks"] == {"a": 1.5, "b": 8 / 3, "c": 11 / 6}
+    assert (result["datasets"], result["learners"], result["alpha"]) == (3, 3, 0.05)
+    assert result["friedman"] == friedman(np.array([[0.1, 0.2, 0.3], [0.2, 0.3, 0.1], [0.1, 0.5, 0.1]]))
+    assert result["critical_difference"] == critical_difference(3, 3)
+    f = result["friedman"]
+    assert result["text"] == (
+        f"Average ranks over 3 data sets; Friedman chi2 = {f['chi2']:.2f} with 2 degrees of freedom, "
+        f"p = {f['p_value']:.3g} (Iman-Davenport F = {f['iman_davenport_F']:.2f}, p = {f['iman_davenport_p']:.3g}); "
+        f"Nemenyi critical difference at 0.05: {critical_difference(3, 3):.2f} (Demšar 2006)."
+    )
+    assert compare({"x": table["x"]}, ["a", "b", "c"]) == {
+        "text": "No significance test: it needs two or more learners on two or more data sets (3 on 1)."
+    }
+    many = [f"l{i}" for i in range(21)]  # no Nemenyi table for 21 learners
+    result = compare({d: {n: float(i) for i, n in enumerate(many)} for d in "xy"}, many)
+    assert result["critical_difference"] is None and "Nemenyi" not in result["text"]
 
 
 def every_sign_p(d):
@@ -102,7 +136,8 @@ def test_signed_rank_p_values_equal_scipy():
     # an infinite difference is the largest: as a finite one larger than the others
     d = rng.normal(0.0, 1.0, 9)
     assert signed_rank_p(np.r_[d, np.inf, -np.inf]) == signed_rank_p(np.r_[d, 1e300, -1e300])
-    with pytest.raises(ValueError, match="NaN"):
+    assert signed_rank_p([0.0, 0.0]) == 1.0  # nothing but ties
+    with pytest.raises(ValueError, match="^signed_rank_p: a NaN difference has no sign$"):
         signed_rank_p([1.0, np.nan])
 
 
@@ -117,6 +152,7 @@ def test_a_learner_with_diverged_orders_is_never_close_to_the_best():
     best = rng.uniform(0.1, 0.2, 10)
     worse = best + rng.uniform(0.001, 0.01, 10)  # worse on every order, diverged on 3 of them
     worse[[1, 4, 7]] = np.nan
+    assert paired({"b": [1.0, 2.0], "a": [2.0, 3.0]})["best"] == "b"  # the lowest mean, not the first name
     result = paired({"best": best, "worse": worse})
     assert result["best"] == "best" and result["diverged"] == {"worse": 3}
     assert result["p_values"]["worse"] == 2 / 2**10  # worse on all 10 orders: the smallest p
@@ -129,6 +165,7 @@ def test_a_learner_with_diverged_orders_is_never_close_to_the_best():
     result = paired({"best": best, "tied": tied, "close": best + rng.normal(0, 1e-3, 10)})
     assert result["p_values"]["tied"] == 0.25 and result["diverged"] == {"tied": 3}
     assert set(not_different(result)) == {"close"}
+    assert not_different(result, alpha=result["p_values"]["close"]) == {"close": result["p_values"]["close"]}
     # an order both diverged on is a tie; the best is the lowest mean with diverged orders as +inf
     result = paired({"a": [np.nan, 1.0, 2.0, 3.0], "b": [np.nan, 2.0, 3.0, 4.0], "c": [0.0, 0.0, 0.0, np.nan]})
     assert result["best"] == "a" and result["diverged"] == {"a": 1, "b": 1, "c": 1}
