@@ -103,6 +103,10 @@ def test_compare_says_what_the_ranks_and_tests_are():
     assert compare({"x": table["x"]}, ["a", "b", "c"]) == {
         "text": "No significance test: it needs two or more learners on two or more data sets (3 on 1)."
     }
+    assert compare({"x": {"a": 0.1, "b": 0.2}, "y": {"a": 0.1, "b": 0.3}}, ["a", "b"])["average_ranks"] == {
+        "a": 1.0,
+        "b": 2.0,
+    }  # two learners on two data sets: the fewest there is a test for
     many = [f"l{i}" for i in range(21)]  # no Nemenyi table for 21 learners
     result = compare({d: {n: float(i) for i, n in enumerate(many)} for d in "xy"}, many)
     assert result["critical_difference"] is None and "Nemenyi" not in result["text"]
@@ -180,7 +184,7 @@ def test_the_leaderboard_leaves_out_and_names_a_diverged_learner():
     entry = next(iter(results["datasets"].values()))
     per_order = {name: numbers["progressive"] for name, numbers in entry["learners"].items()}
     close = next(iter(not_different(entry["paired"])))  # a learner the record lists as close to the best
-    per_order[close][:3] = [math.nan] * 3
+    per_order[close][:3] = [None] * 3  # a diverged score as results.json reads back: null
     entry["paired"] = paired(per_order)
     text = leaderboard_markdown(results)
     row = next(line for line in text.splitlines() if line.startswith(f"| {next(iter(results['datasets']))} |"))
