@@ -911,6 +911,8 @@ def leaderboard_csv(rows: list[dict]) -> str:
 def leaderboard_markdown(results: dict) -> str:
     """The leaderboard as Markdown tables (learners x data sets), the best of each data set in
     bold, with the tuned values, the regret, the wall times and the significance test."""
+    from ocolearn.significance import not_different
+
     rows = leaderboard_rows(results)
     datasets = list(results["datasets"])
     learners = list(dict.fromkeys(r["learner"] for r in rows))
@@ -955,7 +957,13 @@ def leaderboard_markdown(results: dict) -> str:
         table(f"Held-out {what} of the final weights", "held_out", 4)
     if any(r["regret_mean"] != "" for r in rows):
         losses = ", ".join(sorted({e["regret_loss"] for e in results["datasets"].values()}))
-        table(f"Regret against the best fixed affine predictor in hindsight ({losses} loss)", "regret", 1)
+        table(
+            f"Regret against the best fixed affine function of the data set's features in hindsight, unconstrained "
+            f"({losses} loss; not `ocolearn run`'s regret, which is against the learner's own feasible set "
+            "on the rows as its pipeline fed them)",
+            "regret",
+            1,
+        )
     times = ["| learner | " + " | ".join(datasets) + " |", "|---|" + "---:|" * len(datasets)]
     for name in learners:
         times.append(f"| {name} | " + " | ".join(f"{cell[(d, name)]['wall_s']:.1f}" for d in datasets) + " |")
@@ -964,9 +972,13 @@ def leaderboard_markdown(results: dict) -> str:
         "| data set | best | learners within p >= 0.05 of it (Wilcoxon signed-rank over orders) |",
         "|---|---|---|",
     ]
+    diverged = []
     for d, entry in results["datasets"].items():
-        close = [f"{n} ({p:.2g})" for n, p in entry["paired"]["p_values"].items() if p is not None and p >= 0.05]
+        close = [f"{n} ({p:.2g})" for n, p in not_different(entry["paired"]).items()]
         lines.append(f"| {d} | {entry['paired']['best']} | {', '.join(close) or 'none'} |")
+        diverged += [f"{n} on {d} ({k} of {orders} orders)" for n, k in entry["paired"]["diverged"].items()]
+    if diverged:  # (significance.paired: a diverged order is worse than any finite score)
+        lines += ["", "Diverged (a score not finite; never counted as within p >= 0.05): " + ", ".join(diverged)]
     text.extend(["Paired over orders, on each data set", "", *lines, ""])
     text.append(results["significance"]["text"])
     return "\n".join(text) + "\n"

@@ -1,6 +1,6 @@
 """``ocolearn study``: its numbers equal direct runs and river's, tuning never sees the rows
-reported on, reruns are bit for bit, bad files fail in one line; the significance test and the
-offline comparators against scipy and scikit-learn."""
+reported on, reruns are bit for bit, bad files fail in one line; the offline comparators against
+scipy and scikit-learn (the significance tests: tests/test_significance.py)."""
 
 from __future__ import annotations
 
@@ -398,38 +398,6 @@ def test_shipped_studies_load_and_meet_the_issue_sizes():
     studies.load(ROOT / "configs" / "study_regressors.toml")
 
 
-# ------------------------------------------------------------------------------ significance
-
-
-def test_friedman_and_ranks_equal_scipy():
-    stats = pytest.importorskip("scipy.stats")
-    from ocolearn.significance import friedman, ranks
-
-    rng = np.random.default_rng(0)
-    scores = rng.uniform(size=(7, 5)).round(1)  # ties within data sets
-    expected = np.array([stats.rankdata(row) for row in scores])
-    np.testing.assert_array_equal(ranks(scores), expected)
-    # scipy's statistic corrects for ties; Demšar's (used here) does not: compare without ties
-    scores = rng.uniform(size=(7, 5))
-    chi2, p = stats.friedmanchisquare(*scores.T)
-    result = friedman(scores)
-    assert result["chi2"] == pytest.approx(chi2, rel=1e-12)
-    assert result["p_value"] == pytest.approx(p, rel=1e-9)
-    F = result["iman_davenport_F"]
-    assert result["iman_davenport_p"] == pytest.approx(stats.f.sf(F, 4, 24), rel=1e-9)
-
-
-def test_nemenyi_table_equals_the_studentized_range():
-    stats = pytest.importorskip("scipy.stats")
-    from ocolearn.significance import Q_05, critical_difference
-
-    for k, q in Q_05.items():
-        # the tables give three decimals (Demšar truncates: 2.3437 is 2.343)
-        assert q == pytest.approx(stats.studentized_range.ppf(0.95, k, np.inf) / math.sqrt(2), abs=1e-3), k
-    # Demšar (2006), section 3.2.4: k = 4 classifiers on N = 14 data sets, CD = 1.25
-    assert critical_difference(4, 14) == pytest.approx(1.25, abs=5e-3)
-
-
 # ------------------------------------------------------------------------------- comparators
 
 
@@ -521,19 +489,6 @@ def test_a_tracked_study_reads_back_from_the_local_mlflow_store(tmp_path, monkey
     assert run.data.params["learners.pa.kind"] == "passive_aggressive"
     artifacts = {a.path for a in client.list_artifacts(run.info.run_id)}
     assert {"leaderboard.csv", "leaderboard.md", "results.json", "progressive_iris.png"} <= artifacts
-
-
-def test_signed_rank_p_values_equal_scipy_exact():
-    stats = pytest.importorskip("scipy.stats")
-    from ocolearn.significance import paired, signed_rank_p
-
-    rng = np.random.default_rng(1)
-    for n in (5, 8, 12):
-        d = rng.normal(0.3, 1.0, n)  # no ties, no zeros
-        assert signed_rank_p(d) == pytest.approx(stats.wilcoxon(d, method="exact").pvalue, rel=1e-12)
-    assert signed_rank_p(np.ones(8)) == pytest.approx(2 / 256)  # all one sign: the smallest p of 8 orders
-    result = paired({"a": [0.1, 0.2, 0.3], "b": [0.2, 0.3, 0.4], "c": [0.3, 0.05, 0.2]})
-    assert result["best"] == "c" and set(result["p_values"]) == {"a", "b"}
 
 
 def test_a_data_set_too_large_for_the_dense_comparator_says_how_to_go_on(tmp_path):
