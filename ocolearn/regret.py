@@ -248,9 +248,11 @@ def best_fixed_convex(loss, X, y, classes: int = 0, tol: float = 1e-6, max_iter:
     The hinges are not differentiable: they are replaced by their log-sum-exp smoothing with
     ``mu = 1, 0.1, ..., 1e-4`` in turn, each solve starting where the last stopped. As
     ``hinge <= smoothed <= hinge + mu log K``, the minimum of the hinge's total lies in
-    ``[smoothed total at u - T mu log K, total at u]`` (up to the last solve's own gap, which
-    its gradient norm bounds); ``total`` is the upper end, so a regret against it is at most
-    ``smoothing_gap`` below the exact one. On data a linear rule separates, the minimum is
+    ``[smoothed minimum - T mu log K, total at u]``; ``total`` is the exact loss at ``u``, the
+    upper end, so a regret against it is never above the exact one. Only the smoothing part of
+    the gap is bounded (``smoothing_gap``); the last solve's own gap (smoothed total at u less
+    the smoothed minimum) is not: its gradient norm is recorded, but bounds the gap only
+    where the distance to the minimizer is bounded, which separable data does not give. On data a linear rule separates, the minimum is
     approached only as ``||u||`` grows, and the solver stops at the tolerance.
     """
     import jax.numpy as jnp
