@@ -189,9 +189,10 @@ def test_cli_on_folders_of_text(tmp_path):
 
 @pytest.mark.parametrize("task", ["binary", "regression"])
 def test_saved_model_scores_as_the_pipelines_final_statistics_far_from_zero(tmp_path, task):
-    """Features near 1e6 and 4e6 with a spread near 1: the model file, saved and loaded, gives
-    the labels and scores of a float64 evaluation of its pipeline (the learner's weights on rows
-    standardized with the final mean and deviation, plus the intercept). Folded in float32, the
+    """Features near 1e6 and 4e6 with a spread near 1, and a constant one (a deviation of 0,
+    scaled to 0): the model file, saved and loaded, gives the labels and scores of a float64
+    evaluation of its pipeline (the learner's weights on rows standardized with the final mean
+    and deviation, plus the intercept). Folded in float32, the
     cancellation in ``w . x - w . mean`` was off by 0.2% (binary) and 0.4% (regression) of the
     largest score and flipped 0.5% of the labels. A model file from before (float32 ``w`` and
     ``offset``) still loads and scores with its own numbers."""
@@ -202,7 +203,7 @@ def test_saved_model_scores_as_the_pipelines_final_statistics_far_from_zero(tmp_
 
     rng = np.random.default_rng(7)
     centred = rng.normal(size=(2000, 3)) * [1.0, 2.0, 0.5]
-    X = (centred + [1e6, 4e6, 1e6]).astype(np.float32)
+    X = np.c_[centred + [1e6, 4e6, 1e6], np.full(len(centred), 2.5e6)].astype(np.float32)
     signal = centred @ [1.0, -0.5, 2.0] + 0.3 * rng.normal(size=len(X))
     if task == "binary":
         estimator = OnlineClassifier(OGD(loss=Logistic()), random_state=0).fit(X, np.where(signal > 0, "yes", "no"))
@@ -212,7 +213,8 @@ def test_saved_model_scores_as_the_pipelines_final_statistics_far_from_zero(tmp_
     loaded = type(estimator).load(tmp_path / "m.npz")
     moments, w = estimator.state_.steps[0], np.asarray(estimator.state_.inner.w, np.float64)
     mean, sd = np.asarray(moments.mean, np.float64), np.asarray(moments.sd, np.float64)
-    expected = (X.astype(np.float64) - mean) / sd @ w[:3] + w[3]  # the intercept's feature is 1
+    scaled = np.divide(X - mean, sd, out=np.zeros(X.shape), where=sd > 0)
+    expected = scaled @ w[:4] + w[4]  # the intercept's feature is 1
     got = loaded.decision_function(X) if task == "binary" else loaded.predict(X)
     np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-6 * np.max(np.abs(expected)))
     if task == "binary":
