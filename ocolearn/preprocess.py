@@ -161,8 +161,8 @@ def _half_delta(state: Moments, x):
 
 def _over(w, scale):
     """``w / scale`` in float64 (NumPy, for ``fold``), 0 where ``scale`` is 0: ``ratio`` on the host."""
-    w, scale = np.broadcast_arrays(np.asarray(w, np.float64), np.asarray(scale, np.float64))
-    return np.divide(w, scale, out=np.zeros(w.shape), where=scale > 0)
+    scale = np.asarray(scale, np.float64)
+    return np.where(scale > 0, np.asarray(w, np.float64) / np.where(scale > 0, scale, 1.0), 0.0)
 
 
 def _dense_only(x):
