@@ -189,10 +189,10 @@ def test_cli_on_folders_of_text(tmp_path):
 
 @pytest.mark.parametrize("task", ["binary", "regression"])
 def test_saved_model_scores_as_the_pipelines_final_statistics_far_from_zero(tmp_path, task):
-    """Features near 1e6 and 4e6 with a spread near 1, and a constant one (a deviation of 0,
-    scaled to 0): the model file, saved and loaded, gives the labels and scores of a float64
-    evaluation of its pipeline (the learner's weights on rows standardized with the final mean
-    and deviation, plus the intercept). Folded in float32, the
+    """Features near 1e6 and 4e6 with a spread near 1, and one constant in training (a deviation
+    of 0: scaled to 0, on rows off that value too): the model file, saved and loaded, gives the
+    labels and scores of a float64 evaluation of its pipeline (the learner's weights on rows
+    standardized with the final mean and deviation, plus the intercept). Folded in float32, the
     cancellation in ``w . x - w . mean`` was off by 0.2% (binary) and 0.4% (regression) of the
     largest score and flipped 0.5% of the labels. A model file from before (float32 ``w`` and
     ``offset``) still loads and scores with its own numbers."""
@@ -213,6 +213,7 @@ def test_saved_model_scores_as_the_pipelines_final_statistics_far_from_zero(tmp_
     loaded = type(estimator).load(tmp_path / "m.npz")
     moments, w = estimator.state_.steps[0], np.asarray(estimator.state_.inner.w, np.float64)
     mean, sd = np.asarray(moments.mean, np.float64), np.asarray(moments.sd, np.float64)
+    X[::2, 3] += 64  # (the constant feature off its training value)
     scaled = np.divide(X - mean, sd, out=np.zeros(X.shape), where=sd > 0)
     expected = scaled @ w[:4] + w[4]  # the intercept's feature is 1
     got = loaded.decision_function(X) if task == "binary" else loaded.predict(X)
