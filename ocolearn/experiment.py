@@ -302,7 +302,7 @@ def experiment_model(experiment: Experiment, learner, state, data: SparseData):
     if task == "regression" and spec.target in scaled:
         m, s = centre_and_scale(spec.target)
         w_raw, offset = s * w_raw, s * offset - m
-    return model._replace(w=w_raw.astype(np.float32), offset=offset.astype(np.float32)), ""
+    return model._replace(w=w_raw, offset=offset), ""
 
 
 def run_regression(experiment: Experiment, X=None, y=None, learner=None):

@@ -32,7 +32,6 @@ from ocolearn.data.task import declaring, infer, of_listed
 from ocolearn.data.textdirs import document_names
 from ocolearn.features import Sparse
 from ocolearn.learners import Learner
-from ocolearn.learners.mira import normalized as unit_rows
 from ocolearn.learners.perceptron import Perceptron
 from ocolearn.modelfile import Model, classes_of, scores
 from ocolearn.parts import fields_of
@@ -429,8 +428,8 @@ def train(
 
 def model_of(learner: Learner, state, labels, dim: int, averaged=False, settings=None, normalize=False) -> Model:
     """The model file of a trained state: the pipeline folded into one linear model of the raw
-    features (``raw_linear``: final or averaged weights, the steps' final statistics, the
-    learner's own constant in ``offset``), the learner and the steps as config tables, the
+    features in float64 (``raw_linear``: final or averaged weights, the steps' final statistics,
+    the learner's own constant in ``offset``), the learner and the steps as config tables, the
     steps' statistics. ``normalize`` scales each class's weights (and offset) to unit L2
     norm, as the MIRA write-up does before predicting."""
     steps, inner = steps_of(learner)
@@ -438,11 +437,12 @@ def model_of(learner: Learner, state, labels, dim: int, averaged=False, settings
     w, offset = raw_linear(learner, state, inner.averaged(inner_state) if averaged else None)
     if normalize:
         norms = np.sqrt(np.sum(np.square(w), axis=-1))
-        w, offset = unit_rows(w), offset / np.where(norms > 0, norms, 1.0)
+        norms = np.where(norms > 0, norms, 1.0)
+        w, offset = w / norms[..., None], offset / norms
     statistics = [jax.tree.map(lambda a: np.asarray(a).tolist(), s) for s in (state.steps if steps else ())]
     settings = {**(settings or {}), "learner": inner.to_config(), "averaged": averaged, "dim": dim}
     settings |= {"pipeline": [s.to_config() for s in steps], "pipeline_state": statistics, "normalized": normalize}
-    return Model(np.asarray(w, np.float32), list(labels), settings, np.asarray(offset, np.float32))
+    return Model(np.asarray(w, np.float64), list(labels), settings, np.asarray(offset, np.float64))
 
 
 def train_file(

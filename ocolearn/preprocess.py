@@ -11,6 +11,8 @@ vmappable like any part), registered by name for configs and model files:
 - ``fold(state, w) -> (w_in, b)``: every part here is affine in x, ``x' = A x + c``, so weights
   ``w`` on ``x'`` score a row as the weights ``A^T w`` on ``x`` plus the constant ``w . c``: a
   model file stores the folded linear model of the raw features (``ocolearn.pipeline.raw_linear``).
+  The fold is NumPy float64 on the host (``state`` and ``w`` float64 arrays): ``w . x - w . mean``
+  cancels where a feature's mean is large next to its spread, which float32 cannot afford.
 
 **When statistics move.** One rule for every part, river's (``Pipeline.predict_one`` then
 ``learn_one``, ``preprocessing.StandardScaler``): the prediction of round t scales x_t with the
@@ -29,6 +31,7 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from ocolearn.features import Sparse, largest_seen, local, put, values
 from ocolearn.learners.base import ratio
@@ -81,7 +84,7 @@ class Intercept(Preprocess, name="intercept"):
         return jnp.concatenate([x, constant], -1)
 
     def fold(self, state, w):
-        return w[..., :-1], w[..., -1] * self.value
+        return w[..., :-1], w[..., -1] * np.asarray(self.value, np.float64)
 
 
 class Moments(NamedTuple):
@@ -100,8 +103,11 @@ class Standardize(Preprocess, name="standardize"):
     (the population variance; a constant feature becomes 0). The state keeps the deviation,
     ``sd_n = sqrt((n - 1) / n) hypot(sd_{n-1}, (x_n - mean_{n-1}) / sqrt(n))``, the same recurrence
     (``var_n = (1 - 1/n) (var_{n-1} + delta^2 / n)``) without squares, so features as large as
-    float32 holds (1e20: a variance of 1e40) scale without overflow. Dense rows only: centring a
-    sparse row would fill it; scale sparse rows with ``normalize``."""
+    float32 holds (1e20: a variance of 1e40) scale without overflow. ``x - mean`` is computed
+    halved, ``x/2 - mean/2`` (the same bits halved: halving is exact), and ``x'`` as
+    ``(x/2 - mean/2) / (sd/2)``, so rows as far apart as float32's range (3e38 then -3e38) give
+    finite statistics and rows. Dense rows only: centring a sparse row would fill it; scale
+    sparse rows with ``normalize``."""
 
     def init(self, dim):
         zeros = jnp.zeros((dim,), jnp.float32)
@@ -110,16 +116,16 @@ class Standardize(Preprocess, name="standardize"):
     def observe(self, state, x):
         _dense_only(x)
         n = state.count + 1.0
-        delta = x - state.mean
-        sd = jnp.sqrt((n - 1.0) / n) * jnp.hypot(state.sd, delta / jnp.sqrt(n))
-        return Moments(n, state.mean + delta / n, sd)
+        half = _half_delta(state, x)
+        sd = 2.0 * (jnp.sqrt((n - 1.0) / n) * jnp.hypot(0.5 * state.sd, half / jnp.sqrt(n)))
+        return Moments(n, state.mean + 2.0 * (half / n), sd)
 
     def transform(self, state, x):
         _dense_only(x)
-        return (x - state.mean) * ratio(1.0, state.sd)
+        return ratio(_half_delta(state, x), 0.5 * state.sd)
 
     def fold(self, state, w):
-        scaled = w * ratio(1.0, state.sd)
+        scaled = _over(w, state.sd)
         return scaled, -(scaled @ state.mean)
 
 
@@ -144,7 +150,19 @@ class Normalize(Preprocess, name="normalize"):
         return Sparse(x.idx, scaled, x.dim) if isinstance(x, Sparse) else scaled
 
     def fold(self, state, w):
-        return w * ratio(1.0, state), 0.0 * w[..., 0]
+        return _over(w, state), np.zeros(w.shape[:-1])
+
+
+def _half_delta(state: Moments, x):
+    """``(x - mean) / 2`` as ``x/2 - mean/2``: the same bits halved (halving is exact above
+    float32's subnormals), finite for any two float32 numbers."""
+    return 0.5 * x - 0.5 * state.mean
+
+
+def _over(w, scale):
+    """``w / scale`` in float64 (NumPy, for ``fold``), 0 where ``scale`` is 0: ``ratio`` on the host."""
+    scale = np.asarray(scale, np.float64)
+    return np.where(scale > 0, np.asarray(w, np.float64) / np.where(scale > 0, scale, 1.0), 0.0)
 
 
 def _dense_only(x):

@@ -219,3 +219,20 @@ def test_standardize_is_scale_free_up_to_float32s_range():
     big_run = run(learner, big.astype(np.float32), y.astype(np.float32))
     assert np.all(np.isfinite(big_run.state.w)) and np.all(np.isfinite(big_run.state.steps[0].sd))
     np.testing.assert_allclose(big_run.trace.prediction, small_run.trace.prediction, rtol=1e-3, atol=1e-3)
+
+
+def test_standardize_stays_finite_across_float32s_range():
+    """Rows 3e38, -3e38, 1e38 (each a float32; their differences are not): the mean and the
+    deviation are float64's, each scaled row is finite, and each round's prediction too (the
+    second one scales -3e38 with the first row's statistics: a deviation of 0, so 0)."""
+    column = np.array([3e38, -3e38, 1e38])
+    X = np.stack([column, [1.0, 2.0, 4.0]], 1).astype(np.float32)
+    part = Standardize()
+    state, rows = jax.lax.scan(part.step, part.init(2), jnp.asarray(X))
+    mean, sd = X.astype(np.float64).mean(0), X.astype(np.float64).std(0)
+    np.testing.assert_allclose(state.mean, mean, rtol=1e-6)
+    np.testing.assert_allclose(state.sd, sd, rtol=1e-6)
+    np.testing.assert_allclose(rows[-1], (X[-1] - mean) / sd, rtol=1e-6)
+    np.testing.assert_allclose(rows[1], [-1.0, 1.0], rtol=1e-6)  # two rows: each one deviation from their mean
+    result = run(with_pipeline(Perceptron(), default_steps(dense=True)), X, np.float32([1, -1, 1]))
+    assert np.all(np.isfinite(result.trace.prediction)) and np.all(np.isfinite(result.state.w))
