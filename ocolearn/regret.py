@@ -252,8 +252,9 @@ def best_fixed_convex(loss, X, y, classes: int = 0, tol: float = 1e-6, max_iter:
     upper end, so a regret against it is never above the exact one. Only the smoothing part of
     the gap is bounded (``smoothing_gap``); the last solve's own gap (smoothed total at u less
     the smoothed minimum) is not: its gradient norm is recorded, but bounds the gap only
-    where the distance to the minimizer is bounded, which separable data does not give. On data a linear rule separates, the minimum is
-    approached only as ``||u||`` grows, and the solver stops at the tolerance.
+    where the distance to the minimizer is bounded, which separable data does not give: on data
+    a linear rule separates, the minimum is approached only as ``||u||`` grows, and the solver
+    stops at the tolerance.
     """
     import jax.numpy as jnp
 
