@@ -207,12 +207,19 @@ def unit_of(radius):
 @jax.custom_batching.custom_vmap
 def factors(S, kr, a):
     """``(f, f a)`` with ``f = min(1, kr / sqrt(S))``: one reciprocal square root on the path
-    of a round. Under ``vmap`` (a sweep) ``kr / sqrt(max(S, kr^2))`` and ``kr a / sqrt(...)``
-    instead (exactly 1 and a where S <= kr^2, as sqrt(fl(y^2)) = y): ending in a division, each
-    is one buffer that the (configurations, d) update loop reads. With the ``min`` XLA:CPU fused
-    ``min`` and ``f a``, and with them the round's step, into that loop (a 256-configuration
-    sweep 11% slower, ``benchmarks/bench_sweep.py``); with the divisions a single run at d = 10
-    is 8% slower."""
+    of a round. Under ``vmap`` (a sweep) ``kr / max(sqrt(S), kr)`` and ``a / (max(sqrt(S), kr)
+    (1 / kr))`` instead: ending in a division, each is one buffer that the (configurations, d)
+    update loop reads. With the ``min`` XLA:CPU fused ``min`` and ``f a``, and with them the
+    round's step, into that loop (a 256-configuration sweep 11% slower,
+    ``benchmarks/bench_sweep.py``); with the divisions a single run at d = 10 is 8% slower.
+
+    Where S <= kr^2 the batched f is exactly 1, but its ``f a`` is not always a: ``kr fl(1 / kr)``
+    need not be 1 (13% of random draws differ, by at most 2u; the claim of exactness made before
+    was wrong). Neither form takes ``kr^2`` or ``kr a``: with a constant radius XLA turned
+    ``(k r)^2`` into ``k^2 r^2`` (infinite for r = 1e30), and ``a / (root / kr)`` into ``a kr /
+    root`` (0 for r = 1e-30). ``L2Ball.update``'s proof counts f's rounding as 2.25u (the
+    measured 1.25u of XLA:CPU's rsqrt and the product) and ``f a``'s as 4 roundings from the
+    product."""
     f = jnp.minimum(1.0, kr * jax.lax.rsqrt(jnp.maximum(S, 0.0)))
     return f, f * a
 
@@ -291,50 +298,52 @@ class L2Ball(Projection, name="l2_ball"):
         and the step; the next bound U' is computed beside the next round's ``w . x``.
 
         The guarantee (issue 41), for every radius accepted (``SMALLEST_RADIUS`` to
-        ``LARGEST_RADIUS``) and every finite step: ``||w|| <= radius (1 + 16 u)`` (u = 2^-24,
-        ``UNIT``) after every round, and ``U >= ||w||^2``. Proof, by induction over the rounds, with
-        u the bound of one rounding (``|fl(z) - z| <= u |z|``; results below ``TINY`` flush to 0,
-        an error below TINY), ``gamma`` the bound of n roundings or of an n-term sum in any order,
-        and everything in units of ``k = unit_of(radius)`` (a power of two: kr = k radius in
-        [2^-33, 2^-32) but for the clipped extremes, so that nothing overflows for steps below
-        2^32 1.8e19 radii), b = k a, v = w + a x, n the terms of w . x and ||x||^2:
+        ``LARGEST_RADIUS``) and every step whose entries ``a x_i`` are finite: ``||w|| <= radius (1
+        + 16 u)`` (u = 2^-24, ``UNIT``; 9.5e-7) after every round, and ``U >= ||c w||^2``. It
+        assumes float32 operations rounded to nearest (``|fl(z) - z| <= u |z|``, results below
+        ``TINY`` flushed to 0 or not: an error below TINY) and a reciprocal square root within 2u
+        (XLA:CPU's: 1.25u at most over 2 10^6 values). Proof, by induction over the rounds, with
+        ``gamma`` the bound of n roundings or of an n-term float32 sum in any order, everything in
+        units of ``k = unit_of(radius)`` (a power of two: kr = k radius in [2^-33, 2^-32) but for
+        the clipped extremes, so that S does not overflow for steps below 2^32 1.8e19 radii),
+        b = k a (exact), v = w + a x, n the terms of w . x and ||x||^2:
 
-        (1) ``X = ||x||^2 (1 + G) + 4 n TINY >= ||x||^2``, and ``|fl(w . x) - w . x| <= gamma_n ||w||
-        ||x|| + 2 n TINY``, with ``G = pow2_above(gamma_{n+4})`` (the +4 covers the roundings that
-        form X and the sqrt below).
-        (2) So ``k^2 ||v||^2 <= V + 2 b (k w.x) + b^2 X + |b| E`` with ``V = k^2 U`` and ``E = 2 (G
-        sqrt(V) sqrt(X) + k 2 n TINY)``. S adds these with at most four roundings each (fused or
-        not): each term is raised by 8u (``V + 8u V``, ``X + 8u X``, and ``16 u |k w.x|`` in E) and
-        by ``16 TINY``, so the float32 S is >= k^2 ||v||^2.
-        (3) ``f = min(1, kr / sqrt(S))`` rounded (the root and the product: at most 2.25u measured
-        for XLA:CPU's rsqrt; the batched ``kr / sqrt(max(S, kr^2))``, 2u), and the stored weights
-        ``fl(fl(f w_i) + fl(f a) x_i)`` err from ``f v_i`` by at most ``u f (|v_i| + |w_i| + 4 |a
-        x_i|)`` (``f a`` is 3 roundings from the product; a single run's ``fl(f fl(w_i + a x_i))``,
-        less), so ``||w'|| <= f (||v|| + e)`` with ``e <= u (||v|| + ||w|| + 4 |a| ||x||)``. Where
-        f < 1, ``f ||v|| <= radius (1 + 2.25 u)`` and, with ``||w|| <= radius (1 + 16 u)`` and
-        ``|a| ||x|| <= ||v|| + ||w||``, ``f e <= 10 u radius``: ``||w'|| <= radius (1 + 13 u)``.
-        Where f = 1, ``||v||^2 <= S <= kr^2 (1 + 2.25 u)^2``, and the same. (The radius itself is a
-        float32 number, within u of the one given: 16u in all, 9.5e-7.)
-        (4) ``||k w'||^2 <= f^2 (S + 2 e ||v|| + e^2)``, and ``2 e ||v|| <= u (7 ||v||^2 + ||w||^2 +
-        4 a^2 ||x||^2)``; ``U' = ((f (f (S + m)) + A) k^-2 c^2 + 2 TINY`` with ``m = 16 u S + 2 u V
-        + 8 u b^2 X`` covers it, the flushed weights (``A = 2^25 size TINY >= size k^2 TINY^2 / u``)
-        and U''s own five roundings. f itself needs no more accuracy than (3) asks.
+        (1) ``X = xx (1 + G) + 4 n TINY >= ||x||^2`` for the float32 ``xx``, and ``|fl(w . x) - w .
+        x| <= gamma_n ||w|| ||x|| + 2 n TINY``, with ``G = pow2_above(gamma_{n+4})`` (the +4 covers
+        the roundings that form X and E).
+        (2) So ``k^2 ||v||^2 <= V + 2 b (k w.x) + b^2 X + |b| E`` with ``V = k^2 U / c^2`` and ``E
+        = 2 G sqrt(V) sqrt(X) + k 4 n TINY``. S sums these with at most four roundings a term,
+        fused or not; raising each by 8u (``V + 8u V``, ``X + 8u X``, ``16 u |k w.x|`` in E) and
+        V by ``16 TINY`` (six results that may flush) makes the float32 S >= k^2 ||v||^2.
+        (3) The factor ``f = min(1, kr rsqrt(S))`` is within 3u of ``min(1, kr / sqrt(S))`` (a
+        sweep's ``kr / max(sqrt(S), kr)``, 2u; its ``f a`` 4 roundings from the product), and the
+        stored weights ``fl(fl(f w_i) + fl(f a) x_i)`` err from ``f v_i`` by at most ``u f (|v_i| +
+        |w_i| + 5 |a x_i|)`` (a single run's ``fl(f fl(w_i + a x_i))``, less): ``||w'|| <= f (||v||
+        + e)``, ``e <= u (||v|| + ||w|| + 5 |a| ||x||)``. As ``||v||^2 <= S``, ``f ||v|| <= radius (1
+        + 3u)``; with ``||w|| <= radius (1 + 16 u)`` and ``|a| ||x|| <= ||v|| + ||w||``, ``f e <= 12 u
+        radius``: ``||w'|| <= radius (1 + 15 u)``, and the float32 radius is within u of the one
+        given.
+        (4) ``||k w'||^2 <= f^2 (S + 2 e ||v|| + e^2)`` with ``2 e ||v|| <= u (8 ||v||^2 + ||w||^2 +
+        5 a^2 ||x||^2)``, so ``U' = ((f (f (S + m)) + A) c^2 / k^2 + 2 TINY`` covers it with ``m = 16
+        u S + 2 u V + 8 u b^2 X``: that is 8u, u and 5u, U''s own five roundings (5u of S), the
+        weights that flush to 0 (u of S and ``A = 2^25 size TINY >= size k^2 TINY^2 / u``), and the
+        second-order terms. Where S or U' overflows (below), U' is ``(1 + 64 u) (c radius)^2``.
         (5) The re-sum (``carried_sum``) is an upper bound by construction.
 
         The drift, and the re-sum. Each margin moves U above ``||w||^2`` for good, and a
         projection keeps the gap. So after every ``RESUM_EVERY`` = 16 rounds (t a multiple of 16:
         the same rounds in a run in chunks, and in every configuration of a sweep, where the
         ``lax.cond`` on t stays a branch) U is re-summed from the new weights. Between re-sums the
-        margins add up to at most ``16 (20 u + G (2 rho + rho^2))`` of ``||w||^2`` (rho = |a| ||x||
-        / ||w||): where the ball is active the iterate lies inside it by at most half that (7e-6
-        relative at d = 10 for small steps), and the re-sum itself lies above ``||w||^2`` by at
-        most ``2 gamma(ceil(log2 d) + 3)``.
+        margins add up to at most ``16 (26 u + (G + 24 u) (2 rho + rho^2))`` of ``||w||^2`` (rho =
+        |a| ||x|| / ||w||): where the ball is active the iterate lies inside it by at most half that
+        (1.3e-5 relative at d = 10 for small steps), and a re-sum lies above ``||w||^2`` by at most
+        ``2 gamma(ceil(log2 d) + 3)``.
 
-        Huge steps. Where S overflows (a step beyond 2^32 1.8e19 radii, and for the radii below
-        2^-96, where k is clipped to 2^63, beyond about one unit), the factor is ``f = radius (1 -
-        2^-21) / (|a| sqrt(X_lo))`` with ``X_lo <= ||x||^2`` (||w|| is below 2^-26 of the step there,
-        so ``||w'|| < radius``) and U' is ``(1 + 16 u) (c radius)^2``. A step whose entries ``a x_i``
-        overflow float32 gives infinite weights in a single run, and the run reports its divergence.
+        Huge steps. Where S overflows (a step beyond 2^32 1.8e19 radii; for the radii below
+        2^-96, where k is clipped to 2^63, beyond about 2 in absolute terms) the factor is ``f =
+        radius (1 - 2^-21) / (|a| sqrt(X_lo))`` with ``X_lo <= ||x||^2``: ||w|| is below 2^-26 of the
+        step there, so ``||w'|| < radius``. A step whose entries ``a x_i`` overflow float32 gives
+        infinite weights in a single run, and the run reports its divergence.
         """
         n = values(x).shape[-1]
         if intercept:
@@ -355,7 +364,7 @@ class L2Ball(Projection, name="l2_ball"):
         b = k * a
         S = b * (2.0 * kwx + b * Xp) + (V + jnp.abs(b) * E)  # >= k^2 ||w + a x||^2
         f, fa = factors(S, kr, a)
-        # Beyond 2^32 1.8e19 radii S overflows: the step is all of w + a x there.
+        # Beyond 2^32 1.8e19 radii S overflows: the step is all of w + a x there (below 2^-26 of it).
         X_lo = jnp.maximum(xx - G * xx - 4 * n * TINY, 0.0)  # <= ||x||^2
         f_big = jnp.minimum(1.0, (r - r * 2.0**-21) / jnp.sqrt(X_lo) / jnp.abs(a))
         finite = jnp.isfinite(S)
@@ -372,7 +381,7 @@ class L2Ball(Projection, name="l2_ball"):
         A = 2.0**25 * w.size * TINY
         bound = (f * (f * (S + m)) + A) * power_of_two(2 * (n_c - n_k)) + 2 * TINY
         cr = jax.lax.optimization_barrier(power_of_two(n_c) * r)  # (XLA turned (c r)^2 into c^2 r^2: inf)
-        bound = jnp.where(finite, bound, jnp.maximum((1 + 16 * u) * (cr * cr), ww))
+        bound = jnp.where(jnp.isfinite(bound), bound, jnp.maximum((1 + 64 * u) * (cr * cr), ww))
         if t is None:
             return new, bound
         due = (t & (RESUM_EVERY - 1)) == 0  # t % RESUM_EVERY == 0 for t >= 1, without the signed remainder
