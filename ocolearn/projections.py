@@ -312,9 +312,11 @@ class L2Ball(Projection, name="l2_ball"):
         x| <= gamma_n ||w|| ||x|| + 2 n TINY``, with ``G = pow2_above(gamma_{n+4})`` (the +4 covers
         the roundings that form X and E).
         (2) So ``k^2 ||v||^2 <= V + 2 b (k w.x) + b^2 X + |b| E`` with ``V = k^2 U / c^2`` and ``E
-        = 2 G sqrt(V) sqrt(X) + k 4 n TINY``. S sums these with at most four roundings a term,
-        fused or not; raising each by 8u (``V + 8u V``, ``X + 8u X``, ``16 u |k w.x|`` in E) and
-        V by ``16 TINY`` (six results that may flush) makes the float32 S >= k^2 ||v||^2.
+        = 2 G max(B, V / B) sqrt(X) + k 4 n TINY`` (B a power of two >= kr: ``sqrt(V) <= max(B, V /
+        B)``, one square root a round fewer; sqrt(X) serves the huge steps too). S sums these with
+        at most four roundings a term, fused or not; raising each by 8u (``V + 8u V``, ``X + 8u
+        X``, ``16 u |k w.x|`` in E) and V by ``16 TINY`` (six results that may flush) makes the
+        float32 S >= k^2 ||v||^2.
         (3) The factor ``f = min(1, kr rsqrt(S))`` is within 3u of ``min(1, kr / sqrt(S))`` (a
         sweep's ``kr / max(sqrt(S), kr)``, 2u; its ``f a`` 4 roundings from the product), and the
         stored weights ``fl(fl(f w_i) + fl(f a) x_i)`` err from ``f v_i`` by at most ``u f (|v_i| +
@@ -333,16 +335,16 @@ class L2Ball(Projection, name="l2_ball"):
         The drift, and the re-sum. Each margin moves U above ``||w||^2`` for good, and a
         projection keeps the gap. So after every ``RESUM_EVERY`` = 16 rounds (t a multiple of 16:
         the same rounds in a run in chunks, and in every configuration of a sweep, where the
-        ``lax.cond`` on t stays a branch) U is re-summed from the new weights. Between re-sums the
-        margins add up to at most ``16 (26 u + (G + 24 u) (2 rho + rho^2))`` of ``||w||^2`` (rho =
-        |a| ||x|| / ||w||): where the ball is active the iterate lies inside it by at most half that
-        (1.3e-5 relative at d = 10 for small steps), and a re-sum lies above ``||w||^2`` by at most
-        ``2 gamma(ceil(log2 d) + 3)``.
+        ``lax.cond`` on t stays a branch) U is re-summed from the new weights. Where ||w|| is near
+        the radius, the margins between re-sums add up to at most ``16 (26 u + (2 G + 24 u) (2 rho
+        + rho^2))`` of ``radius^2`` (rho = |a| ||x|| / radius): the iterate lies inside the ball by
+        at most half that (1.3e-5 relative for small steps), and a re-sum lies above ``||w||^2`` by
+        at most ``2 gamma(ceil(log2 d) + 3)``.
 
         Huge steps. Where S overflows (a step beyond 2^32 1.8e19 radii; for the radii below
         2^-96, where k is clipped to 2^63, beyond about 2 in absolute terms) the factor is ``f =
-        radius (1 - 2^-21) / (|a| sqrt(X_lo))`` with ``X_lo <= ||x||^2``: ||w|| is below 2^-26 of the
-        step there, so ``||w'|| < radius``. A step whose entries ``a x_i`` overflow float32 gives
+        radius (1 - 2^-21) / (|a| sqrt(X))`` with ``X >= ||x||^2``: ||w|| is below 2^-26 of the step
+        there, so ``||w'|| < radius``. A step whose entries ``a x_i`` overflow float32 gives
         infinite weights in a single run, and the run reports its divergence.
         """
         n = values(x).shape[-1]
@@ -359,14 +361,15 @@ class L2Ball(Projection, name="l2_ball"):
         V = power_of_two(2 * (n_k - n_c)) * (ww + 8 * u * ww) + 16 * TINY  # k^2 U, raised for S's rounding
         X = xx + G * xx + 4 * n * TINY  # >= ||x||^2
         Xp = X + 8 * u * X
-        kwx = k * wx
-        E = 2 * G * (jnp.sqrt(V) * jnp.sqrt(X)) + 16 * u * jnp.abs(kwx) + jnp.maximum(k * (4 * n * TINY), TINY)
+        kwx, root_X = k * wx, jnp.sqrt(X)
+        ball = power_of_two(n_k + floor_log2(r) + 1)  # a power of two >= kr; sqrt(V) <= max(ball, V / ball)
+        norm_w = jnp.maximum(ball, V * (1 / ball))
+        E = 2 * G * (norm_w * root_X) + 16 * u * jnp.abs(kwx) + jnp.maximum(k * (4 * n * TINY), TINY)
         b = k * a
         S = b * (2.0 * kwx + b * Xp) + (V + jnp.abs(b) * E)  # >= k^2 ||w + a x||^2
         f, fa = factors(S, kr, a)
         # Beyond 2^32 1.8e19 radii S overflows: the step is all of w + a x there (below 2^-26 of it).
-        X_lo = jnp.maximum(xx - G * xx - 4 * n * TINY, 0.0)  # <= ||x||^2
-        f_big = jnp.minimum(1.0, (r - r * 2.0**-21) / jnp.sqrt(X_lo) / jnp.abs(a))
+        f_big = jnp.minimum(1.0, (r - r * 2.0**-21) / (jnp.abs(a) * root_X))
         finite = jnp.isfinite(S)
         f, fa = jnp.where(finite, f, f_big), jnp.where(finite, fa, f_big * a)
         new = scaled_step(f, fa, a, w, x)

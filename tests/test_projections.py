@@ -183,10 +183,11 @@ def test_the_l2_ball_leaves_its_inside_alone():
     np.testing.assert_array_equal(L2Ball(1.5)(w), w)
     new, sqnorm = L2Ball(1.5).update(w, jnp.float32(0.1), x, w @ x, w @ w)
     np.testing.assert_allclose(new, w + 0.1 * x, rtol=1e-6)
-    # The carried value is an upper bound: ||new||^2 plus S's raise, 8u U + 2 |a| (G sqrt(U ||x||^2) + 8u |w.x|)
-    # + a^2 (G + 8u) ||x||^2 with G = 8u (n = 2), and the margin m = u (16 S + 2 U + 8 a^2 ||x||^2), S = ||new||^2.
+    # The carried value is an upper bound: ||new||^2 plus S's raise, 8u U + 2 |a| (G B ||x|| + 8u |w.x|)
+    # + a^2 (G + 8u) ||x||^2 with G = 8u (n = 2) and B = 2 (a power of two >= r, >= ||w||), and the margin
+    # m = u (16 S + 2 U + 8 a^2 ||x||^2), S = ||new||^2.
     u, U, wx, xx, a, S = 2.0**-24, 0.25, 0.5, 5.0, 0.1, float(new @ new)
-    raised = 8 * u * U + 2 * a * (8 * u * np.sqrt(U * xx) + 8 * u * wx) + a * a * 16 * u * xx
+    raised = 8 * u * U + 2 * a * (8 * u * 2 * np.sqrt(xx) + 8 * u * wx) + a * a * 16 * u * xx
     margin = raised + u * (16 * S + 2 * U + 8 * a * a * xx)
     assert S <= float(sqnorm) <= S + 1.01 * margin
 
