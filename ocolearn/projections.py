@@ -274,8 +274,17 @@ class L2Ball(Projection, name="l2_ball"):
     The post's ``l2Projection lambda``; ``radius`` is its lambda.
     """
 
-    radius: float = hyper(1.0, ge=SMALLEST_RADIUS, le=LARGEST_RADIUS)
+    radius: float = hyper(1.0, gt=0)
     carries_norm = True
+
+    def check(self, where=""):
+        """Also: a radius from ``SMALLEST_RADIUS`` to ``LARGEST_RADIUS``, where ``update``'s
+        scaled quantities stay normal float32 numbers and its bound is proven."""
+        super().check(where)
+        r = concrete(self.radius)
+        if r is not None and np.any((r < SMALLEST_RADIUS) | (r > LARGEST_RADIUS)):
+            key = f"{where}.radius" if where else "radius"
+            raise ConfigError(f"{key} must be from 2^-100 to 2^100 (7.9e-31 to 1.3e30), got {r:g}", key)
 
     def __call__(self, w):
         # Safe at w = 0, where any factor leaves w unchanged.
