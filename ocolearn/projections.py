@@ -87,8 +87,8 @@ def keep_last(projection, v, intercept):
 def carried_sum(w, intercept=False, radius=1.0):
     """The L2 ball's carried ``ww``, an upper bound of ``||c w||^2`` (``carry_unit``: c = 1 for the
     radii in [2^-48, 2^49)), summed from ``w`` itself: the squares of ``c w`` added in pairs level
-    by level (``tree_sum``), then raised by ``g = gamma(h + 3)`` (h = ceil(log2 size) additions,
-    the square, the raise) and by ``2 size TINY`` (the results XLA flushes to 0), so that it is
+    by level (``tree_sum``), then raised by a power of two >= ``gamma(h + 3)`` (h = ceil(log2
+    size) additions, the square, the raise) and by ``2 size TINY`` (the results XLA flushes to 0), so that it is
     not below ``||c w||^2`` whatever the rounding."""
     v = carry_unit(radius) * (head(w) if intercept else w)
     s = tree_sum(v * v)
@@ -217,9 +217,9 @@ def factors(S, kr, a):
     need not be 1 (13% of random draws differ, by at most 2u; the claim of exactness made before
     was wrong). Neither form takes ``kr^2`` or ``kr a``: with a constant radius XLA turned
     ``(k r)^2`` into ``k^2 r^2`` (infinite for r = 1e30), and ``a / (root / kr)`` into ``a kr /
-    root`` (0 for r = 1e-30). ``L2Ball.update``'s proof counts f's rounding as 2.25u (the
-    measured 1.25u of XLA:CPU's rsqrt and the product) and ``f a``'s as 4 roundings from the
-    product."""
+    root`` (0 for r = 1e-30). ``L2Ball.update``'s proof counts f's rounding as 3u (a reciprocal
+    square root within 2u, XLA:CPU's measured 1.25u, and the product) and ``f a``'s as 4 roundings
+    from the product."""
     f = jnp.minimum(1.0, kr * jax.lax.rsqrt(jnp.maximum(S, 0.0)))
     return f, f * a
 
@@ -322,8 +322,8 @@ class L2Ball(Projection, name="l2_ball"):
         x| <= gamma_n ||w|| ||x|| + 2 n TINY``, with ``G = pow2_above(gamma_{n+4})`` (the +4 covers
         the roundings that form X and E).
         (2) So ``k^2 ||v||^2 <= V + 2 b (k w.x) + b^2 X + |b| E`` with ``V = k^2 U / c^2`` and ``E
-        = 2 G max(B, V / B) sqrt(X) + k 4 n TINY`` (B a power of two >= kr: ``sqrt(V) <= max(B, V /
-        B)``, one square root a round fewer; sqrt(X) serves the huge steps too). S sums these with
+        = 2 G max(kr, V / kr) sqrt(X) + k 4 n TINY`` (``sqrt(V) <= max(kr, V / kr)``: one square
+        root a round fewer; sqrt(X) serves the huge steps too). S sums these with
         at most four roundings a term, fused or not; raising each by 8u (``V + 8u V``, ``X + 8u
         X``, ``16 u |k w.x|`` in E) and V by ``16 TINY`` (six results that may flush) makes the
         float32 S >= k^2 ||v||^2.
@@ -349,7 +349,10 @@ class L2Ball(Projection, name="l2_ball"):
         the radius, the margins between re-sums add up to at most ``16 (26 u + (2 G + 24 u) (2 rho
         + rho^2))`` of ``radius^2`` (rho = |a| ||x|| / radius): the iterate lies inside the ball by
         at most half that (1.3e-5 relative for small steps), and a re-sum lies above ``||w||^2`` by
-        at most ``2 gamma(ceil(log2 d) + 3)``.
+        at most ``2 gamma(ceil(log2 d) + 3)``. The allowances for the worst case can put a
+        projected step inside too: the sums' (measured 2.4e-5 inside at d = 64 and a step of 2
+        radii that cancels the weights), and, at the smallest radii, that for products of ``w . x``
+        flushed to 0, ``4 n TINY |a|`` in S (0.3% inside at r = 1e-30, d = 64, ||x|| = 1e-3).
 
         Huge steps. Where S overflows (a step beyond 2^32 1.8e19 radii; for the radii below
         2^-96, where k is clipped to 2^63, beyond about 2 in absolute terms) the factor is ``f =
@@ -372,8 +375,7 @@ class L2Ball(Projection, name="l2_ball"):
         X = xx + G * xx + jnp.where(jnp.max(jnp.abs(values(x))) > 0, 4 * n * TINY, 0.0)  # >= ||x||^2
         Xp = X + 8 * u * X
         kwx, root_X = k * wx, jnp.sqrt(X)
-        ball = power_of_two(n_k + floor_log2(r) + 1)  # a power of two >= kr; sqrt(V) <= max(ball, V / ball)
-        norm_w = jnp.maximum(ball, V * (1 / ball))
+        norm_w = jnp.maximum(kr, V * (1 / kr))  # >= sqrt(V), without a square root
         E = 2 * G * (norm_w * root_X) + 16 * u * jnp.abs(kwx) + jnp.maximum(k * (4 * n * TINY), TINY)
         b = k * a
         S = b * (2.0 * kwx + b * Xp) + (V + jnp.abs(b) * E)  # >= k^2 ||w + a x||^2

@@ -183,13 +183,15 @@ def test_the_l2_ball_leaves_its_inside_alone():
     np.testing.assert_array_equal(L2Ball(1.5)(w), w)
     new, sqnorm = L2Ball(1.5).update(w, jnp.float32(0.1), x, w @ x, w @ w)
     np.testing.assert_allclose(new, w + 0.1 * x, rtol=1e-6)
-    # The carried value is an upper bound: ||new||^2 plus S's raise, 8u U + 2 |a| (G B ||x|| + 8u |w.x|)
-    # + a^2 (G + 8u) ||x||^2 with G = 8u (n = 2) and B = 2 (a power of two >= r, >= ||w||), and the margin
-    # m = u (16 S + 2 U + 8 a^2 ||x||^2), S = ||new||^2.
-    u, U, wx, xx, a, S = 2.0**-24, 0.25, 0.5, 5.0, 0.1, float(new @ new)
-    raised = 8 * u * U + 2 * a * (8 * u * 2 * np.sqrt(xx) + 8 * u * wx) + a * a * 16 * u * xx
-    margin = raised + u * (16 * S + 2 * U + 8 * a * a * xx)
-    assert S <= float(sqnorm) <= S + 1.01 * margin
+    # The carried value, transcribed from L2Ball.update's proof in float64: S raised, 8u U, 8u ||x||^2 and
+    # G = 8u (n = 2) on a^2 ||x||^2, and |a| (2 G r ||x|| + 16 u |w.x|) (max(r, ||w||^2 / r) = r);
+    # then the margin m = 16 u S + 2 u V + 8 u a^2 X (f = 1 here), to within half a unit u.
+    u, U, wx, xx, a = 2.0**-24, float(w @ w), float(w @ x), 5.0, 0.1
+    X = xx * (1 + 8 * u) * (1 + 8 * u)
+    S = U * (1 + 8 * u) + a * (2 * wx + a * X) + a * (2 * 8 * u * 1.5 * np.sqrt(xx * (1 + 8 * u)) + 16 * u * abs(wx))
+    expected = S + 16 * u * S + 2 * u * U * (1 + 8 * u) + 8 * u * a * a * X
+    assert float(sqnorm) == pytest.approx(expected, abs=u / 2)
+    assert float(new @ new) < expected - 10 * u  # (an upper bound with room: the margins are 14u here)
 
 
 def test_the_balls_unit_is_2_to_the_minus_32_over_the_radius_rounded_to_a_power_of_two():
