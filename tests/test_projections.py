@@ -149,7 +149,7 @@ def test_update_is_the_projection_of_the_step(projection, pair, a):
     w = np.asarray(projection(jnp.asarray(v)))  # a point of the set, as learners hold
     ww = jnp.float32(np.sum(w.astype(np.float64) ** 2))
     new, sqnorm = projection.update(jnp.asarray(w), jnp.float32(a), jnp.asarray(x), jnp.dot(w, x), ww)
-    if projection.name == "l2_ball" and np.any((x != 0) & (np.abs(x) < 2.0**-63)):
+    if projection.name == "l2_ball" and 4 * len(x) * 2.0**-126 * float(a) ** 2 > 1e-6 * projection.radius**2:
         # Squares that flush to 0: the ball allows 4 n TINY a^2 for them in S (L2Ball.update, (1)), and with
         # a = 1e18 that can put the point 1% inside; it stays inside, below its carried bound.
         norm2 = float(np.sum(np.asarray(new, np.float64) ** 2))
