@@ -15,7 +15,18 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ocolearn.features import Sparse, add_scaled, floor_log2, last_feature, norm, power_of_two, sqnorm
+from ocolearn.features import (
+    Sparse,
+    add_scaled,
+    dot,
+    floor_log2,
+    is_last,
+    last_feature,
+    norm,
+    power_of_two,
+    sqnorm,
+    values,
+)
 from ocolearn.parts import ConfigError, Part, concrete, cond, hyper
 
 
@@ -73,14 +84,41 @@ def keep_last(projection, v, intercept):
     return jnp.concatenate([projection(v[..., :-1]), v[..., -1:]], axis=-1)
 
 
-def carried_sum(w, intercept=False):
-    """The L2 ball's carried ``ww = ||w||^2`` summed from ``w`` itself."""
-    return sum_of_squares(head(w) if intercept else w)
+def carried_sum(w, intercept=False, radius=1.0):
+    """The L2 ball's carried ``ww``, an upper bound of ``||c w||^2`` (``carry_unit``: c = 1 for the
+    radii in [2^-48, 2^49)), summed from ``w`` itself: the squares of ``c w`` added in pairs level
+    by level (``tree_sum``), then raised by a power of two >= ``gamma(h + 3)`` (h = ceil(log2
+    size) additions, the square, the raise) and by ``2 size TINY`` (the results XLA flushes to 0), so that it is
+    not below ``||c w||^2`` whatever the rounding."""
+    v = carry_unit(radius) * (head(w) if intercept else w)
+    s = tree_sum(v * v)
+    g = gamma(math.ceil(math.log2(max(v.size, 1))) + 3)
+    return s + pow2_above(g) * s + 2 * v.size * TINY
+
+
+def tree_sum(p):
+    """The sum of all of ``p``'s entries, added in pairs level by level (a zero joins an odd
+    level): each entry passes through ceil(log2 size) additions, so the sum errs by at most
+    ``gamma(ceil(log2 size))`` of the sum of |entries|. Only element-wise additions, which XLA
+    neither reorders nor batches differently: a sweep in chunks gives the whole sweep's bits."""
+    p = p.reshape(-1)
+    while p.shape[0] > 1:
+        if p.shape[0] % 2:
+            p = jnp.concatenate([p, jnp.zeros_like(p[:1])])
+        p = p[0::2] + p[1::2]
+    return p[0]
 
 
 def head(v):
     """``v`` with its last coordinate set to 0: the weights an intercept's projection sees."""
     return v.at[..., -1].set(0)
+
+
+def without_last(x):
+    """``x`` with its last feature (the intercept's constant) set to 0, dense or sparse."""
+    if isinstance(x, Sparse):
+        return Sparse(x.idx, jnp.where(is_last(x), 0.0, x.val), x.dim)
+    return jnp.where(is_last(x), 0.0, x)
 
 
 class Identity(Projection, name="identity"):
@@ -111,7 +149,44 @@ def step_norm(ww, a, wx, xx):
 
 
 RESUM_EVERY = 16  # the L2 ball's carried ||w||^2 is re-summed from w after every so many rounds (a power of two)
-UNIT = 2.0**-24  # u, float32's unit roundoff
+UNIT = 2.0**-24  # u: a float32 rounding to nearest errs by at most u |z| (for |z| in the normal range)
+TINY = 2.0**-126  # float32's smallest normal number: XLA flushes smaller results to 0, an error below TINY
+SMALLEST_RADIUS, LARGEST_RADIUS = 2.0**-100, 2.0**100  # the L2 ball's radii, where its scaled quantities are normal
+
+
+def gamma(n):
+    """``gamma_n = n u / (1 - n u)``: n roundings in a row (a product of n factors ``1 + delta``
+    with ``|delta| <= u``) err by at most gamma_n relative, and a float32 sum or dot product of n
+    terms, in any order, fused or not, by at most gamma_n of the sum of the |terms| (Higham 2002,
+    "Accuracy and Stability of Numerical Algorithms", Lemma 3.1 and (3.5)). A Python float."""
+    if n * UNIT >= 0.25:
+        raise ValueError(f"the L2 ball's error bounds hold for sums of fewer than 2^22 terms, got {n}")
+    return n * UNIT / (1 - n * UNIT)
+
+
+def pow2_above(c):
+    """The least power of two >= c (0 for c = 0): a coefficient by which products are exact, so
+    that a sum of them has the same bits fused into a multiply-add or not."""
+    return 0.0 if c == 0 else 2.0 ** math.ceil(math.log2(c))
+
+
+def carry_exponent(radius):
+    """The exponent of ``carry_unit(radius)``."""
+    e = floor_log2(radius)
+    return jnp.clip(jnp.where(jnp.abs(e) <= 48, 0, -e), -126, 126)
+
+
+def carry_unit(radius):
+    """``c``, the unit of the L2 ball's carried ``ww`` (an upper bound of ``||c w||^2``): 1 for
+    the radii in [2^-48, 2^49), where ``radius^2`` and u of it are normal float32 numbers, and
+    ``2^-floor_log2(radius)`` outside (c radius in [1, 2)), where radius^2 would flush to 0 (below
+    1.1e-19: U was 0 and the ball stopped projecting) or overflow."""
+    return power_of_two(carry_exponent(radius))
+
+
+def unit_exponent(radius):
+    """The exponent of ``unit_of(radius)``."""
+    return jnp.clip(-33 - floor_log2(radius), -63, 63)
 
 
 def unit_of(radius):
@@ -126,18 +201,25 @@ def unit_of(radius):
     (a subnormal radius, floor_log2 -127, gets 2^63, as for the smallest normal ones). A few
     integer operations where ``frexp`` and ``ldexp`` took some thirty with their special cases, in
     every round: XLA does not hoist them out of the loop."""
-    return power_of_two(jnp.clip(-33 - floor_log2(radius), -63, 63))
+    return power_of_two(unit_exponent(radius))
 
 
 @jax.custom_batching.custom_vmap
 def factors(S, kr, a):
     """``(f, f a)`` with ``f = min(1, kr / sqrt(S))``: one reciprocal square root on the path
-    of a round. Under ``vmap`` (a sweep) ``kr / sqrt(max(S, kr^2))`` and ``kr a / sqrt(...)``
-    instead (exactly 1 and a where S <= kr^2, as sqrt(fl(y^2)) = y): ending in a division, each
-    is one buffer that the (configurations, d) update loop reads. With the ``min`` XLA:CPU fused
-    ``min`` and ``f a``, and with them the round's step, into that loop (a 256-configuration
-    sweep 11% slower, ``benchmarks/bench_sweep.py``); with the divisions a single run at d = 10
-    is 8% slower."""
+    of a round. Under ``vmap`` (a sweep) ``kr / max(sqrt(S), kr)`` and ``a / (max(sqrt(S), kr)
+    (1 / kr))`` instead: ending in a division, each is one buffer that the (configurations, d)
+    update loop reads. With the ``min`` XLA:CPU fused ``min`` and ``f a``, and with them the
+    round's step, into that loop (a 256-configuration sweep 11% slower,
+    ``benchmarks/bench_sweep.py``); with the divisions a single run at d = 10 is 8% slower.
+
+    Where S <= kr^2 the batched f is exactly 1, but its ``f a`` is not always a: ``kr fl(1 / kr)``
+    need not be 1 (13% of random draws differ, by at most 2u; the claim of exactness made before
+    was wrong). Neither form takes ``kr^2`` or ``kr a``: with a constant radius XLA turned
+    ``(k r)^2`` into ``k^2 r^2`` (infinite for r = 1e30), and ``a / (root / kr)`` into ``a kr /
+    root`` (0 for r = 1e-30). ``L2Ball.update``'s proof counts f's rounding as 3u (a reciprocal
+    square root within 2u, XLA:CPU's measured 1.25u, and the product) and ``f a``'s as 4 roundings
+    from the product."""
     f = jnp.minimum(1.0, kr * jax.lax.rsqrt(jnp.maximum(S, 0.0)))
     return f, f * a
 
@@ -148,8 +230,8 @@ def _batched_factors(axis_size, in_batched, S, kr, a):
         v if batched else jnp.broadcast_to(v, (axis_size, *jnp.shape(v)))
         for v, batched in zip((S, kr, a), in_batched, strict=True)
     )
-    root = jnp.sqrt(jnp.maximum(S, kr * kr))
-    return (kr / root, (kr * a) / root), (True, True)
+    root = jnp.maximum(jnp.sqrt(S), kr)
+    return (kr / root, a / (root * (1 / kr))), (True, True)
 
 
 @jax.custom_batching.custom_vmap
@@ -177,6 +259,15 @@ def squares(x):
     return sqnorm(x) if isinstance(x, Sparse) else x @ x
 
 
+def head_sums(w, x, wx):
+    """``(x', w . x', ||x'||^2)`` with x' = x less its last feature (``without_last``): the sums
+    of the coordinates an intercept's ball projects, each summed on its own (``wx``, the sum with
+    the intercept, is not used: ``w . x - w_l x_l`` lost every digit where the intercept's weight
+    was large next to the rest)."""
+    x = without_last(x)
+    return x, dot(w, x), squares(x)
+
+
 class L2Ball(Projection, name="l2_ball"):
     """F = {u : ||u||_2 <= radius}: ``P(w) = w min(1, radius / ||w||)``.
 
@@ -186,107 +277,130 @@ class L2Ball(Projection, name="l2_ball"):
     radius: float = hyper(1.0, gt=0)
     carries_norm = True
 
+    def check(self, where=""):
+        """Also: a radius from ``SMALLEST_RADIUS`` to ``LARGEST_RADIUS``, where ``update``'s
+        scaled quantities stay normal float32 numbers and its bound is proven."""
+        super().check(where)
+        r = concrete(self.radius)
+        if r is not None and np.any((r < SMALLEST_RADIUS) | (r > LARGEST_RADIUS)):
+            key = f"{where}.radius" if where else "radius"
+            raise ConfigError(f"{key} must be from 2^-100 to 2^100 (7.9e-31 to 1.3e30), got {r:g}", key)
+
     def __call__(self, w):
         # Safe at w = 0, where any factor leaves w unchanged.
         return w * jnp.minimum(1.0, self.radius / jnp.maximum(norm(w), jnp.finfo(w.dtype).tiny))
 
     def update(self, w, a, x, wx, ww, intercept=False, t=None):
         """``P(w + a x) = f (w + a x)`` with ``f = min(1, radius / ||w + a x||)``, in O(1) besides
-        the step itself: ``S = U + a (2 wx + a ||x||^2)`` with ``U = ww`` an upper bound of
-        ``||w||^2`` carried from round to round, and ``f = radius / sqrt(S)``
-        where ``S > radius^2`` (``factors``). With ``intercept`` the last coordinate takes its
-        step unprojected and stays out of ``U``, ``wx`` and ``||x||^2``.
+        the step itself: f from ``S >= ||w + a x||^2`` (the factor ``factors`` takes), found from
+        ``U = ww``, an upper bound of ``||w||^2`` carried from round to round, and ``w . x``,
+        ``||x||^2``. With ``intercept`` the last coordinate takes its step unprojected and stays
+        out of U, and w . x and ||x||^2 are summed without it (x's last feature set to 0, so no
+        difference cancels: ``w . x - w_l x_l`` lost every digit where the intercept's weight was
+        large). U is carried in units of ``carry_unit`` (``||c w||^2``; c = 1 for the radii in
+        [2^-48, 2^49)).
 
-        Why so. Summing ``||w||^2`` afresh each round puts a reduction over the weights into
-        every round; under ``vmap`` it is a batched matrix-vector product that XLA does not fuse
-        (a 256-configuration sweep at half speed, issue 10). What lies between one round's
-        weights and the next's is the round's latency: here ``S`` (three multiply-adds), one
-        reciprocal square root and the step; the new bound ``U'`` is computed beside the next
-        round's ``w . x``. The previous version carried ``||w||^2`` as a double float
-        (error-free sums and products) and took the factor from ``step_norm`` (2 square roots, 3
-        divisions): 15 M examples/s at d = 10 where this runs 29 (``benchmarks/bench_ogd.py``).
+        Why so. Summing ``||w||^2`` afresh each round puts a reduction over the weights into every
+        round; under ``vmap`` it is a batched matrix-vector product that XLA does not fuse (a
+        256-configuration sweep at half speed, issue 10). What lies between one round's weights
+        and the next's is the round's latency: S (a few multiply-adds), one reciprocal square root
+        and the step; the next bound U' is computed beside the next round's ``w . x``.
 
-        How it stays exact: ``U`` never falls below ``||w||^2`` of the weights stored (up to the
-        float32 sums ``wx``, ``||x||^2`` and the re-sum, below), so the factor can only err inwards.
-        With v = w + a x (exact), ``T = |a| (2 |wx| + |a| ||x||^2)``, p = f ||w||, q = f |a| ||x||
-        and u = 2^-24, to first order in u: (1) ``S`` is four roundings (or fewer, fused) from ``U +
-        a (2 wx + a ||x||^2) >= ||v||^2``: within ``u U + 4 u T``. (2) The weights stored, ``fl(fl(f
-        w_i) + fl(f a) x_i)``, are within ``u/2 (|f w_i| + |f v_i| + 2 |f a x_i|)`` of ``f v_i`` (a
-        single run's ``fl(f fl(w_i + a x_i))``, ``scaled_step``, within ``u/2 (2 |f v_i| + |f a
-        x_i|)``, no more as ``|v_i| <= |w_i| + |a x_i|``), so their squared norm exceeds ``f^2
-        ||v||^2`` by at most ``u (p + q)(2 p + 3 q) <= u (2.5 p^2 + 15.5 q^2) <= u f^2 (2.5 U + 15.5
-        T)`` (5pq <= 0.5 p^2 + 12.5 q^2; a^2 ||x||^2 <= T). Where steps fall below half an ulp of
-        the weights this goes one way round after round (the stored weights do not move while the
-        formula says they do), so it is added, not hoped away. (3) ``U' = fl(f fl(f fl(S + m)))``
-        rounds the sum by u and the products by 2u. So ``M = f^2 m = u f^2 (8 U + 24 T)`` covers (1)
-        to (3), which need ``6.5 U + 22.5 T`` (m's own four roundings take at most 4u of it). f
-        itself needs no accuracy: ``U'`` is computed from the f applied (where S > radius^2, ``f^2
-        S`` is radius^2 to a few u).
+        The guarantee (issue 41), for every radius accepted (``SMALLEST_RADIUS`` to
+        ``LARGEST_RADIUS``) and every step whose entries ``a x_i`` are finite: ``||w|| <= radius (1
+        + 16 u)`` (u = 2^-24, ``UNIT``; 9.5e-7) after every round, and ``U >= ||c w||^2``. It
+        assumes float32 operations rounded to nearest (``|fl(z) - z| <= u |z|``, results below
+        ``TINY`` flushed to 0 or not: an error below TINY) and a reciprocal square root within 2u
+        (XLA:CPU's: 1.25u at most over 2 10^6 values). Proof, by induction over the rounds, with
+        ``gamma`` the bound of n roundings or of an n-term float32 sum in any order, everything in
+        units of ``k = unit_of(radius)`` (a power of two: kr = k radius in [2^-33, 2^-32) but for
+        the clipped extremes, so that S does not overflow for steps below 2^32 1.8e19 radii),
+        b = k a (exact), v = w + a x, n the terms of w . x and ||x||^2:
 
-        The drift, and the re-sum. Each margin moves ``U`` above ``||w||^2`` for good, and a
-        projection keeps the gap (it sets ``U'`` to radius^2 and the weights a gap's worth
-        inside). So after every ``RESUM_EVERY`` = 16 rounds (t a multiple of 16: the same rounds
-        in a run in chunks, and in every configuration of a sweep, where the ``lax.cond`` on t
-        stays a branch) ``U`` is re-summed from the new weights (``carried_sum``). Between
-        re-sums the margins add up to at most ``16 u (8 + 24 (2 rho + rho^2))`` of ``||w||^2``
-        (rho = |a| ||x|| / ||w||, the step relative to the weights; 7.6e-6 for small steps): the
-        iterate lies inside the ball by at most that much relative to the exact projection (half
-        of it in the norm).
+        (1) ``X = xx (1 + G) + 4 n TINY >= ||x||^2`` for the float32 ``xx`` (squares below TINY
+        flush to 0; with a step of 1e18 and r = 1.5 that allowance puts the point 1% inside), and ``|fl(w . x) - w .
+        x| <= gamma_n ||w|| ||x|| + 2 n TINY``, with ``G = pow2_above(gamma_{n+4})`` (the +4 covers
+        the roundings that form X and E).
+        (2) So ``k^2 ||v||^2 <= V + 2 b (k w.x) + b^2 X + |b| E`` with ``V = k^2 U / c^2`` and ``E
+        = 2 G max(kr, V / kr) sqrt(X) + k 4 n TINY`` (``sqrt(V) <= max(kr, V / kr)``: one square
+        root a round fewer; sqrt(X) serves the huge steps too). S sums these with
+        at most four roundings a term, fused or not; raising each by 8u (``V + 8u V``, ``X + 8u
+        X``, ``16 u |k w.x|`` in E) and V by ``16 TINY`` (six results that may flush) makes the
+        float32 S >= k^2 ||v||^2.
+        (3) The factor ``f = min(1, kr rsqrt(S))`` is within 3u of ``min(1, kr / sqrt(S))`` (a
+        sweep's ``kr / max(sqrt(S), kr)``, 2u; its ``f a`` 4 roundings from the product), and the
+        stored weights ``fl(fl(f w_i) + fl(f a) x_i)`` err from ``f v_i`` by at most ``u f (|v_i| +
+        |w_i| + 5 |a x_i|)`` (a single run's ``fl(f fl(w_i + a x_i))``, less): ``||w'|| <= f (||v||
+        + e)``, ``e <= u (||v|| + ||w|| + 5 |a| ||x||)``. As ``||v||^2 <= S``, ``f ||v|| <= radius (1
+        + 3u)``; with ``||w|| <= radius (1 + 16 u)`` and ``|a| ||x|| <= ||v|| + ||w||``, ``f e <= 12 u
+        radius``: ``||w'|| <= radius (1 + 15 u)``, and the float32 radius is within u of the one
+        given.
+        (4) ``||k w'||^2 <= f^2 (S + 2 e ||v|| + e^2)`` with ``2 e ||v|| <= u (8 ||v||^2 + ||w||^2 +
+        5 a^2 ||x||^2)``, so ``U' = ((f (f (S + m)) + A) c^2 / k^2 + 2 TINY`` covers it with ``m = 16
+        u S + 2 u V + 8 u b^2 X``: that is 8u, u and 5u, U''s own five roundings (5u of S), the
+        weights that flush to 0 (u of S and ``A = 2^25 size TINY >= size k^2 TINY^2 / u``), and the
+        second-order terms. Where S or U' overflows (below), U' is ``(1 + 64 u) (c radius)^2``.
+        (5) The re-sum (``carried_sum``) is an upper bound by construction.
 
-        What remains, and the bound for the steps allowed. Not bounded above: the float32 sums
-        ``wx`` and ``||x||^2``, an error of ``f^2 (2 a dwx + a^2 dxx)``, and the re-sum's own (one
-        float32 sum of squares, as in ``__call__``). In the worst case one round's is ``(2 rho +
-        rho^2) gamma_d ||w||^2`` (gamma_d = d u / (1 - d u)); but rounding errors are of either
-        sign and independent (Higham and Mary 2019, "A new approach to probabilistic rounding
-        error analysis", SIAM J. Sci. Comput. 41(5), Theorem 2.4): the sum over the k <= 16
-        rounds between re-sums is at most ``lambda sqrt(k d) (2 rho + rho^2) u ||w||^2`` with
-        probability at least ``1 - 2 exp(-lambda^2 / 2)``. For steps ``rho <= 1 / (4 sqrt(d))``
-        and lambda = 8 (probability 1 - 3e-14 for each 16 rounds) that is at most 8 * 4 * 0.56 u
-        = 1.1e-6 of ``||w||^2``: ``||w|| <= r (1 + 0.6e-6)``, to which the factor's rounding (2u)
-        adds. Larger steps move the error further in proportion, but a step that leaves the ball
-        is projected, and the factor f^2 < 1 shrinks the error carried in. Measured
-        (``tests/test_defects.py``): over 10^7 rounds ``||w|| <= r (1 + 1e-6)``; at d = 1 and 2,
-        where the sums are (nearly) exact, ``U`` is never more than 2u below ``||w||^2`` (it
-        was 0.5u below at worst, the re-sum's rounding); without the margin it fell 18u below,
-        never re-summed an inactive ball's ``U`` was 1% above ``||w||^2`` after 20,000 rounds,
-        and with neither the iterate left the ball.
+        The drift, and the re-sum. Each margin moves U above ``||w||^2`` for good, and a
+        projection keeps the gap. So after every ``RESUM_EVERY`` = 16 rounds (t a multiple of 16:
+        the same rounds in a run in chunks, and in every configuration of a sweep, where the
+        ``lax.cond`` on t stays a branch) U is re-summed from the new weights. Where ||w|| is near
+        the radius, the margins between re-sums add up to at most ``16 (26 u + (2 G + 24 u) (2 rho
+        + rho^2))`` of ``radius^2`` (rho = |a| ||x|| / radius): the iterate lies inside the ball by
+        at most half that (1.3e-5 relative for small steps), and a re-sum lies above ``||w||^2`` by
+        at most ``2 gamma(ceil(log2 d) + 3)``. The allowances for the worst case can put a
+        projected step inside too: the sums' (measured 2.4e-5 inside at d = 64 and a step of 2
+        radii that cancels the weights), and, at the smallest radii, that for products of ``w . x``
+        flushed to 0, ``4 n TINY |a|`` in S (0.3% inside at r = 1e-30, d = 64, ||x|| = 1e-3).
 
-        Huge steps. f comes from ``k^2 S`` (``unit_of``: the same bits), which does not overflow for
-        steps up to 2^32 1.8e19 radii (in a single run, and up to 3.4e38, float32's largest number,
-        in each coordinate ``a x_i``: beyond, ``w + a x`` is infinite); where ``S`` itself does,
-        ``U'`` is ``(1 + 16 u) radius^2`` (f < 1 there, and ``||w'|| <= radius (1 + 2u)``). Beyond,
-        ``U'`` is NaN, and so are the next round's weights: a run that diverged that far is reported
-        as diverged.
+        Huge steps. Where S overflows (a step beyond 2^32 1.8e19 radii; for the radii below
+        2^-96, where k is clipped to 2^63, beyond about 2 in absolute terms) the factor is ``f =
+        radius (1 - 2^-21) / (|a| sqrt(X))`` with ``X >= ||x||^2``: ||w|| is below 2^-26 of the step
+        there, so ``||w'|| < radius``. A step whose entries ``a x_i`` overflow float32 gives
+        infinite weights in a single run, and the run reports its divergence.
         """
-        xx = squares(x)
+        n = values(x).shape[-1]
         if intercept:
-            xl, wl = last_feature(x), w[..., -1]
-            wx, xx = wx - wl * xl, jnp.maximum(xx - xl * xl, 0.0)
-        top, r = ww, self.radius
-        k = unit_of(r)  # k^2 multiplies what is known before a: the path to f is that of S
-        kk = k * k
-        S_k = kk * top + a * (2.0 * (kk * wx) + a * (kk * xx))
-        f, fa = factors(S_k, k * r, a)
+            last = w[..., -1] + a * last_feature(x)
+            x, wx, xx = head_sums(w, x, wx)
+        else:
+            xx = squares(x)
+        r = self.radius
+        n_k, n_c = unit_exponent(r), carry_exponent(r)
+        k = power_of_two(n_k)
+        kr = k * r
+        G, u = pow2_above(gamma(n + 4)), UNIT
+        V = power_of_two(2 * (n_k - n_c)) * (ww + 8 * u * ww) + 16 * TINY  # k^2 U, raised for S's rounding
+        X = xx + G * xx + 4 * n * TINY  # >= ||x||^2 (a pass for max |x|, to drop 4 n TINY at x = 0, cost 10%)
+        Xp = X + 8 * u * X
+        kwx, root_X = k * wx, jnp.sqrt(X)
+        norm_w = jnp.maximum(kr, V * (1 / kr))  # >= sqrt(V), without a square root
+        E = 2 * G * (norm_w * root_X) + 16 * u * jnp.abs(kwx) + jnp.maximum(k * (4 * n * TINY), TINY)
+        b = k * a
+        S = b * (2.0 * kwx + b * Xp) + (V + jnp.abs(b) * E)  # >= k^2 ||w + a x||^2
+        f, fa = factors(S, kr, a)
+        # Beyond 2^32 1.8e19 radii S overflows: the step is all of w + a x there (below 2^-26 of it).
+        f_big = jnp.minimum(1.0, (r - r * 2.0**-21) / (jnp.abs(a) * root_X))
+        finite = jnp.isfinite(S)
+        f, fa = jnp.where(finite, f, f_big), jnp.where(finite, fa, f_big * a)
         new = scaled_step(f, fa, a, w, x)
         if intercept:
-            new = new.at[..., -1].set(wl + a * xl)
-        # U' = f (f (S + m)) with m = u (8 U + 24 T), T = p + q: f^2 m = M. f last, so that huge
-        # steps neither overflow nor underflow (f^2 alone can be below float32's smallest normal
-        # number). Each term of m is a product by a power of two (24 u p = 16 u p + 8 u p), which is
-        # exact: fused into a multiply-add or not, every sum gives the same bits. (XLA:CPU fused
-        # M's sums of products in some vectorized loops and not in others, and a sweep's bits
-        # depended on how many configurations ran at once.)
-        S, abs_a = top + a * (2.0 * wx + a * xx), jnp.abs(a)
-        p, q = abs_a * (2.0 * jnp.abs(wx)), abs_a * (abs_a * xx)  # T = p + q
-        m = 8 * UNIT * top + 16 * UNIT * p + 8 * UNIT * p + 16 * UNIT * q + 8 * UNIT * q
-        bound = jnp.where(jnp.isfinite(S), f * (f * (S + m)), (1 + 16 * UNIT) * (r * r))
-        # Beyond 2^32 1.8e19 radii even k^2 S overflows and f is 0: not silently, the next
-        # round's factor, and so the weights, are NaN (a diverged run says so).
-        bound = jnp.where(jnp.isfinite(S_k), bound, jnp.nan)
+            new = new.at[..., -1].set(last)
+        # U' = ((f (f (S + m)) + A) c^2 / k^2 + 2 TINY. Each term of m is a product by a power of
+        # two, which is exact: fused into a multiply-add or not, every sum gives the same bits.
+        # (XLA:CPU fused M's sums of products in some vectorized loops and not in others, and a
+        # sweep's bits depended on how many configurations ran at once.)
+        q = b * (b * Xp)
+        m = 16 * u * S + 2 * u * V + 8 * u * q
+        A = 2.0**25 * w.size * TINY
+        bound = (f * (f * (S + m)) + A) * power_of_two(2 * (n_c - n_k)) + 2 * TINY
+        cr = jax.lax.optimization_barrier(power_of_two(n_c) * r)  # (XLA turned (c r)^2 into c^2 r^2: inf)
+        bound = jnp.where(jnp.isfinite(bound), bound, jnp.maximum((1 + 64 * u) * (cr * cr), ww))
         if t is None:
             return new, bound
         due = (t & (RESUM_EVERY - 1)) == 0  # t % RESUM_EVERY == 0 for t >= 1, without the signed remainder
-        return new, cond(due, partial(carried_sum, new, intercept), lambda: bound)
+        return new, cond(due, partial(carried_sum, new, intercept, r), lambda: bound)
 
     def in_norm(self, v, h, iterations=64):
         """``u_i = h_i v_i / (h_i + mu)`` with the ``mu >= 0`` at which ``||u|| = radius`` (the

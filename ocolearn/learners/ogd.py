@@ -70,7 +70,7 @@ class OGD(Learner, name="ogd", static=("intercept",)):
         """After averaging states: ``||w||^2`` of the average, where the projection carries it."""
         if not self.projection.carries_norm:
             return state
-        return state._replace(sqnorm=carried_sum(state.w, self.intercept))
+        return state._replace(sqnorm=carried_sum(state.w, self.intercept, self.projection.radius))
 
 
 def ridge(rate, radius) -> OGD:
@@ -133,4 +133,4 @@ class OCPSVM(Learner, name="ocp_svm", static=("intercept",)):
         return state.mean
 
     def mix(self, state):
-        return state._replace(sqnorm=carried_sum(state.w, self.intercept))
+        return state._replace(sqnorm=carried_sum(state.w, self.intercept, self._ogd().projection.radius))
