@@ -14,6 +14,7 @@ from ocolearn.data import IRIS_COLUMNS, load_iris, scale
 from ocolearn.experiment import run_experiment
 
 ROOT = Path(__file__).resolve().parent.parent
+BALL_DRIFT = 1.3e-5  # the L2 ball's iterate lies at most this far inside (relative), L2Ball.update
 SETTINGS = {"arbitrary": (1.0, 1.0), "magic": (0.045, 0.3), "noball": (0.045, 20.0)}
 
 
@@ -74,7 +75,14 @@ def test_metrics_agree_with_an_independent_transcription(setting, tmp_path):
         assert np.linalg.norm(metrics["comparator_feasible_w"]) == pytest.approx(lam, rel=1e-9)
         assert metrics["comparator_feasible_loss"] > metrics["comparator_unconstrained_loss"]
     u_star = np.array(metrics["comparator_feasible_w"])
-    assert metrics["regret"] == pytest.approx(played.sum() - np.sum(0.5 * (X @ u_star - y) ** 2), rel=1e-4)
+    comparator = np.sum(0.5 * (X @ u_star - y) ** 2)
+    # The float32 ball keeps its iterate up to BALL_DRIFT inside the sphere (the price of a bound
+    # proven for every input: ocolearn.projections.L2Ball.update), and the regret, a difference
+    # of sums 24x its size, moves with it: between the transcription's on the sphere and on the
+    # sphere drawn in by that drift (the played loss grows as the ball shrinks, here), to 1e-4.
+    inside = post_computation(eta, lam * (1 - BALL_DRIFT))[-1]
+    low, high = sorted([played.sum() - comparator, inside.sum() - comparator])
+    assert low * (1 - 1e-4) <= metrics["regret"] <= high * (1 + 1e-4)
     G = np.max(np.linalg.norm(X, axis=1) * (lam * np.linalg.norm(X, axis=1) + np.abs(y)))
     bound = (2 * lam) ** 2 * np.sqrt(150) / (2 * eta) + (np.sqrt(150) - 0.5) * eta * G**2
     assert metrics["regret_bound"] == pytest.approx(bound, rel=1e-9)
