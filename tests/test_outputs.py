@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 from conftest import in_process
+from test_cli import one_line_error
+from test_inputs import dead_pid
 
 from ocolearn import io
 
@@ -40,19 +42,6 @@ def call(*args):
     """``(exit status, stderr)`` of ``ocolearn ARGS`` run in this process."""
     done = in_process(*args)
     return done.returncode, done.stderr
-
-
-def one_line(status, err, *expected):
-    assert status == 2 and err.count("\n") == 1 and err.startswith("ocolearn: error: "), (status, err)
-    for text in expected:
-        assert text in err, err
-    return err
-
-
-def dead_pid() -> int:
-    child = subprocess.Popen([sys.executable, "-c", "pass"])
-    child.wait()
-    return child.pid
 
 
 def ours(folder: Path, name: str, pid: int, nonce: str = "0a1b2c3d") -> Path:
@@ -159,7 +148,7 @@ def test_study_out_the_current_folder_is_refused(tmp_path, monkeypatch):
     for name in ("config.toml", "results.json"):
         (work / name).write_text(f"the user's {name}")
     monkeypatch.chdir(work)
-    one_line(*call("study", s, "--out", ".", "--quiet"), ".: is the current folder or holds it")
+    one_line_error(*call("study", s, "--out", ".", "--quiet"), ".: is the current folder or holds it")
     with pytest.raises(OSError, match="is the current folder or holds it"):  # (study --out / wrote seven files there)
         with io.atomic_folder("/", "study"):
             pass
@@ -169,17 +158,17 @@ def test_study_out_the_current_folder_is_refused(tmp_path, monkeypatch):
 def test_study_out_the_folder_of_its_own_file_is_refused(tmp_path):
     # Before: p/config.toml (with the user's comments) was overwritten by the resolved config.
     s = study_file(tmp_path / "p", "# my comments\n" + TINY, "config.toml")
-    one_line(*call("study", s, "--out", tmp_path / "p", "--quiet"), f"holds the input {s}")
+    one_line_error(*call("study", s, "--out", tmp_path / "p", "--quiet"), f"holds the input {s}")
     assert s.read_text().startswith("# my comments")
     # and a study file given as --out, or an output folder inside a text data folder
-    one_line(*call("study", s, "--out", s, "--quiet"), "is the input file")
+    one_line_error(*call("study", s, "--out", s, "--quiet"), "is the input file")
     (tmp_path / "t" / "a").mkdir(parents=True)
     (tmp_path / "t" / "b").mkdir()
     text = TINY.replace(
         'kind = "hyperplane"\nrows = 60\nfeatures = 3', f'kind = "file"\nformat = "text"\nsource = "{tmp_path / "t"}"'
     )
     s = study_file(tmp_path / "q", text)
-    one_line(*call("study", s, "--out", tmp_path / "t" / "a" / "out", "--quiet"), "is in the input folder")
+    one_line_error(*call("study", s, "--out", tmp_path / "t" / "a" / "out", "--quiet"), "is in the input folder")
     assert not (tmp_path / "t" / "a" / "out").exists()
 
 
@@ -189,19 +178,19 @@ def test_a_folder_that_is_not_a_study_s_is_refused(tmp_path, monkeypatch):
     user = tmp_path / "mine"
     user.mkdir()
     (user / "notes.txt").write_text("notes")
-    one_line(*call("study", s, "--out", user, "--quiet"), f"{user}: is not an output folder")
+    one_line_error(*call("study", s, "--out", user, "--quiet"), f"{user}: is not an output folder")
     assert hashes(user) == {"notes.txt": hashlib.sha256(b"notes").hexdigest()}
     link = tmp_path / "link"
     link.symlink_to(user)
-    one_line(*call("study", s, "--out", link, "--quiet"), f"{link}: is a symbolic link")
+    one_line_error(*call("study", s, "--out", link, "--quiet"), f"{link}: is a symbolic link")
     run = tmp_path / "a_run"  # an output folder of another command
     run.mkdir()
     for name in ("provenance.json", "metrics.json"):
         (run / name).write_text("{}")
-    one_line(*call("study", s, "--out", run, "--quiet"), "is the output folder of 'ocolearn run', not of study")
+    one_line_error(*call("study", s, "--out", run, "--quiet"), "is the output folder of 'ocolearn run', not of study")
     # another ocolearn writing the folder (its temporary sibling, of a live process)
     ours(tmp_path, "o", os.getppid()).mkdir()
-    one_line(*call("study", s, "--out", tmp_path / "o", "--quiet"), f"process {os.getppid()}) is writing it")
+    one_line_error(*call("study", s, "--out", tmp_path / "o", "--quiet"), f"process {os.getppid()}) is writing it")
     assert sorted(p.name for p in user.iterdir()) == ["notes.txt"] and not (tmp_path / "o").exists()
 
 
@@ -276,7 +265,7 @@ def test_checkpoint_the_model_file_is_refused(tmp_path, monkeypatch):
     Path("link.npz").symlink_to("m.npz")
     for checkpoint in ("m.npz", "link.npz", "./m.npz"):
         status, err = call("train", "--learner", "perceptron", "d.svm", "--model", "m.npz", "--checkpoint", checkpoint)
-        one_line(status, err, f"--checkpoint {checkpoint}: is the --model file")
+        one_line_error(status, err, f"--checkpoint {checkpoint}: is the --model file")
     assert Path("m.npz").read_bytes() == b"the previous model"
 
 
@@ -289,7 +278,7 @@ def test_a_tracking_store_that_cannot_be_used_is_one_line_before_the_work(tmp_pa
     monkeypatch.setenv("MLFLOW_TRACKING_URI", uri.format(tmp_path))
     s = study_file(tmp_path)
     status, err = call("study", s, "--out", tmp_path / "o", "--track", "mlflow", "--quiet")
-    one_line(
+    one_line_error(
         status, err, f"--track mlflow: the MLflow store {uri.format(tmp_path)} (MLFLOW_TRACKING_URI) cannot be used"
     )
     assert not (tmp_path / "o").exists()
