@@ -323,10 +323,12 @@ class L2Ball(Projection, name="l2_ball"):
         the roundings that form X and E).
         (2) So ``k^2 ||v||^2 <= V + 2 b (k w.x) + b^2 X + |b| E`` with ``V = k^2 U / c^2`` and ``E
         = 2 G max(kr, V / kr) sqrt(X) + k 4 n TINY`` (``sqrt(V) <= max(kr, V / kr)``: one square
-        root a round fewer; sqrt(X) serves the huge steps too). S sums these with
-        at most four roundings a term, fused or not; raising each by 8u (``V + 8u V``, ``X + 8u
-        X``, ``16 u |k w.x|`` in E) and V by ``16 TINY`` (six results that may flush) makes the
-        float32 S >= k^2 ||v||^2.
+        root a round fewer; sqrt(X) serves the huge steps too). S sums these with at most four
+        roundings a term, fused or not (E adds its last two terms first, off the path from V: the
+        term ``k 4 n TINY`` takes five, which the flushes of w . x leave room for, being 2n - 1);
+        raising each by 8u (``(1 + 8u) V``, U times the constant ``(1 + 8u) k^2 / c^2``, a power of
+        two times 1 + 2^-21, in one rounding; ``X + 8u X``, ``16 u |k w.x|`` in E) and V by ``16
+        TINY`` (six results that may flush) makes the float32 S >= k^2 ||v||^2.
         (3) The factor ``f = min(1, kr rsqrt(S))`` is within 3u of ``min(1, kr / sqrt(S))`` (a
         sweep's ``kr / max(sqrt(S), kr)``, 2u; its ``f a`` 4 roundings from the product), and the
         stored weights ``fl(fl(f w_i) + fl(f a) x_i)`` err from ``f v_i`` by at most ``u f (|v_i| +
@@ -336,10 +338,15 @@ class L2Ball(Projection, name="l2_ball"):
         radius``: ``||w'|| <= radius (1 + 15 u)``, and the float32 radius is within u of the one
         given.
         (4) ``||k w'||^2 <= f^2 (S + 2 e ||v|| + e^2)`` with ``2 e ||v|| <= u (8 ||v||^2 + ||w||^2 +
-        5 a^2 ||x||^2)``, so ``U' = ((f (f (S + m)) + A) c^2 / k^2 + 2 TINY`` covers it with ``m = 16
-        u S + 2 u V + 8 u b^2 X``: that is 8u, u and 5u, U''s own five roundings (5u of S), the
-        weights that flush to 0 (u of S and ``A = 2^25 size TINY >= size k^2 TINY^2 / u``), and the
-        second-order terms. Where S or U' overflows (below), U' is ``(1 + 64 u) (c radius)^2``.
+        5 a^2 ||x||^2)``, so ``U' = f (f ((S + m) c^2 / k^2)) + (A c^2 / k^2 + 8 TINY)`` covers it with
+        ``m = 16 u S + 2 u V + 8 u b^2 X``: that is 8u, u and 5u, U''s own four roundings (4u of S;
+        the products by the power of two c^2 / k^2 are exact), the weights that flush to 0 (u of S
+        and ``A = 2^25 size TINY >= size k^2 TINY^2 / u``), and the second-order terms; 8 TINY covers
+        the four results that may flush (``(S + m) c^2 / k^2``, the two products by f, ``A c^2 /
+        k^2``). The f's come last, so the only products on the path from f to U' are two. Where S
+        or U' overflows (below; U' also where ``c ||w + a x||`` passes 2^64 1.8e19, 2^16 radii and
+        more for the radii above 2^30, whose k is clipped), U' is ``(1 + 64 u) (c radius)^2``, which
+        (3) proves.
         (5) The re-sum (``carried_sum``) is an upper bound by construction.
 
         The drift, and the re-sum. Each margin moves U above ``||w||^2`` for good, and a
@@ -354,11 +361,14 @@ class L2Ball(Projection, name="l2_ball"):
         radii that cancels the weights), and, at the smallest radii, that for products of ``w . x``
         flushed to 0, ``4 n TINY |a|`` in S (0.3% inside at r = 1e-30, d = 64, ||x|| = 1e-3).
 
-        Huge steps. Where S overflows (a step beyond 2^32 1.8e19 radii; for the radii below
-        2^-96, where k is clipped to 2^63, beyond about 2 in absolute terms) the factor is ``f =
-        radius (1 - 2^-21) / (|a| sqrt(X))`` with ``X >= ||x||^2``: ||w|| is below 2^-26 of the step
-        there, so ``||w'|| < radius``. A step whose entries ``a x_i`` overflow float32 gives
-        infinite weights in a single run, and the run reports its divergence.
+        Huge steps. Where ``|b| sqrt(X) > 2^63`` (a step ``|a| sqrt(X)`` beyond 2^95 radii; 2^26
+        radii for the radii above 2^30, where k is clipped to 2^-63; for the radii below 2^-96,
+        where k is clipped to 2^63, beyond 1 in absolute terms) the factor is ``f = radius (1 -
+        2^-21) / (|a| sqrt(X))`` with ``X >= ||x||^2``: ||w|| is below 2^-26 of the step there, so
+        ``||w'|| < radius``. Elsewhere S < 2^127 cannot overflow (``b^2 X <= 2^126 (1 + 8u)``, the
+        other terms below 2^102). The test is on b, known before S: the choice is off f's path
+        (on ``isfinite(S)`` a single run at d = 10 took 4% longer). A step whose entries ``a x_i``
+        overflow float32 gives infinite weights in a single run, and the run reports its divergence.
         """
         n = values(x).shape[-1]
         if intercept:
@@ -371,30 +381,30 @@ class L2Ball(Projection, name="l2_ball"):
         k = power_of_two(n_k)
         kr = k * r
         G, u = pow2_above(gamma(n + 4)), UNIT
-        V = power_of_two(2 * (n_k - n_c)) * (ww + 8 * u * ww) + 16 * TINY  # k^2 U, raised for S's rounding
+        V = (power_of_two(2 * (n_k - n_c)) * (1 + 8 * u)) * ww + 16 * TINY  # k^2 U, raised for S's rounding
         X = xx + G * xx + 4 * n * TINY  # >= ||x||^2 (a pass for max |x|, to drop 4 n TINY at x = 0, cost 10%)
         Xp = X + 8 * u * X
         kwx, root_X = k * wx, jnp.sqrt(X)
         norm_w = jnp.maximum(kr, V * (1 / kr))  # >= sqrt(V), without a square root
-        E = 2 * G * (norm_w * root_X) + 16 * u * jnp.abs(kwx) + jnp.maximum(k * (4 * n * TINY), TINY)
+        E = 2 * G * (norm_w * root_X) + (16 * u * jnp.abs(kwx) + jnp.maximum(k * (4 * n * TINY), TINY))
         b = k * a
         S = b * (2.0 * kwx + b * Xp) + (V + jnp.abs(b) * E)  # >= k^2 ||w + a x||^2
         f, fa = factors(S, kr, a)
-        # Beyond 2^32 1.8e19 radii S overflows: the step is all of w + a x there (below 2^-26 of it).
+        # Beyond 2^95 radii (see Huge steps) the step is all of w + a x (||w|| below 2^-26 of it).
         f_big = jnp.minimum(1.0, (r - r * 2.0**-21) / (jnp.abs(a) * root_X))
-        finite = jnp.isfinite(S)
-        f, fa = jnp.where(finite, f, f_big), jnp.where(finite, fa, f_big * a)
+        huge = jnp.abs(b) * root_X > 2.0**63  # (S < 2^127 where not; known before S, off the path to f)
+        f, fa = jnp.where(huge, f_big, f), jnp.where(huge, f_big * a, fa)
         new = scaled_step(f, fa, a, w, x)
         if intercept:
             new = new.at[..., -1].set(last)
-        # U' = ((f (f (S + m)) + A) c^2 / k^2 + 2 TINY. Each term of m is a product by a power of
-        # two, which is exact: fused into a multiply-add or not, every sum gives the same bits.
+        # U' = f (f ((S + m) c^2 / k^2)) + (A c^2 / k^2 + 8 TINY). Each term of m is a product by a
+        # power of two, which is exact: fused into a multiply-add or not, every sum gives the same bits.
         # (XLA:CPU fused M's sums of products in some vectorized loops and not in others, and a
         # sweep's bits depended on how many configurations ran at once.)
         q = b * (b * Xp)
         m = 16 * u * S + 2 * u * V + 8 * u * q
-        A = 2.0**25 * w.size * TINY
-        bound = (f * (f * (S + m)) + A) * power_of_two(2 * (n_c - n_k)) + 2 * TINY
+        to_c = power_of_two(2 * (n_c - n_k))  # c^2 / k^2
+        bound = f * (f * ((S + m) * to_c)) + (2.0**25 * w.size * TINY * to_c + 8 * TINY)
         cr = jax.lax.optimization_barrier(power_of_two(n_c) * r)  # (XLA turned (c r)^2 into c^2 r^2: inf)
         bound = jnp.where(jnp.isfinite(bound), bound, jnp.maximum((1 + 64 * u) * (cr * cr), ww))
         if t is None:
