@@ -84,7 +84,12 @@ def _target(path: Path, folder: bool = False) -> Path:
             "(predict and test print to the standard output without --out)",
             str(path),
         )
-    return path.resolve() if path.is_symlink() else path
+    if not path.is_symlink():
+        return path
+    try:
+        return path.resolve()
+    except RuntimeError:  # (Python before 3.13 raises it for a loop of links; 3.13 an OSError)
+        raise OSError(errno.ELOOP, "is a loop of symbolic links", str(path)) from None
 
 
 def _prefix(path: Path) -> str:

@@ -269,6 +269,18 @@ def test_checkpoint_the_model_file_is_refused(tmp_path, monkeypatch):
     assert Path("m.npz").read_bytes() == b"the previous model"
 
 
+def test_an_output_that_is_a_loop_of_links_is_one_line(tmp_path, monkeypatch):
+    # Before: a traceback (RuntimeError: Symlink loop, from io._target's resolve).
+    monkeypatch.chdir(tmp_path)
+    assert call("export", "iris", "--target", "Species", "--format", "svmlight", "--out", "d.svm")[0] == 0
+    Path("loop").symlink_to("loop")
+    for option in ("--model", "--checkpoint"):
+        args = {"--model": "m.npz", "--checkpoint": "c.npz"} | {option: "loop"}
+        status, err = call("train", "--learner", "perceptron", "d.svm", *[a for kv in args.items() for a in kv])
+        one_line_error(status, err, "loop: is a loop of symbolic links")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.svm", "loop"]
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("uri", ["foo://x", "sqlite:///{}/ro/db.sqlite"])
 def test_a_tracking_store_that_cannot_be_used_is_one_line_before_the_work(tmp_path, monkeypatch, uri):
