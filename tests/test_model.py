@@ -227,3 +227,30 @@ def test_saved_model_scores_as_the_pipelines_final_statistics_far_from_zero(tmp_
     old = load(tmp_path / "old.npz")
     assert old.w.dtype == np.float32 and old.settings == model.settings
     np.testing.assert_array_equal(scores(old, X), X.astype(np.float64) @ before.w.astype(np.float64) - before.offset)
+
+
+@pytest.mark.parametrize("classes", [0, 3])
+def test_scores_of_sparse_rows_are_the_dense_rows_in_float64(classes):
+    """``modelfile.scores``: padded sparse rows, gathered a few rows at a time, score as their dense
+    rows do, ``w . x - offset`` in float64 (binary (d,) and multiclass (K, d) weights), with weights
+    that float32 would round."""
+    from ocolearn.features import Sparse
+    from ocolearn.modelfile import Model, scores
+
+    rng = np.random.default_rng(0)
+    d, n, k = 7, 11, 4  # k stored entries a row, some of them padding (value 0 at index 0)
+    w = rng.standard_normal((classes, d) if classes else (d,)) * 1e6 + 1 / 3
+    offset = rng.standard_normal((classes,) if classes else ()) + 1e6
+    idx = np.stack([rng.choice(d, size=k, replace=False) for _ in range(n)]).astype(np.int32)
+    val = rng.standard_normal((n, k)).astype(np.float32)
+    val[::3, -1], idx[::3, -1] = 0.0, 0  # padding
+    dense = np.zeros((n, d))
+    np.add.at(dense, (np.arange(n)[:, None], idx), val.astype(np.float64))
+    model = Model(w, [] if not classes else ["a", "b", "c"], {}, offset)
+    expected = dense @ w.T
+    expected -= offset  # (in place: a freed temporary of the scores' shape could fill an unwritten row)
+    for rows in (2, 2048):  # in parts of 2 rows (the last part short) and whole
+        got = scores(model, Sparse(idx, val, d), rows=rows)
+        assert got.dtype == np.float64 and got.shape == expected.shape
+        np.testing.assert_allclose(got, expected, rtol=1e-13, atol=1e-6)
+    np.testing.assert_allclose(scores(model, dense), expected, rtol=1e-13, atol=1e-6)
