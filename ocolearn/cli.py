@@ -257,12 +257,14 @@ def _test(args) -> int:
 def _same_file(a, b) -> bool:
     """Whether paths ``a`` and ``b`` name one file (through links too), or would; not where a
     path cannot be resolved (a link loop: reading or writing it names it)."""
+    from ocolearn.io import resolved
+
     try:
         return os.path.samefile(a, b)
     except OSError:  # (one does not exist yet)
         try:
-            return Path(a).resolve() == Path(b).resolve()
-        except (OSError, RuntimeError):  # (RuntimeError: Python 3.11's "Symlink loop")
+            return resolved(a) == resolved(b)
+        except OSError:
             return False
 
 
@@ -272,15 +274,16 @@ def _not_an_input(option: str, path, inputs, documents: bool = True, folder: boo
     as one; an output ``folder`` (replaced as a whole) that holds an input would remove it:
     refused before anything is read or written."""
     from ocolearn.data import DataError
+    from ocolearn.io import resolved
 
     for given in inputs:
         if _same_file(path, given):
             raise DataError(f"{option} {path}: is the input file {given}; writing it would overwrite the input")
-        if documents and Path(given).is_dir() and Path(path).resolve().is_relative_to(Path(given).resolve()):
+        if documents and Path(given).is_dir() and resolved(path).is_relative_to(resolved(given)):
             raise DataError(
                 f"{option} {path}: is in the input folder {given}, whose files are documents; write it elsewhere"
             )
-        if folder and Path(given).resolve().is_relative_to(Path(path).resolve()):
+        if folder and resolved(given).is_relative_to(resolved(path)):
             raise DataError(
                 f"{option} {path}: holds the input {given}, and the output folder is replaced as a whole; "
                 "write it elsewhere"

@@ -84,11 +84,17 @@ def _target(path: Path, folder: bool = False) -> Path:
             "(predict and test print to the standard output without --out)",
             str(path),
         )
-    if not path.is_symlink():
-        return path
+    return resolved(path) if path.is_symlink() else path
+
+
+def resolved(path) -> Path:
+    """``Path(path).resolve()``, with a loop of symbolic links an ``OSError`` naming ``path``
+    (Python before 3.13 raises a ``RuntimeError`` for it, which no door turns into its one line)."""
+    import errno
+
     try:
-        return path.resolve()
-    except RuntimeError:  # (Python before 3.13 raises it for a loop of links; 3.13 an OSError)
+        return Path(path).resolve()
+    except RuntimeError:
         raise OSError(errno.ELOOP, "is a loop of symbolic links", str(path)) from None
 
 

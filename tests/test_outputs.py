@@ -270,7 +270,7 @@ def test_checkpoint_the_model_file_is_refused(tmp_path, monkeypatch):
 
 
 def test_an_output_that_is_a_loop_of_links_is_one_line(tmp_path, monkeypatch):
-    # Before: a traceback (RuntimeError: Symlink loop, from io._target's resolve).
+    # Before: a traceback (RuntimeError: Symlink loop, from io._target's and cli._not_an_input's resolve).
     monkeypatch.chdir(tmp_path)
     assert call("export", "iris", "--target", "Species", "--format", "svmlight", "--out", "d.svm")[0] == 0
     Path("loop").symlink_to("loop")
@@ -278,7 +278,10 @@ def test_an_output_that_is_a_loop_of_links_is_one_line(tmp_path, monkeypatch):
         args = {"--model": "m.npz", "--checkpoint": "c.npz"} | {option: "loop"}
         status, err = call("train", "--learner", "perceptron", "d.svm", *[a for kv in args.items() for a in kv])
         one_line_error(status, err, "loop: is a loop of symbolic links")
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.svm", "loop"]
+    run = ["run", ROOT / "configs/iris_ridge_magic.toml", "--out", "loop"]
+    one_line_error(*call(*run), "loop: is a loop of symbolic links")  # (the folder's input check)
+    one_line_error(*call("study", study_file(tmp_path / "st"), "--out", "loop"), "loop: is a loop of symbolic links")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.svm", "loop", "st"]
 
 
 @pytest.mark.slow
