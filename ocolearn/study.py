@@ -472,9 +472,8 @@ def synthetic(spec: DatasetSpec, seed: int) -> SparseData:
         W = concepts[(t // spec.every) % spec.concepts]
     y = np.where(np.sum(W * X, axis=1) >= 0, 1, -1)
     y = np.where(rng.uniform(size=n) < spec.noise, -y, y)
-    if n and np.all(
-        y == y[0]
-    ):  # (before: "<arrays 2 x 10>: task = 'binary' needs exactly two labels", no key of its own)
+    # (before: "<arrays 2 x 10>: task = 'binary' needs exactly two labels", no key of its own)
+    if n and np.all(y == y[0]):
         raise DataError(
             f"rows = {n}: every row drawn (seed {seed}) has the label {y[0]:+d}; a binary stream needs both"
         )
