@@ -7,8 +7,9 @@
     ocolearn train --learner NAME [--set key=value ...] DATA --model MODEL [--format F] [--target COLUMN]
                    [--task T] [--passes N] [--stop-early] [--average] [--normalized] [--chunk-rows R]
                    [--checkpoint PATH [--checkpoint-every N]] [--resume] [--holdout K] [--quiet] [--skip-bad]
-    ocolearn predict MODEL DATA... [--scores] [--out FILE]   (one label or value per line; text: NAME<TAB>...)
-    ocolearn test MODEL DATA           (error rate, and confusion counts; or MSE and MAE)
+                   [--columns A,B] [--ignore A,B] [--categorical A,B] [--numeric A,B]   (csv's columns)
+    ocolearn predict MODEL DATA... [--scores] [--out FILE] [--skip-bad]   (a label or value a line; text: NAME<TAB>...)
+    ocolearn test MODEL DATA [--skip-bad]   (error rate, and confusion counts; or MSE and MAE)
     ocolearn export iris|wine --target COLUMN [--format csv|svmlight] --out FILE
 
 Every command reads data through one path (``ocolearn.data.stream``): svmlight, MIRA format,

@@ -524,7 +524,7 @@ def train_file(
             f"{source.path}: the targets {' and '.join(source.labels)} were read as two classes, which {name!r} "
             f"learns as -1 and +1; if they are quantities to predict, declare --task regression"
         )
-    learner = with_pipeline(learner, (*table_steps(source), *steps))
+    learner = with_pipeline(learner, (*table_steps(source.table), *steps))
     # (the dimension found in the file: its largest index, whose line the memory message names)
     found_dim = found is not None and not dim and source.bits is None and not dense and found.top_line
     where = (
@@ -559,8 +559,7 @@ def train_file(
         "bits": source.bits,
         "zero_based": zero_based,
         "target": target,
-        "columns": feature_columns(source),
-        "table": source.table.settings() if source.table else None,
+        **csv_settings(source),
         "order_seed": source.order_seed,
         "mistakes_per_pass": result.mistakes_per_pass,
         "skipped_lines": result.skipped,
@@ -598,25 +597,26 @@ def _pass_means(result, holdout) -> dict:
     return means
 
 
-def table_steps(source: Source) -> tuple[Preprocess, ...]:
+def table_steps(table) -> tuple[Preprocess, ...]:
     """The imputation of a table's missing numeric cells (``Impute``), where its columns have
-    any (``ocolearn.data.csvfile.Table``), else none."""
-    table = source.table
+    any (``ocolearn.data.csvfile.Table``, or None), else none: the parts in front of the
+    default ones for rows that ``csvfile.table_rows`` made."""
     if table is None or not table.missing:
         return ()
     columns, indicators = table.imputed()
     return (Impute(columns, indicators),)
 
 
-def feature_columns(source: Source) -> list[str]:
+def csv_settings(source: Source) -> dict:
+    """What a model file keeps to read a CSV file as it was trained: its feature ``columns`` and
+    their ``table`` (``ocolearn.data.csvfile.Table``; the first pass's ``survey`` where the
+    source has none yet); nothing for other formats."""
     if source.format != "csv":
-        return []
-    if source.table is not None:
-        return source.table.names
-    from ocolearn.data.csvfile import csv_columns
+        return {"columns": [], "table": None}
+    from ocolearn.data.csvfile import survey
 
-    _, features, header = csv_columns(source.path, source.target)
-    return [header[j] for j in features]
+    table = source.table or survey(source)
+    return {"columns": table.names, "table": table.settings()}
 
 
 def model_source(model: Model, path, *, labelled=True, fmt=None, skip_bad=False) -> Source:
