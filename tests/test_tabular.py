@@ -166,6 +166,13 @@ def test_a_missing_target_is_an_error_naming_the_line_never_a_class(tmp_path, ca
     model = train_file("perceptron", [], path, "csv", target="y", skip_bad=True)
     assert model.labels == ["no", "yes"] and model.settings["skipped_lines"] == 4
     assert model.settings["rounds"] == 4
+    # A cell of a column declared numeric that is not a number: an error naming it, or skipped.
+    path.write_text("a,color,y\n1,red,yes\n2,blue,no\nx,red,yes\n4,red,no\n")
+    assert Table.of_settings(train_file("perceptron", [], path, "csv", target="y").settings).numeric == ()
+    with pytest.raises(DataError, match=r"t.csv, line 4, column 'a': 'x' is not a number \(--numeric a\)"):
+        train_file("perceptron", [], path, "csv", target="y", numeric=["a"])
+    model = train_file("perceptron", [], path, "csv", target="y", numeric=["a"], skip_bad=True)
+    assert model.settings["skipped_lines"] == 1 and model.w.shape == (1 + 2,)  # (a, blue, red)
 
 
 def test_skip_bad_at_test_and_predict_keeps_one_line_per_row(tmp_path, capsys):
@@ -233,6 +240,8 @@ def test_columns_and_ignore_choose_the_features_and_errors_are_one_line(tmp_path
         (["--numeric", "color"], f"{train}, line 2, column 'color': 'green' is not a number (--numeric color)"),
         (["--categorical", "q"], f"--categorical q: {train} has no feature column 'q'"),
         (["--columns", "y"], "--columns y: 'y' is the target, not a feature"),
+        (["--columns", "a,zz"], f"--columns zz: {train} has no column 'zz'"),
+        (["--categorical", "a", "--numeric", "a"], "--categorical a and --numeric a: a column is one or the other"),
     ]:
         assert main([*base, *options]) == 2
         err = capsys.readouterr().err

@@ -108,10 +108,11 @@ def csv_header(path) -> list[str]:
     return header_names(fields, path)
 
 
-def csv_columns(path, target: str, columns=(), labelled=True, ignore=()):
+def csv_columns(path, target: str, columns=(), labelled=True, ignore=(), option=""):
     """``(position of the target column or None, positions of the feature columns, header)`` of a CSV
     file: ``columns`` by name (a model's, or ``--columns``), else every column but the target
-    and those in ``ignore``. Without ``labelled`` the target column may be missing (prediction input)."""
+    and those in ``ignore``. Without ``labelled`` the target column may be missing (prediction input).
+    ``option`` (``--columns``) gave the ``columns``, as an error names them."""
     header = csv_header(path)
     if len(header) == 1 and header[0] not in (target, *columns):  # (another format read as CSV: the line)
         problem = f"{path}, line 1: not a CSV header of column names (no comma): {shown(header[0])}"
@@ -136,7 +137,12 @@ def csv_columns(path, target: str, columns=(), labelled=True, ignore=()):
         )
     missing = next((n for n in names if n not in position), None)
     if missing is not None:
-        raise DataError(f"{path}: no column {shown(missing)} (a feature of the model); columns: {shown_names(header)}")
+        where = (
+            f"{option} {missing}: {path} has no column {shown(missing)}"
+            if option
+            else f"{path}: no column {shown(missing)} (a feature of the model)"
+        )
+        raise DataError(f"{where}; columns: {shown_names(header)}")
     return t, [position[n] for n in names], header
 
 
@@ -226,11 +232,15 @@ def column_kind(name: str, column: _Column, declared: dict, source) -> str:
     return kind
 
 
-def _declared(categorical=(), numeric=()) -> dict:
-    both = next((n for n in categorical if n in numeric), None)
-    if both is not None:
-        raise DataError(f"--categorical {both} and --numeric {both}: a column is one or the other")
-    return {**{n: "numeric" for n in numeric}, **{n: "categorical" for n in categorical}}
+def _declared(kinds) -> dict:
+    """``{column: kind}`` of the declared ``((column, kind), ...)``; a column declared both
+    numeric and categorical is an error."""
+    declared = {}
+    for name, kind in kinds:
+        if declared.get(name, kind) != kind:
+            raise DataError(f"--categorical {name} and --numeric {name}: a column is one or the other")
+        declared[name] = kind
+    return declared
 
 
 def _table(names, found: dict, declared: dict, source) -> Table:
@@ -252,7 +262,8 @@ def table_of(columns: dict, categorical=(), numeric=(), source="the table") -> T
     for name, cells in columns.items():
         found[name] = _Column()
         found[name].add(_cells(cells), lambda i: f"{source}, row {i}")
-    return _table(list(columns), found, _declared(categorical, numeric), source)
+    kinds = [(n, "categorical") for n in categorical] + [(n, "numeric") for n in numeric]
+    return _table(list(columns), found, _declared(kinds), source)
 
 
 def _cells(values) -> list:
@@ -307,9 +318,9 @@ def survey(source) -> Table:
     training will leave it out."""
     from ocolearn.data.stream import Position
 
-    t, features, header = csv_columns(source.path, source.target, source.columns, True, source.ignore)
+    t, features, header = csv_columns(source.path, source.target, source.columns, True, source.ignore, "--columns")
     found = {header[j]: _Column() for j in features}
-    declared = dict(source.kinds)
+    declared = _declared(source.kinds)
     for data, first_line, _ in byte_blocks(source, Position()):
         lines = _decode(data, first_line, source.path).split("\n")
         try:
@@ -326,11 +337,7 @@ def survey(source) -> Table:
         place = lambda i, rows=rows: f"{source.path}, line {rows[i][0]}"  # noqa: E731
         for j in features:
             found[header[j]].add([fields[j] for _, fields in rows], place)
-    return _table([header[j] for j in features], found, _declared(*_split(declared)), source.path)
-
-
-def _split(declared: dict) -> tuple[list, list]:
-    return [n for n, k in declared.items() if k == "categorical"], [n for n, k in declared.items() if k == "numeric"]
+    return _table([header[j] for j in features], found, declared, source.path)
 
 
 def _checked(rows, target, header, path, declared):
