@@ -15,7 +15,7 @@ from ocolearn.cli import main
 from ocolearn.data import DataError
 from ocolearn.data.csvfile import Table, survey, table_of, table_rows
 from ocolearn.data.stream import Source
-from ocolearn.modelfile import load, scores
+from ocolearn.modelfile import load, save, scores
 from ocolearn.pipeline import evaluate, predictions, read_data, train_file
 from ocolearn.preprocess import Impute
 
@@ -146,6 +146,11 @@ def test_train_test_predict_read_the_file_as_trained(tmp_path):
     trained = table_rows(Table.of_settings(s), {k: [r[k] for r in cells] for k in ("a", "b", "c", "color")})
     np.testing.assert_array_equal(read_data(train, "csv", target="y").X, trained.astype(np.float32))
     y = np.array([float(r["y"]) for r in rows])
+    # A model file whose table does not make its features is refused, naming the file.
+    for table in ({**s["table"], "missing": ["a"]}, {**s["table"], "categorical": 3}):
+        save(model._replace(settings={**s, "table": table}), tmp_path / "bad.npz")
+        with pytest.raises(DataError, match="bad.npz: not a usable ocolearn model: its table of columns"):
+            load(tmp_path / "bad.npz")
     assert evaluate(model, test)["mse"] == pytest.approx(np.mean((scores(model, X) - y) ** 2), rel=1e-6)
 
 

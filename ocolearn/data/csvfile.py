@@ -180,12 +180,21 @@ class Table(NamedTuple):
     @classmethod
     def of_settings(cls, settings: dict) -> Table:
         """The table of a model file's settings: its ``table``, or for a model from before tables
-        its ``columns``, numbers alone."""
+        its ``columns``, numbers alone; a table that is not one, or does not make the model's
+        ``dim`` features, is an error (``ocolearn.modelfile.check`` names the file)."""
         table = settings.get("table")
         if not table:
             return cls(tuple(settings.get("columns") or ()))
-        categorical = tuple((name, tuple(c)) for name, c in table.get("categorical", ()))
-        return cls(tuple(table.get("numeric", ())), tuple(table.get("missing", ())), categorical)
+        try:
+            categorical = tuple((str(name), tuple(map(str, c))) for name, c in table.get("categorical", ()))
+            read = cls(
+                tuple(map(str, table.get("numeric", ()))), tuple(map(str, table.get("missing", ()))), categorical
+            )
+        except (AttributeError, TypeError, ValueError):
+            raise DataError(f"its table of columns is not one: {shown(table)}") from None
+        if not set(read.missing) <= set(read.numeric) or read.dim != settings.get("dim"):
+            raise DataError(f"its table of columns makes {read.dim} features, for dim {settings.get('dim')!r}")
+        return read
 
 
 def is_missing(cell) -> bool:
