@@ -198,10 +198,11 @@ class Table(NamedTuple):
 
 
 def is_missing(cell) -> bool:
-    """Whether a cell holds no value: a missing-value marker (``MISSING``), None, or a float NaN."""
+    """Whether a cell holds no value: a missing-value marker (``MISSING``), None, a float NaN, or
+    a value written as a marker (pandas' ``NA``, ``<NA>``)."""
     if isinstance(cell, str):
         return cell.strip() in MISSING
-    return cell is None or (isinstance(cell, float) and math.isnan(cell))
+    return cell is None or (isinstance(cell, float) and math.isnan(cell)) or str(cell) in MISSING
 
 
 class _Column:
