@@ -21,6 +21,11 @@ FORMAT_KEYS = {
     # The one shuffle of a folder's documents; a file's rows are streamed in chunks, in the
     # file's order (train's --seed shuffles each chunk's rows).
     "order_seed": ("text",),
+    # A CSV file's feature columns and their kinds (``ocolearn.data.csvfile``).
+    "columns": ("csv",),
+    "ignore": ("csv",),
+    "categorical": ("csv",),
+    "numeric": ("csv",),
 }
 
 

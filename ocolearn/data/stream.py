@@ -77,6 +77,9 @@ class Source(NamedTuple):
     order_seed: int | None = None  # text: the documents are read in an order shuffled by this seed
     task_key: str = ""  # at train time, the door's key of the task (--task, data.task): errors name its
     # keys of listed labels and dim (``ocolearn.names.key_of``); "": they are a model's
+    ignore: tuple = ()  # csv: columns left out of the features (--ignore)
+    kinds: tuple = ()  # csv: ((column, "numeric" or "categorical"), ...) declared (--numeric, --categorical)
+    table: object = None  # csv: the ``ocolearn.data.csvfile.Table`` the first pass found (or a model's)
 
 
 class Chunk(NamedTuple):
@@ -115,7 +118,20 @@ def _parse(source: Source, parsers, data: bytes, first_line: int) -> tuple[Block
             good.append(exact(line, number))
         except DataError:
             skipped += 1
+            if not source.labelled:  # (prediction input: the row kept, unread, so each line still gets one)
+                good.append(unread_row(source, number))
     return concat(good), skipped
+
+
+def unread_row(source: Source, line: int) -> Block:
+    """A row that stands for the skipped line ``line`` of prediction input: every value NaN, so
+    its score is NaN and ``predict`` writes an empty line for it, keeping the output aligned
+    with the input's rows."""
+    dense = reader_of(source).dense
+    label = np.array([""]) if source.format != "svmlight" else np.full(1, np.nan)
+    entries = np.arange(source.dim if dense else 1, dtype=np.int64) + _shift(source)
+    values = np.full(len(entries), np.nan)
+    return Block(label, np.array([0, len(entries)], np.int64), entries, values, np.array([line], np.int64))
 
 
 PARSERS = 2  # blocks parsed at once, on threads (the compiled parser releases the GIL)
