@@ -22,6 +22,7 @@ from ocolearn.data import (
     shown_names,
     skip_bom,
 )
+from ocolearn.data.csvfast import plain_block
 from ocolearn.data.sparse_text import Block, Reader, _decode, _value, byte_blocks, read_line
 
 
@@ -107,7 +108,10 @@ def csv_lines(data: bytes, first_line: int, path, target, features, header) -> B
     """Rows of a CSV file's lines (the header line, line 1, is skipped): the ``target``
     column (a position from ``csv_columns``, or None) as label names, the ``features``
     columns as dense features (indices 0..d-1). A ragged row or a field that is not a finite
-    number is an error naming the line and column."""
+    number is an error naming the line and column. A block of plain numbers is read by compiled
+    code (``ocolearn.data.csvfast``: the same rows); any other block by the loop below."""
+    if (block := plain_block(data, first_line, target, features, len(header))) is not None:
+        return block
     labels, rows, numbers = [], [], []
     for number, fields in csv_rows(_decode(data, first_line, path).split("\n"), path, header, first_line):
         if target is not None:  # (not a class named '' or 'NA')

@@ -1,0 +1,110 @@
+"""The compiled CSV fast path (``ocolearn.data.csvfast``) reads the rows the Python path reads,
+to the bit, and leaves every other block to it (the same rows, or the same error)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ocolearn.data import DataError, csvfile
+from ocolearn.data.csvfast import numeric_block
+
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def spelling(rng) -> str:
+    """A number in one of the spellings Python's ``float()`` reads (and the Python path with it)."""
+    x = float(rng.standard_normal() * 10.0 ** rng.integers(-30, 30))
+    digits = "".join(rng.choice(list("0123456789"), rng.integers(1, 24)))
+    more = "".join(rng.choice(list("0123456789"), rng.integers(0, 24)))
+    sign = str(rng.choice(["", "+", "-"]))
+    exponent = str(rng.choice(["", f"e{rng.integers(-330, 15)}", f"E+{rng.integers(0, 20)}", f"e-0{rng.integers(9)}"]))
+    choices = [
+        repr(x),  # (shortest round trip: 17 digits, beyond Clinger's 2^53)
+        f"{x:.{rng.integers(0, 25)}e}",
+        f"{x:.{rng.integers(0, 20)}f}",
+        f"{x:g}",
+        str(rng.integers(-(10**6), 10**6)),
+        f"{sign}{digits}.{more}{exponent}",
+        f"{sign}.{digits}{exponent}",
+        f"{sign}{digits}.{exponent}",
+        repr(float(np.float32(rng.standard_normal()))),
+        str(rng.choice(["0", "-0", "+0", "-0.0", ".5", "5.", "+.5", "-5.", "00012", "9007199254740993", "1e-320"])),
+        str(rng.choice(["3.4028234663852886e+38", "3.4028235e38", "2.2250738585072014e-308", "4.9e-324", "1e-400"])),
+    ]
+    return choices[rng.integers(len(choices))]
+
+
+def python_path(monkeypatch, *args):
+    """``csv_lines`` without the fast path: the rows, or the error, as before it."""
+    with monkeypatch.context() as m:
+        m.setattr(csvfile, "plain_block", lambda *a: None)
+        return read(*args)
+
+
+def read(data, first_line, target, features, header):
+    try:
+        return csvfile.csv_lines(data, first_line, "d.csv", target, features, header)
+    except DataError as e:
+        return str(e)
+
+
+def same(a, b) -> bool:
+    if isinstance(a, str) or isinstance(b, str):
+        return a == b
+    return all(
+        x.dtype == y.dtype and x.shape == y.shape and (x.view(np.uint8) == y.view(np.uint8)).all()
+        for x, y in zip(a, b, strict=True)
+    )
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_numbers_in_every_spelling_parse_to_the_bits_of_the_python_path(monkeypatch, seed):
+    rng = np.random.default_rng(seed)
+    fast = 0
+    for _ in range(60):
+        rows = [[spelling(rng) for _ in range(4)] + [str(rng.choice(["a", "b b", "1", "+1.0"]))] for _ in range(3)]
+        header = ["c0", "c1", "y", "c2", "c3"]
+        lines = [",".join([*r[:2], r[4], *r[2:4]]) for r in rows]
+        data = ("c0,c1,y,c2,c3\n" + "\n".join(lines) + "\n").encode()
+        for first_line, features in [(1, [0, 1, 3, 4]), (7, [4, 0])]:
+            args = (data if first_line == 1 else data.split(b"\n", 1)[1], first_line, 2, features, header)
+            expected = python_path(monkeypatch, *args)
+            assert same(read(*args), expected), (data, expected)
+            plain = all(abs(float(c)) <= FLOAT32_MAX for r in rows for c in r[:4])
+            assert (numeric_block(*args[:2], np.array([0, 1, -1, 2, 3]), 4) is not None) == plain
+            fast += plain
+    assert fast > 60  # (most blocks are plain: the fast path was tried)
+
+
+BREAKS = ['"', '""', "", " ", "NA", "nan", "inf", "-Infinity", "x", "1 2", "1e", "e5", ".", "+", "1_0", "١", "é", "\t"]
+BREAKS += ["\r", "\x00", "\x0b", ",", "1,", "0x10", "1.5.", "--1", "1e+", " 2 ", "\t3\t", "4\r"]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_block_with_anything_else_gives_the_rows_or_the_error_of_the_python_path(monkeypatch, seed):
+    rng = np.random.default_rng(seed)
+    for _ in range(80):
+        cells = [[spelling(rng) if rng.random() < 0.5 else str(rng.integers(9)) for _ in range(3)] for _ in range(4)]
+        r, c = rng.integers(4), rng.integers(3)
+        cells[r][c] = str(rng.choice(BREAKS)) + (cells[r][c] if rng.random() < 0.3 else "")
+        text = "\n".join(",".join(row) for row in cells)
+        text = (
+            str(rng.choice(["a,y,b\n", "a,y,b\r\n", '"a",y,b\n', 'a,y,"b\n']))
+            + text
+            + str(rng.choice(["", "\n", "\n\n \n"]))
+        )
+        if rng.random() < 0.3:
+            text = text.replace("\n", "\r\n")
+        data = text.encode()
+        for target, features in [(1, [0, 2]), (None, [2]), (0, [1, 2])]:
+            args = (data, 1, target, features, ["a", "y", "b"])
+            expected = python_path(monkeypatch, *args)
+            assert same(read(*args), expected), (data, target, expected)
+
+
+def test_the_fast_path_reads_a_block_of_plain_rows_and_leaves_a_quoted_one():
+    data = b"x,y\n1.5, a\n\n-2e-3,b\r\n"
+    values, labels, lines = numeric_block(data, 1, np.array([0, -1]), 1)
+    assert values.ravel().tolist() == [1.5, -0.002] and labels.tolist() == ["a", "b"] and lines.tolist() == [2, 4]
+    assert numeric_block(b'x,y\n1.5,"a"\n', 1, np.array([0, -1]), 1) is None
