@@ -90,7 +90,7 @@ def test_a_block_with_anything_else_gives_the_rows_or_the_error_of_the_python_pa
         cells[r][c] = str(rng.choice(BREAKS)) + (cells[r][c] if rng.random() < 0.3 else "")
         text = "\n".join(",".join(row) for row in cells)
         text = (
-            str(rng.choice(["a,y,b\n", "a,y,b\r\n", '"a",y,b\n', 'a,y,"b\n']))
+            str(rng.choice(["a,y,b\n", "a,y,b\r\n", '"a",y,b\n', 'a,y,"b\n', "a,y,bé\n", "a,y\x00,b\n"]))
             + text
             + str(rng.choice(["", "\n", "\n\n \n"]))
         )

@@ -159,9 +159,9 @@ def _scan(buf, skip_header, roles, width, values, bits, spans, lines, hard, pow5
     the block holds anything but plain numbers (see the module docstring)."""
     size, ncols = buf.size, roles.size
     n, nhard, line, i = 0, 0, 0, 0
-    if skip_header:  # (line 1, the header, read by ``csv_header``; a quote in it may join lines)
+    if skip_header:  # (line 1, the header, decoded by ``csv_header``; a quote in it may join lines)
         while i < size and buf[i] != 10:
-            if buf[i] == 34 or buf[i] >= 127 or (buf[i] < 32 and buf[i] != 9 and buf[i] != 13):
+            if buf[i] == 34 or buf[i] == 127 or (buf[i] < 32 and buf[i] != 9 and buf[i] != 13):
                 return -1, 0
             i += 1
         i += 1
