@@ -108,3 +108,14 @@ def test_the_fast_path_reads_a_block_of_plain_rows_and_leaves_a_quoted_one():
     values, labels, lines = numeric_block(data, 1, np.array([0, -1]), 1)
     assert values.ravel().tolist() == [1.5, -0.002] and labels.tolist() == ["a", "b"] and lines.tolist() == [2, 4]
     assert numeric_block(b'x,y\n1.5,"a"\n', 1, np.array([0, -1]), 1) is None
+
+
+def test_random_doubles_written_to_many_digits_read_back_to_the_same_bits():
+    # Mostly beyond Clinger's fast path (17 to 25 significant digits, exponents past 10^22): the
+    # Eisel-Lemire product, and float() where it cannot decide, as Python's float() reads them.
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 0x47EFFFFFE0000000, 4000, dtype=np.uint64).view(np.float64)  # (|x| < float32's max)
+    cells = [f"{v:{spelling}}" for v in x.tolist() for spelling in ("", ".18e", ".15e", ".19g", ".25g", ".17f")]
+    values, _, _ = numeric_block(("x\n" + "\n".join(cells) + "\n").encode(), 1, np.array([0]), 1)
+    expected = np.array([float(c) for c in cells])
+    assert (values.ravel().view(np.uint64) == expected.view(np.uint64)).all()
