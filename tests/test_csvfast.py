@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from ocolearn.data import DataError, csvfile
-from ocolearn.data.csvfast import numeric_block
+from ocolearn.data.csvfast import numeric_block, plain_block
 
 FLOAT32_MAX = float(np.finfo(np.float32).max)
 
@@ -108,6 +108,7 @@ def test_the_fast_path_reads_a_block_of_plain_rows_and_leaves_a_quoted_one():
     values, labels, lines = numeric_block(data, 1, np.array([0, -1]), 1)
     assert values.ravel().tolist() == [1.5, -0.002] and labels.tolist() == ["a", "b"] and lines.tolist() == [2, 4]
     assert numeric_block(b'x,y\n1.5,"a"\n', 1, np.array([0, -1]), 1) is None
+    assert plain_block(data, 1, 1, [0, 0], 2) is None and plain_block(b"x,y\n1,2\n", 1, 1, [0, 1], 2) is None
 
 
 def test_random_doubles_written_to_many_digits_read_back_to_the_same_bits():

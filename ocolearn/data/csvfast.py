@@ -269,7 +269,10 @@ def numeric_block(data, first_line: int, roles: np.ndarray, width: int):
 def plain_block(data, first_line: int, target, features, columns: int) -> Block | None:
     """The ``Block`` that ``ocolearn.data.csvfile.csv_lines`` reads from a block of CSV lines of
     ``columns`` columns (``target``: the position of the labels' column, or None; ``features``:
-    those of the feature columns, in order), or None where it is not plain (``numeric_block``)."""
+    those of the feature columns, in order), or None where it is not plain (``numeric_block``) or
+    a column has two roles (the Python path reads it twice)."""
+    if len(set(features)) < len(features) or target in features:
+        return None
     roles = np.full(columns, UNUSED, np.int64)
     roles[list(features)] = np.arange(len(features))
     if target is not None:
