@@ -120,3 +120,32 @@ def test_random_doubles_written_to_many_digits_read_back_to_the_same_bits():
     values, _, _ = numeric_block(("x\n" + "\n".join(cells) + "\n").encode(), 1, np.array([0]), 1)
     expected = np.array([float(c) for c in cells])
     assert (values.ravel().view(np.uint64) == expected.view(np.uint64)).all()
+
+
+@pytest.mark.slow
+def test_train_from_a_csv_file_of_many_blocks_learns_the_model_of_the_python_path_and_names_a_late_bad_cell(
+    tmp_path, capsys, monkeypatch
+):
+    from test_cli import call, one_line_error
+
+    rng = np.random.default_rng(0)
+    X, w = rng.standard_normal((12_000, 12)), rng.standard_normal(12)
+    rows = [",".join(map(repr, x.tolist())) + f",{'p' if x @ w > 0 else 'q'}\n" for x in X]  # (3 MB: two blocks)
+    data = tmp_path / "d.csv"
+    data.write_text(",".join(f"x{j}" for j in range(12)) + ",y\n" + "".join(rows))
+    args = ["train", "--learner", "perceptron", data, "--format", "csv", "--target", "y", "--quiet", "--model"]
+    status, _, err = call(capsys, *args, tmp_path / "fast.npz")
+    assert status == 0, err
+    with monkeypatch.context() as m:
+        m.setattr(csvfile, "plain_block", lambda *a: None)
+        assert call(capsys, *args, tmp_path / "python.npz")[0] == 0
+    fast, python = np.load(tmp_path / "fast.npz"), np.load(tmp_path / "python.npz")
+    differ = [k for k in fast.files if k != "settings" and not (fast[k] == python[k]).all()]  # (settings: the time)
+    assert sorted(fast.files) == sorted(python.files) and "w" in fast.files and differ == []
+    cells = rows[11_000].split(",")
+    cells[3] = "NA"
+    rows[11_000] = ",".join(cells)
+    data.write_text(",".join(f"x{j}" for j in range(12)) + ",y\n" + "".join(rows))
+    one_line_error(
+        *call(capsys, *args, tmp_path / "m.npz")[::2], "d.csv, line 11002, column 'x3': 'NA' is not a number"
+    )
