@@ -27,7 +27,7 @@ the best of the repeats, and the record keeps every repeat. The runs:
   folder, ``HashingVectorizer`` + TF-IDF + ``SGDClassifier`` (5 epochs), reading the files;
 - river: ``stream.iter_csv`` into ``LogisticRegression`` with the hinge loss, one pass.
 
-Writes ``OUT/users_cpu.json``; ``benchmarks/tables.py``'s ``users_table`` writes its table.
+Writes ``OUT/users_cpu.json``; ``benchmarks/tables.py``'s ``users_table`` writes its table into docs/benchmarks.md.
 """
 
 from __future__ import annotations

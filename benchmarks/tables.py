@@ -487,8 +487,9 @@ def users_table() -> str:
     memory over the repeats, every repeat listed, then the ratios it was run for."""
     record = load("users")
     m, p = record["machine"], record["params"]
+    command = re.sub(r"(--scratch|--polarity-data) \S+", r"\1 FOLDER", no_out(record["command"]))
     lines = [
-        f"`{record['command']}`, {record['date'][:10]}, {m['cpu']} ({m['cores']} cores; load average "
+        f"`{command}`, {record['date'][:10]}, {m['cpu']} ({m['cores']} cores; load average "
         f"{m['load_average_before'][0]:.1f} before), ocolearn {record['versions']['ocolearn'][:10]}: "
         f"{p['rows']:,} rows x {p['d']} features, documents: {p['documents']}; wall seconds of the whole "
         f"process, best of {record['repeats']} alternating repeats after one untimed round (every repeat in "
@@ -697,7 +698,7 @@ BLOCKS = {
     "parser": needs("stream")(parser_speed),
     "targets": needs("ogd", "sweep")(targets),
     "startup": needs("startup")(startup_table),
-    # "users": needs("users")(users_table), once the page of the tables has its bench:users block
+    "users": needs("users")(users_table),
     "sparse-steps": needs("sparse_steps")(sparse_steps_table),
     "projected-rounds": needs("projected_rounds")(projected_rounds_table),
     "simplex": needs("projected_rounds")(simplex_table),
