@@ -79,6 +79,9 @@ def test_numbers_in_every_spelling_parse_to_the_bits_of_the_python_path(monkeypa
 
 BREAKS = ['"', '""', "", " ", "NA", "nan", "inf", "-Infinity", "x", "1 2", "1e", "e5", ".", "+", "1_0", "١", "é", "\t"]
 BREAKS += ["\r", "\x00", "\x0b", ",", "1,", "0x10", "1.5.", "--1", "1e+", " 2 ", "\t3\t", "4\r"]
+BREAKS += ['"a"b', '" a "', '"a,b"', '"a""b"', ' "a"', '"a" ', '"1.5"', '" 1e5 "', 'a"', '"a\n"', '"', '"2']
+HEADERS = ["a,y,b\n", "a,y,b\r\n", '"a",y,b\n', 'a,y,"b\n', "a,y,bé\n", "a,y\x00,b\n", '"a","y","b"\r\n']
+HEADERS += ['"a"x,y,b\n', 'a,"y"",b\n', 'a"",y,b\n', ' "a",y,b\n', '"a" ,y,b\n', "a,y,b\r \n", '"a\r\n",y,b\n']
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -86,14 +89,11 @@ def test_a_block_with_anything_else_gives_the_rows_or_the_error_of_the_python_pa
     rng = np.random.default_rng(seed)
     for _ in range(80):
         cells = [[spelling(rng) if rng.random() < 0.5 else str(rng.integers(9)) for _ in range(3)] for _ in range(4)]
+        cells = [[f'"{c}"' if rng.random() < 0.2 else c for c in row] for row in cells]  # (R's write.csv quotes)
         r, c = rng.integers(4), rng.integers(3)
         cells[r][c] = str(rng.choice(BREAKS)) + (cells[r][c] if rng.random() < 0.3 else "")
         text = "\n".join(",".join(row) for row in cells)
-        text = (
-            str(rng.choice(["a,y,b\n", "a,y,b\r\n", '"a",y,b\n', 'a,y,"b\n', "a,y,bé\n", "a,y\x00,b\n"]))
-            + text
-            + str(rng.choice(["", "\n", "\n\n \n"]))
-        )
+        text = str(rng.choice(HEADERS)) + text + str(rng.choice(["", "\n", "\n\n \n"]))
         if rng.random() < 0.3:
             text = text.replace("\n", "\r\n")
         data = text.encode()
@@ -103,11 +103,13 @@ def test_a_block_with_anything_else_gives_the_rows_or_the_error_of_the_python_pa
             assert same(read(*args), expected), (data, target, expected)
 
 
-def test_the_fast_path_reads_a_block_of_plain_rows_and_leaves_a_quoted_one():
+def test_the_fast_path_reads_a_block_of_plain_rows_and_leaves_a_quote_inside_a_cell():
     data = b"x,y\n1.5, a\n\n-2e-3,b\r\n"
     values, labels, lines = numeric_block(data, 1, np.array([0, -1]), 1)
     assert values.ravel().tolist() == [1.5, -0.002] and labels.tolist() == ["a", "b"] and lines.tolist() == [2, 4]
-    assert numeric_block(b'x,y\n1.5,"a"\n', 1, np.array([0, -1]), 1) is None
+    quoted = numeric_block(b'"x","y"\n"1.5","a"\n', 1, np.array([0, -1]), 1)  # (as R's write.csv writes)
+    assert quoted[0].ravel().tolist() == [1.5] and quoted[1].tolist() == ["a"]
+    assert numeric_block(b'x,y\n1.5,"a,b"\n', 1, np.array([0, -1]), 1) is None
     assert plain_block(data, 1, 1, [0, 0], 2) is None and plain_block(b"x,y\n1,2\n", 1, 1, [0, 1], 2) is None
 
 

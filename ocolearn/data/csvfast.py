@@ -4,18 +4,22 @@
 line 1, skipped) by a numba loop over its bytes, off the GIL: each row's feature cells as float64
 (``roles``: each column's feature position, ``TARGET`` or ``UNUSED``) and the target cell as a
 byte span. It reads a block only where the CSV reader of ``ocolearn.data.csvfile`` reads the same
-rows, and answers None for any block holding something else: a quote, a byte outside printable
-ASCII (but a tab, and a carriage return ending a line), an empty cell, a ragged row, a feature
-cell that is not a plain decimal number (``[+-]digits[.digits][(e|E)[+-]digits]``, blanks around
-it), a number not finite in float32, a missing-value marker as the target; that block goes to the
-Python path, which reads it by its own rules or names the file, line and column of the error.
+rows, and answers None for any block holding something else: a quote but around a whole cell
+(``"setosa"``, as R's ``write.csv`` writes) or header field, a byte outside printable ASCII (but a
+tab, and a carriage return ending a line), an empty cell, a ragged row, a feature cell that is not
+a plain decimal number (``[+-]digits[.digits][(e|E)[+-]digits]``, blanks around it), a number not
+finite in float32, a missing-value marker as the target; that block goes to the Python path,
+which reads it by its own rules or names the file, line and column of the error.
 
 Numbers are parsed to the float64 that Python's ``float()`` gives (correctly rounded): up to 19
 significant digits, by Clinger's fast path (a mantissa below 2^53 and a decimal exponent within
 +-22: one exact IEEE operation) or else by the Eisel-Lemire algorithm (a 128-bit product with a
-truncated power of five, as in the fast_float library and CPython's successors), which is exact
-unless the product lies too near a halfway point; those numbers, subnormal results, more
-than 19 significant digits and exponents beyond the table are converted by ``float()`` itself.
+truncated power of five: Lemire, "Number parsing at a gigabyte per second", 2021, as the fast_float
+library, Go's strconv and Rust's standard library parse), which is exact unless the product lies
+too near a halfway point; those numbers, subnormal results, more than 19 significant digits and
+exponents beyond the table are converted by ``float()`` itself (a compiled parser of our own,
+checked bit for bit against ``float()``, rather than a new dependency whose grammar and errors
+differ from the Python path's: pyarrow, polars).
 """
 
 from __future__ import annotations
@@ -152,6 +156,28 @@ def _blank(c):
 
 
 @numba.njit(cache=True, nogil=True)
+def _after_header(buf):
+    """The position after the first line of ``buf`` if each of its fields is a one-line CSV field
+    (no quote, or quoted whole without a quote inside), else -1."""
+    i, size, first, inside = 0, buf.size, True, False
+    while i < size and buf[i] != 10:
+        c = buf[i]
+        if c == 127 or (c < 32 and c != 9 and not (c == 13 and (i + 1 == size or buf[i + 1] == 10))):
+            return -1
+        if c == 34:
+            if inside:  # (the closing quote: the field ends)
+                after = buf[i + 1] if i + 1 < size else 10
+                if after != 44 and after != 10 and after != 13:
+                    return -1
+            elif not first:
+                return -1
+            inside = not inside
+        first = c == 44 and not inside
+        i += 1
+    return -1 if inside else i + 1
+
+
+@numba.njit(cache=True, nogil=True)
 def _scan(buf, skip_header, roles, width, values, bits, spans, lines, hard, pow5, pow10):
     """Fill ``values`` (rows x ``width`` float64, flat; ``bits`` the same memory as uint64), the target
     spans and each row's line (0-based in the block) in one pass. Returns ``(rows, hard cells)``
@@ -159,21 +185,23 @@ def _scan(buf, skip_header, roles, width, values, bits, spans, lines, hard, pow5
     the block holds anything but plain numbers (see the module docstring)."""
     size, ncols = buf.size, roles.size
     n, nhard, line, i = 0, 0, 0, 0
-    if skip_header:  # (line 1, the header, decoded by ``csv_header``; a quote in it may join lines)
-        while i < size and buf[i] != 10:
-            if buf[i] == 34 or buf[i] == 127 or (buf[i] < 32 and buf[i] != 9 and buf[i] != 13):
-                return -1, 0
-            i += 1
-        i += 1
+    if skip_header:  # (line 1, the header, decoded by ``csv_header``: only its quotes may join lines)
+        i = _after_header(buf)
+        if i < 0:
+            return -1, 0
         line += 1
     while i < size:
+        start = i
         while i < size and _blank(buf[i]):
             i += 1
         if i >= size or buf[i] == 10 or (buf[i] == 13 and (i + 1 == size or buf[i + 1] == 10)):  # a blank line
             i += 2 if i < size and buf[i] == 13 else 1
             line += 1
             continue
+        i = start
         for col in range(ncols):
+            quoted = i < size and buf[i] == 34  # (a quote first: ``"text"``; after a blank it is text)
+            i += quoted
             while i < size and _blank(buf[i]):
                 i += 1
             a = i
@@ -199,8 +227,8 @@ def _scan(buf, skip_header, roles, width, values, bits, spans, lines, hard, pow5
                         if not abs(values[slot]) <= FLOAT32_MAX:  # (Clinger's are below 2^53 * 10^22)
                             return -1, 0
             else:
-                while i < size and buf[i] != 44 and buf[i] != 10 and (buf[i] >= 32 or buf[i] == 9):
-                    if buf[i] == 34 or buf[i] >= 127:
+                while i < size and buf[i] != 44 and buf[i] != 34 and (buf[i] >= 32 or buf[i] == 9):
+                    if buf[i] >= 127:
                         return -1, 0
                     i += 1
                 b = i
@@ -211,6 +239,10 @@ def _scan(buf, skip_header, roles, width, values, bits, spans, lines, hard, pow5
                 if role == TARGET:
                     spans[n, 0], spans[n, 1] = a, b
             while i < size and _blank(buf[i]):
+                i += 1
+            if quoted:  # (the closing quote, then the end of the cell: a quote inside goes to Python)
+                if i >= size or buf[i] != 34:
+                    return -1, 0
                 i += 1
             if i < size and buf[i] == 13 and (i + 1 == size or buf[i + 1] == 10):
                 i += 1
