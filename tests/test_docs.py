@@ -53,6 +53,8 @@ def test_api_reference_documents_every_public_name():
 def test_learners_reference_documents_every_registered_learner():
     text = (DOCS / "reference" / "learners.md").read_text()
     for kind, cls in Learner.registry.items():
+        if not cls.__module__.startswith("ocolearn."):  # (one a page's doctest defined, in this process)
+            continue
         section = text.split(f"## `{kind}`\n", 1)[1].split("\n## ", 1)[0]  # (IndexError: no section)
         assert f".. autoclass:: {cls.__name__}\n" in section, kind
 

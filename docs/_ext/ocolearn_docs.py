@@ -244,6 +244,12 @@ def trim_doctests(app, doctree) -> None:
             block.rawsource = text.rstrip()
 
 
+def skip_field_aliases(app, what, name, obj, skip, options):
+    """A NamedTuple's fields are listed with its signature; their own docstrings say only
+    "Alias for field number 0"."""
+    return True if (getattr(obj, "__doc__", None) or "").startswith("Alias for field number") else None
+
+
 # A document's tables of names, ids and targets: the generated text's document shares the page's.
 SHARED = (
     "reporter",
@@ -315,6 +321,7 @@ def setup(app):
     app.setup_extension("sphinx.ext.napoleon")
     napoleon_except_properties(app)
     app.connect("doctree-read", trim_doctests)
+    app.connect("autodoc-skip-member", skip_field_aliases)
     app.add_directive("ocolearn-cli", directive(cli))
     app.add_directive("ocolearn-config", directive(config_lines))
     app.add_directive("ocolearn-records", directive(records_lines))
