@@ -33,7 +33,7 @@ $(STAMP): pyproject.toml
 
 # `make docs`: the documentation site, docs/_build/html (open index.html), from a fresh environment
 # (-E: the reference pages are generated from the code, which Sphinx does not track), warnings as
-# errors. It installs the docs extra (sphinx, myst-parser, furo) into .venv.
+# errors. It installs the docs extra (sphinx, myst-parser, furo; scikit-learn for the estimators' page) into .venv.
 DOCS_STAMP := $(VENV)/.docs-installed
 $(DOCS_STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)

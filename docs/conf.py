@@ -54,6 +54,8 @@ nitpick_ignore_regex = [
     (r"py:.*", r"(ndarray|optional|callable|array-like|array|bool|int|float|str|tuple|list|dict|None|Path)"),
     (r"py:.*", r".*\._[A-Za-z].*|_[A-Za-z].*"),
 ]
+# ocolearn's own types that annotations name but no page documents (internal to the streaming runs).
+nitpick_ignore = [("py:class", "ocolearn.data.stream.Source"), ("py:class", "ocolearn.progress.Progress")]
 
 html_theme = "furo"
 html_title = f"ocolearn {release}"

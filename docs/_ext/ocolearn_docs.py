@@ -244,10 +244,13 @@ def trim_doctests(app, doctree) -> None:
             block.rawsource = text.rstrip()
 
 
-def skip_field_aliases(app, what, name, obj, skip, options):
-    """A NamedTuple's fields are listed with its signature; their own docstrings say only
-    "Alias for field number 0"."""
-    return True if (getattr(obj, "__doc__", None) or "").startswith("Alias for field number") else None
+def skip_others(app, what, name, obj, skip, options):
+    """Members that are not ocolearn's to document: a NamedTuple's fields (listed with its
+    signature; their docstrings say only "Alias for field number 0"), and the methods
+    scikit-learn adds to every estimator (``set_fit_request``, ...), documented by it."""
+    if (getattr(obj, "__doc__", None) or "").startswith("Alias for field number"):
+        return True
+    return True if str(getattr(obj, "__module__", "")).startswith("sklearn.") else None
 
 
 # A document's tables of names, ids and targets: the generated text's document shares the page's.
@@ -321,7 +324,7 @@ def setup(app):
     app.setup_extension("sphinx.ext.napoleon")
     napoleon_except_properties(app)
     app.connect("doctree-read", trim_doctests)
-    app.connect("autodoc-skip-member", skip_field_aliases)
+    app.connect("autodoc-skip-member", skip_others)
     app.add_directive("ocolearn-cli", directive(cli))
     app.add_directive("ocolearn-config", directive(config_lines))
     app.add_directive("ocolearn-records", directive(records_lines))
