@@ -1,9 +1,9 @@
 # Two commands on a fresh machine: `make demo` (the iris regret study) and `make test`.
 # Each makes the local virtual environment .venv on first use.
-# `make records`: every experiment's record (experiments/records/), figure and README number.
+# `make records`: every experiment's record (experiments/records/), figure and number (docs/experiments.md).
 # `make regenerate`: `make records` and `make bench`.
-# `make bench`: the CPU benchmarks' records (benchmarks/records/) and the README's speed numbers;
-# `make bench-gpu` on a machine with a GPU (and jax with CUDA); `make readme` rewrites the README
+# `make bench`: the CPU benchmarks' records (benchmarks/records/) and the speed numbers (docs/benchmarks.md);
+# `make bench-gpu` on a machine with a GPU (and jax with CUDA); `make readme` rewrites the tables
 # from the committed records alone.
 PYTHON ?= python3
 VENV := .venv
@@ -80,7 +80,7 @@ bench-gpu:
 records: $(STAMP)
 	$(BIN)/python experiments/reproduce.py --polarity-data $(POLARITY_DATA)
 
-# everything a run produces: experiment records and figures, CPU benchmark records, README numbers
+# everything a run produces: experiment records and figures, CPU benchmark records, documented numbers
 regenerate: records bench
 
 readme: $(STAMP)

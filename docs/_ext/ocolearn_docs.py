@@ -175,6 +175,7 @@ def config_lines() -> list[str]:
     """Every key of an experiment file and of a study file, from the checkers' own tables."""
     import typing
 
+    import ocolearn.pipeline  # noqa: F401  (registers the learner "pipeline")
     from ocolearn import config, study
     from ocolearn.learners import Learner
     from ocolearn.losses import Loss
