@@ -165,7 +165,7 @@ def _train(args) -> int:
     if args.resume and not args.checkpoint:
         raise DataError("--resume needs --checkpoint PATH, the checkpoint to continue from")
     # (an option the format does not read would do nothing)
-    reading = ("target", "bits", "dim", "zero_based", "order_seed")
+    reading = ("target", "bits", "dim", "zero_based", "order_seed", "interactions")
     key = unread_setting(args.format, {key: getattr(args, key) for key in reading})
     if key:
         raise DataError(f"--{key.replace('_', '-')} applies to --format {formats_reading(key)}, not to {args.format}")
@@ -206,6 +206,7 @@ def _train(args) -> int:
         order_seed=0 if args.order_seed is None else args.order_seed,
         intercept=not args.no_intercept,
         scale=args.scale,
+        interactions=args.interactions,
         warn=lambda text: warnings.warn(text, Notice, stacklevel=2),  # (shown after the result, see _main)
     )
     trained = trained._replace(settings={**trained.settings, "provenance": provenance.record()})
@@ -454,7 +455,8 @@ FORMAT_HELP = (
     "svmlight (default for train; predict and test read as the model was trained); mira; "
     "csv: a header line, the --target column and feature columns; "
     "text: DATA is a folder with one folder of text files per label (bag of words; predict also reads a flat "
-    "folder of documents, or document files)"
+    "folder of documents, or document files); "
+    "vw: Vowpal Wabbit's text format, hashed as VW hashes it (importance weights, tags, namespaces)"
 )
 
 
@@ -489,6 +491,14 @@ def parser() -> argparse.ArgumentParser:
     _data_options(t)
     t.add_argument(
         "--no-intercept", action="store_true", help="no constant feature (default: one, left out of regularizers)"
+    )
+    t.add_argument(
+        "--interactions",
+        "-q",
+        action="append",
+        default=[],
+        metavar="AB",
+        help="vw: cross the features of namespaces A and B (first letters), hashed as VW's -q AB; repeatable",
     )
     t.add_argument(
         "--scale",

@@ -240,7 +240,7 @@ def _task(keys: tuple[str, str] | None, *tasks: str) -> str:
 def source_of(path, fmt="svmlight", *, bits=None, dim=None, labels=None, zero_based=False, target="", **options):
     """The ``Source`` of a data file: hashing ``bits`` (default 18 for MIRA features and words;
     svmlight indices only if given) fix ``dim`` to ``2**bits``."""
-    if fmt in ("mira", "text"):
+    if fmt in ("mira", "text", "vw"):
         bits = bits or DEFAULT_BITS
     path = path if isinstance(path, tuple) else str(path)  # (a tuple: text documents, for predict)
     source = Source(path, fmt, dim or 0, tuple(labels or ()), bool(zero_based), bits, target=target, **options)
@@ -473,6 +473,7 @@ def train_file(
     holdout=0,
     intercept=True,
     scale="auto",
+    interactions=(),
 ) -> Model:
     """Train the named learner on a data file streamed in chunks (``ocolearn.streaming``:
     constant memory, checkpoints, resume). Without ``labels``, ``dim`` or ``task`` one first
@@ -480,17 +481,23 @@ def train_file(
     text documents is read in an order shuffled by ``order_seed`` (recorded in the model);
     a file whose labels come sorted gets a warning through ``warn``. ``holdout`` K learns
     nothing from rows K, 2K, ... and records their loss after each pass in the settings.
-    The learner runs behind ``default_steps(dense, intercept, scale)``."""
+    The learner runs behind ``default_steps(dense, intercept, scale)``; a VW file's rows hold VW's
+    constant feature instead of the intercept step (unless not ``intercept``), and the
+    ``interactions`` (pairs of namespaces, ``ocolearn.data.vw``)."""
     from ocolearn.streaming import run_stream
 
     learner = build_learner(name, overrides, len(labels or ()) or 2, task)
     if averaged and not has_average(learner):
         raise ConfigError(f"--average: {name!r} keeps no averaged weights (perceptron, mira, ocp_svm do)")
     options = dict(skip_bad=skip_bad, order_seed=order_seed if fmt == "text" else None)
+    if fmt == "vw":  # (VW's constant is a hashed feature of the rows)
+        from ocolearn.data.vw import check_interactions
+
+        options |= dict(interactions=check_interactions(interactions), constant=intercept)
     source = source_of(path, fmt, bits=bits, dim=dim, labels=labels, zero_based=zero_based, target=target, **options)
     dense = reader_of(source).dense
     try:
-        steps = default_steps(dense, intercept, scale)
+        steps = default_steps(dense, intercept and fmt != "vw", scale)
     except ConfigError as e:
         raise ConfigError(f"--scale: {e}") from None
     check_step(with_pipeline(learner, steps), source.dim or 8, dense=dense)  # before the data is read
@@ -548,6 +555,7 @@ def train_file(
         "target": target,
         "columns": feature_columns(source),
         "order_seed": source.order_seed,
+        **({"interactions": list(source.interactions), "constant": source.constant} if fmt == "vw" else {}),
         "mistakes_per_pass": result.mistakes_per_pass,
         "skipped_lines": result.skipped,
         "rounds": result.rounds,
@@ -609,29 +617,34 @@ def model_source(model: Model, path, *, labelled=True, fmt=None) -> Source:
         task=model.task,
         labelled=labelled,
         columns=tuple(s.get("columns") or ()),
+        **({"interactions": tuple(s["interactions"]), "constant": s["constant"]} if "interactions" in s else {}),
     )
 
 
-def batches(model: Model, path, *, labelled=True, chunk_rows=65536, fmt=None):
+def batches(model: Model, path, *, labelled=True, chunk_rows=65536, fmt=None, tagged=False):
     """``(scores, targets)`` of each chunk of ``path`` (see ``model_source``), the next chunk
-    read while this one is scored."""
+    read while this one is scored; ``tagged``: ``(scores, targets, tags)``, the rows' tags (a VW
+    file's, else None)."""
     for chunk in prefetched(chunks(model_source(model, path, labelled=labelled, fmt=fmt), chunk_rows=chunk_rows)):
-        yield scores(model, chunk.X), chunk.y
+        yield (scores(model, chunk.X), chunk.y) + ((chunk.tags,) if tagged else ())
 
 
 def predictions(model: Model, path, *, raw=False, chunk_rows=65536, fmt=None):
     """The output, one string per chunk of rows, a line per row: the label (or value, for
     regression), or with ``raw`` the score(s); labels in the file are optional and ignored.
     Text documents are read in sorted order (``textdirs.text_documents``), and each line
-    starts with the document's name and a tab (``textdirs.document_names``)."""
+    starts with the document's name and a tab (``textdirs.document_names``). A VW row's tag
+    follows its prediction after a space, as VW's ``-p`` writes it."""
     names = np.asarray(model.labels, str)
     documents = document_names(path) if (fmt or model.settings.get("format")) == "text" else None
     row = total = 0
-    for s, _ in batches(model, path, labelled=False, chunk_rows=chunk_rows, fmt=fmt):
+    for s, _, tags in batches(model, path, labelled=False, chunk_rows=chunk_rows, fmt=fmt, tagged=True):
         if raw or model.task == "regression":
             lines = [" ".join(f"{v:.9g}" for v in np.atleast_1d(r)) for r in s]
         else:
             lines = names[classes_of(s)].tolist()
+        if tags is not None:
+            lines = [f"{line} {tag}" if tag else line for line, tag in zip(lines, tags.tolist(), strict=True)]
         if documents is not None:
             lines = [f"{name}\t{line}" for name, line in zip(documents[row : row + len(lines)], lines, strict=True)]
             row += len(lines)

@@ -50,6 +50,8 @@ class Block(NamedTuple):
     indices: np.ndarray  # (nnz,) int64, as written (not shifted to 0-based)
     values: np.ndarray  # (nnz,) float64
     lines: np.ndarray  # (n,) int64: the line number of each row
+    weights: np.ndarray | None = None  # (n,) float64 importance weights (VW), or None: each row counts once
+    tags: np.ndarray | None = None  # (n,) str tags (VW), which predict writes after each prediction
 
 
 class Reader(NamedTuple):
