@@ -498,7 +498,8 @@ def parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="AB",
-        help="vw: cross the features of namespaces A and B (first letters), hashed as VW's -q AB; repeatable",
+        help="vw: cross the features of namespaces A and B (first letters), hashed as VW's -q AB; csv: the product "
+        "of columns A,B by name, or of the columns starting with A and with B; repeatable",
     )
     t.add_argument(
         "--scale",

@@ -494,6 +494,8 @@ def train_file(
         from ocolearn.data.vw import check_interactions
 
         options |= dict(interactions=check_interactions(interactions), constant=intercept)
+    elif interactions:  # (csv: checked against the columns when the file is read)
+        options |= dict(interactions=tuple(interactions))
     source = source_of(path, fmt, bits=bits, dim=dim, labels=labels, zero_based=zero_based, target=target, **options)
     dense = reader_of(source).dense
     try:
@@ -555,7 +557,8 @@ def train_file(
         "target": target,
         "columns": feature_columns(source),
         "order_seed": source.order_seed,
-        **({"interactions": list(source.interactions), "constant": source.constant} if fmt == "vw" else {}),
+        **({"interactions": list(source.interactions)} if source.interactions or fmt == "vw" else {}),
+        **({"constant": source.constant} if fmt == "vw" else {}),
         "mistakes_per_pass": result.mistakes_per_pass,
         "skipped_lines": result.skipped,
         "rounds": result.rounds,
@@ -617,7 +620,8 @@ def model_source(model: Model, path, *, labelled=True, fmt=None) -> Source:
         task=model.task,
         labelled=labelled,
         columns=tuple(s.get("columns") or ()),
-        **({"interactions": tuple(s["interactions"]), "constant": s["constant"]} if "interactions" in s else {}),
+        interactions=tuple(s.get("interactions") or ()),
+        constant=s.get("constant", True),
     )
 
 

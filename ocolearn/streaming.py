@@ -214,6 +214,16 @@ def _split(X, y, weights, first_row, holdout):
     return (row(X, keep), y[keep], None if weights is None else weights[keep]), (row(X, out), y[out])
 
 
+def _takes_weights(learner, state, X, y, where: str) -> None:
+    """Refuse rows with importance weights (a VW file's) for a learner that takes no weight
+    (``Learner.weighted_update``), naming ``where`` they begin, before the run traces it."""
+    try:
+        x = jax.tree.map(jax.numpy.asarray, row(X, 0))
+        jax.eval_shape(lambda s: learner.weighted_update(s, (x, y[0]), np.float32(1)), state)
+    except ValueError as e:
+        raise DataError(f"{where}: importance weights other than 1 (VW's), but {e}") from None
+
+
 def run_stream(
     learner,
     source: Source,
@@ -262,6 +272,10 @@ def run_stream(
             (X, y, weights), out = _split(chunk.X, chunk.y, chunk.weights, position.row, holdout)
             if len(y):
                 X, y, weights = (X, y, weights) if seed is None else _shuffled(X, y, weights, seed, p, index)
+                if weights is not None:
+                    _takes_weights(
+                        learner, state, X, targets(y), f"{source.path}, the rows from line {chunk.first_line}"
+                    )
                 result = run(learner, X, targets(y), state=state, trace=False, summary=summary, weights=weights)
                 state, summary = result.state, result.trace
                 check_finite(result, f"{source.path}, lines {chunk.first_line}-{chunk.end.line - 1} (pass {p + 1})")

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from ocolearn.data import DataError
+from ocolearn.data.interactions import csv_pairs
 from ocolearn.data.vw import CONSTANT, check_interactions, hashstring, murmurhash3_32, vw_lines
 from ocolearn.pipeline import train_file
 from tests.test_cli import call, one_line_error
@@ -120,6 +121,9 @@ def test_train_and_predict_from_the_command_line(tmp_path, capsys):
     one_line_error(
         *call(capsys, "train", *ogd, data, "--format", "vw", "--model", model)[::2], "line 2", "without a label"
     )
+    data.write_text("1 2 |s x\n-1 |s y\n")
+    status, _, err = call(capsys, "train", "--learner", "arow", data, "--format", "vw", "--model", model)
+    one_line_error(status, err, "d.vw, the rows from line 1: importance weights", "arow takes no per-example weight")
     status, _, err = call(capsys, "train", *ogd, data, "--model", model, "--interactions", "ab")
     one_line_error(status, err, "--interactions applies to --format vw")
 
@@ -200,3 +204,49 @@ def test_logistic_loss_importance_and_an_interaction_are_vws_sgd(tmp_path):
     model = train_file("ogd", settings, path, "vw", interactions=["ab"])
     _, weights = vw_run(path, "-l 0.1 --loss_function logistic -q ab")
     assert np.abs(model.w - weights).max() < 1e-5 * np.abs(weights).max()
+
+
+def test_a_vw_file_read_as_another_format_says_to_give_vw(tmp_path, capsys):
+    data = tmp_path / "d.vw"
+    data.write_text("1 'r1|a x:2 y\n-1 |a y\n")
+    for fmt in ("svmlight", "mira"):
+        status, _, err = call(capsys, "train", "--learner", "ogd", data, "--format", fmt, "--model", tmp_path / "m.npz")
+        one_line_error(status, err, "d.vw, line 1", "if this is a VW-format file, give the format vw")
+
+
+# --- interactions of a CSV file's columns ----------------------------------------------------
+
+
+def test_csv_interactions_name_columns_or_first_letters():
+    names = ["a1", "a2", "b1", "c"]
+    assert csv_pairs(["a1,c"], names) == [(0, 3)]
+    assert csv_pairs(["ab"], names) == [(0, 2), (1, 2)]
+    assert csv_pairs(["aa"], names) == [(0, 0), (0, 1), (1, 1)]  # (within a letter each pair once, as VW's -q aa)
+    for spec, words in [("a1,z", "no feature column 'z'"), ("az", "starts with 'z'"), ("abc", "two columns A,B")]:
+        with pytest.raises(DataError, match=words):
+            csv_pairs([spec], names)
+    with pytest.raises(DataError, match="b1 x a1 is crossed twice"):
+        csv_pairs(["ab", "b1,a1"], names)
+
+
+def test_a_csv_interaction_is_the_product_column_at_every_door(tmp_path, capsys):
+    """Training with ``--interactions x1,x2`` gives the model of the file with the column x1*x2
+    written out (the same weights), and predict reads the crosses as train did."""
+    rng = np.random.default_rng(0)
+    X = np.round(rng.normal(size=(60, 3)), 3)
+    y = np.round(X[:, 0] * X[:, 1] - X[:, 2], 4)
+    plain, written = tmp_path / "plain.csv", tmp_path / "written.csv"
+    products = (X[:, 0] * X[:, 1]).tolist()  # (float64, as the reader multiplies)
+    rows = [f"{t!r},{a!r},{b!r},{c!r}" for t, (a, b, c) in zip(y.tolist(), X.tolist(), strict=True)]
+    plain.write_text("y,x1,x2,z\n" + "".join(f"{r}\n" for r in rows))
+    written.write_text("y,x1,x2,z,x1x2\n" + "".join(f"{r},{p!r}\n" for r, p in zip(rows, products, strict=True)))
+    crossed = train_file("ogd", [], plain, "csv", target="y", task="regression", interactions=["x1,x2"])
+    explicit = train_file("ogd", [], written, "csv", target="y", task="regression")
+    assert crossed.settings["dim"] == 4 and crossed.settings["interactions"] == ["x1,x2"]
+    np.testing.assert_array_equal(crossed.w, explicit.w)
+    args = ["--learner", "ogd", "--format", "csv", "--target", "y", "--task", "regression"]
+    assert call(capsys, "train", *args, plain, "--model", tmp_path / "c.npz", "-q", "x1,x2")[0] == 0
+    assert call(capsys, "train", *args, written, "--model", tmp_path / "e.npz")[0] == 0
+    assert (
+        call(capsys, "predict", tmp_path / "c.npz", plain)[1] == call(capsys, "predict", tmp_path / "e.npz", written)[1]
+    )

@@ -34,6 +34,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ocolearn.data import DataError, arrays, check_labels, csvfile, mira, shown, svmlight, textdirs, vw
+from ocolearn.data.interactions import with_crosses
 from ocolearn.data.sparse_text import (
     FLOAT32_MAX,
     Block,
@@ -77,7 +78,7 @@ class Source(NamedTuple):
     order_seed: int | None = None  # text: the documents are read in an order shuffled by this seed
     task_key: str = ""  # at train time, the door's key of the task (--task, data.task): errors name its
     # keys of listed labels and dim (``ocolearn.names.key_of``); "": they are a model's
-    interactions: tuple = ()  # vw: pairs of namespaces crossed (``ocolearn.data.vw``)
+    interactions: tuple = ()  # vw, csv: pairs of namespaces or columns crossed (``ocolearn.data.interactions``)
     constant: bool = True  # vw: each row holds VW's constant feature
 
 
@@ -135,7 +136,7 @@ def _parsed(source: Source, start: Position, then=_owned):
     thread (by default a copy of the block: the parser's arrays may be its scratch, see
     ``Reader.parsers``); memory stays a few blocks."""
     reader = reader_of(source)
-    parsers = reader.parsers(source)
+    parsers = with_crosses(source, reader.parsers(source))
 
     def work(data, first_line, offset):
         block, skipped = _parse(source, parsers, data, first_line)
