@@ -721,6 +721,11 @@ def in_memory(source: Source) -> SparseData:
     (chunk,) = list(chunks(source, chunk_rows=1 << 62)) or [None]
     if chunk is None:
         raise DataError(f"{source.path}: no examples")
+    if chunk.weights is not None:  # (``SparseData`` holds none: they would be dropped)
+        raise DataError(
+            f"{source.path}: importance weights other than 1, which data read into memory do not keep; "
+            "train on the file (ocolearn train, pipeline.train_file), which streams them"
+        )
     labels = None if source.task == "regression" else list(source.labels)
     return SparseData(chunk.X, chunk.y, labels)
 

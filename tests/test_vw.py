@@ -115,6 +115,11 @@ def test_train_and_predict_from_the_command_line(tmp_path, capsys):
     status, out, _ = call(capsys, "predict", model, data)
     lines = [line.split() for line in out.splitlines()]  # (VW's -p: the prediction, then the row's tag)
     assert [line[1:] for line in lines] == [["a"], ["b"], [], []] and {line[0] for line in lines} <= {"1", "-1"}
+
+
+def test_train_refuses_bad_vw_input_in_one_line(tmp_path, capsys):
+    data, model = tmp_path / "d.vw", tmp_path / "m.npz"
+    ogd = ["--learner", "ogd", "--set", "loss.kind=logistic", "--set", "schedule.kind=constant"]
     data.write_text("1 |s x\nz |s x\n")
     one_line_error(*call(capsys, "train", *ogd, data, "--format", "vw", "--model", model)[::2], "d.vw, line 2")
     data.write_text("1 |s x\n'tag |s x\n")
@@ -250,3 +255,14 @@ def test_a_csv_interaction_is_the_product_column_at_every_door(tmp_path, capsys)
     assert (
         call(capsys, "predict", tmp_path / "c.npz", plain)[1] == call(capsys, "predict", tmp_path / "e.npz", written)[1]
     )
+
+
+def test_importance_weights_are_not_dropped_in_memory(tmp_path):
+    from ocolearn.pipeline import read_data
+
+    data = tmp_path / "d.vw"
+    data.write_text("1 |a x\n-1 |a y\n")
+    assert read_data(data, "vw").X.dim == 1 << BITS
+    data.write_text("1 2 |a x\n-1 |a y\n")
+    with pytest.raises(DataError, match="d.vw: importance weights other than 1"):
+        read_data(data, "vw")

@@ -1,10 +1,10 @@
 """Rows as every reader produces them, and what the readers share.
 
-A reader (one module per format: ``svmlight``, ``mira``, ``csvfile``, ``textdirs``) turns
+A reader (one module per format: ``svmlight``, ``mira``, ``csvfile``, ``textdirs``, ``vw``) turns
 bytes into ``Block``s: labels as written, CSR-style rows of (index, value) and each row's line
-number. ``fill_rows`` pads a block's rows into the ``Sparse`` arrays the learners read;
-``SparseData`` is a whole data set in memory. Every malformed line is an error that names the
-file, the line number and the expected form.
+number (and a VW file's importance weights and tags). ``fill_rows`` pads a block's rows into
+the ``Sparse`` arrays the learners read; ``SparseData`` is a whole data set in memory. Every
+malformed line is an error that names the file, the line number and the expected form.
 """
 
 from __future__ import annotations

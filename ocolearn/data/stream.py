@@ -63,11 +63,11 @@ class Source(NamedTuple):
     """A file of examples and how to read it: the one description every command reads through."""
 
     path: str  # (or ``ocolearn.data.arrays.Arrays``, for the formats "dense" and "csr")
-    format: str = "svmlight"  # or "mira", "csv" (dense: every column but the target), "text" (folders)
+    format: str = "svmlight"  # or "mira", "csv" (dense: every column but the target), "text" (folders), "vw"
     dim: int = 0  # the number of features (2**bits when hashing)
     labels: tuple = ()  # the class names, in class order
     zero_based: bool = False  # svmlight indices start at 0
-    bits: int | None = None  # hash indices (svmlight) or names (mira, text) into 2**bits buckets
+    bits: int | None = None  # hash indices (svmlight) or names (mira, text, vw) into 2**bits buckets
     skip_bad: bool = False
     width: int | None = None  # entries per padded row (None: per chunk, a multiple of 8)
     target: str = ""  # csv: the label column
