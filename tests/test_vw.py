@@ -85,7 +85,7 @@ def test_interactions_cross_pairs_and_self_pairs_as_vw():
         ("1 w |a f", ["line 2, importance", "'w' is not a number"]),
         ("1 |a f:z", ["line 2, feature 'f'", "'z' is not a number"]),
         ("1 |a:q f", ["line 2, namespace 'a'"]),
-        ("1 2 3 |a f", ["line 2", "initial prediction"]),
+        ("1 2 3 |a f", ["line 2", "3 fields", "initial prediction"]),
         ("1 a:2", ["line 2", "no '|'"]),
     ],
 )
@@ -173,7 +173,7 @@ def vw_run(path, options):
 def test_indices_are_vws(tmp_path):
     """Every weight VW keeps sits at an index ocolearn's reader gives (features, crosses, constant)."""
     path = tmp_path / "d.vw"
-    path.write_text("1 |a x:2 y 13 |bee z | w\n-1 |c 7:3 abc |bee z:2 q\n")
+    path.write_text("1 |a x:2 y 13 |bee z | w\n-1 |c 7:3 abc |bee z:2 q\n0.5 |123 4294967301 -5 été |a 0\n")
     _, weights = vw_run(path, "-l 0.1 -q ab -q cc")
     block = vw_lines(path.read_bytes(), 1, path, BITS, ("ab", "cc"))
     assert set(np.flatnonzero(weights).tolist()) == set(block.indices.tolist())
@@ -266,3 +266,11 @@ def test_importance_weights_are_not_dropped_in_memory(tmp_path):
     data.write_text("1 2 |a x\n-1 |a y\n")
     with pytest.raises(DataError, match="d.vw: importance weights other than 1"):
         read_data(data, "vw")
+
+
+def test_oaa_labels_are_classes(tmp_path):
+    """Labels 1..k, as VW's --oaa reads them, train a multiclass learner."""
+    data = tmp_path / "d.vw"
+    data.write_text("".join(f"{k} |f c{k} x:{k * 0.5}\n" for k in [1, 2, 3, 3, 2, 1] * 5))
+    model = train_file("perceptron", [], data, "vw")
+    assert model.labels == ["1", "2", "3"] and model.settings["task"] == "multiclass"

@@ -97,8 +97,10 @@ def label_part(text: str, where: str) -> tuple[float, float, str]:
     if tokens and (tokens[-1].startswith("'") or not text[-1:].isspace()):
         tag = tokens.pop().removeprefix("'")
     if len(tokens) > 2:
-        extra = "VW's initial prediction is not supported" if len(tokens) == 3 else "expected label [importance]"
-        raise DataError(f"{where}: {len(tokens)} numbers before the tag and the first '|' ({extra})")
+        raise DataError(
+            f"{where}: {len(tokens)} fields before the first '|', where VW's simple label is label [importance] "
+            "['tag] (an initial prediction, a third number, is not supported)"
+        )
     label = _value(tokens[0], f"{where}, label") if tokens else np.nan
     importance = _value(tokens[1], f"{where}, importance") if len(tokens) > 1 else 1.0
     if not importance >= 0:
