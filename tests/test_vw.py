@@ -5,10 +5,12 @@ same weights and progressive loss as ``ogd`` with ``schedule.kind=constant``."""
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ocolearn.data import DataError
 from ocolearn.data.interactions import csv_pairs
-from ocolearn.data.vw import CONSTANT, check_interactions, hashstring, murmurhash3_32, vw_lines
+from ocolearn.data.vw import CONSTANT, check_interactions, hashstring, murmurhash3_32, vw_block, vw_lines
 from ocolearn.pipeline import train_file
 from tests.test_cli import call, one_line_error
 
@@ -274,3 +276,44 @@ def test_oaa_labels_are_classes(tmp_path):
     data.write_text("".join(f"{k} |f c{k} x:{k * 0.5}\n" for k in [1, 2, 3, 3, 2, 1] * 5))
     model = train_file("perceptron", [], data, "vw")
     assert model.labels == ["1", "2", "3"] and model.settings["task"] == "multiclass"
+
+
+def outcome(parse, text, *options):
+    try:
+        return parse(np.frombuffer(text.encode(), np.uint8), 3, "f.vw", *options)
+    except DataError as e:
+        return str(e)
+
+
+def assert_same(text, *options):
+    exact, fast = outcome(vw_lines, text, *options), outcome(vw_block, text, *options)
+    if isinstance(exact, str) or isinstance(fast, str):
+        assert exact == fast
+        return
+    for name, a, b in zip(exact._fields, exact, fast, strict=True):
+        assert a.dtype == b.dtype and np.array_equal(a, b, equal_nan=a.dtype.kind == "f"), (name, a, b)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1 2 'tagA|a x:2 y 13 |b z\n-1 'tagB|a x |b w:0.5\n0.5 |c 7:3 abc\n",
+        "\n\n |a x\n'only |a x x x:2\n1|a x",
+        "1 row|a:2 x y:0 z:-1.5e3 |b:0 q\r\n2 |a x|b y||c z\r\n",
+        "1 |a 00012 -5 4294967301 |123 7 |a x:2 x:3\n",
+        "1 |a é\n",  # (not ASCII: the exact parser's)
+        "1 |a x:1e300\n",  # (errors: the exact parser's message)
+        "1 |a x:1#\n",
+        "1 2 3 4|a x\n",
+    ],
+)
+def test_the_compiled_parser_gives_the_exact_parsers_rows(text):
+    for interactions in [(), ("ab", "aa")]:
+        for constant in (True, False):
+            assert_same(text, 4, interactions, constant)
+            assert_same(text, BITS, interactions, constant)
+
+
+@given(st.text(alphabet="ab|:' 0123.5-e\t\r\nx", max_size=40), st.integers(1, 20), st.booleans())
+def test_the_compiled_parser_on_any_line(text, bits, constant):
+    assert_same(text, bits, ("ab", "aa"), constant)
