@@ -500,7 +500,8 @@ def parser() -> argparse.ArgumentParser:
         default=[],
         metavar="AB",
         help="vw: cross the features of namespaces A and B (first letters), hashed as VW's -q AB; csv: the product "
-        "of columns A,B by name, or of the columns starting with A and with B; repeatable",
+        "of columns A,B by name, or of the columns starting with A and with B; svmlight (with --bits): of the "
+        "features of indices A,B, hashed; repeatable",
     )
     t.add_argument(
         "--scale",

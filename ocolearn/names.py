@@ -21,7 +21,7 @@ FORMAT_KEYS = {
     # The one shuffle of a folder's documents; a file's rows are streamed in chunks, in the
     # file's order (train's --seed shuffles each chunk's rows).
     "order_seed": ("text",),
-    "interactions": ("vw", "csv"),  # crossed namespaces or columns (ocolearn.data.interactions)
+    "interactions": ("vw", "csv", "svmlight"),  # crossed namespaces or columns (ocolearn.data.interactions)
 }
 
 

@@ -131,8 +131,8 @@ def test_train_refuses_bad_vw_input_in_one_line(tmp_path, capsys):
     data.write_text("1 2 |s x\n-1 |s y\n")
     status, _, err = call(capsys, "train", "--learner", "arow", data, "--format", "vw", "--model", model)
     one_line_error(status, err, "d.vw, the rows from line 1: importance weights", "arow takes no per-example weight")
-    status, _, err = call(capsys, "train", *ogd, data, "--model", model, "--interactions", "ab")
-    one_line_error(status, err, "--interactions applies to --format vw")
+    status, _, err = call(capsys, "train", *ogd, data, "--format", "mira", "--model", model, "--interactions", "ab")
+    one_line_error(status, err, "--interactions applies to --format vw or csv or svmlight, not to mira")
 
 
 # --- against vowpalwabbit itself -------------------------------------------------------------
@@ -317,3 +317,20 @@ def test_the_compiled_parser_gives_the_exact_parsers_rows(text):
 @given(st.text(alphabet="ab|:' 0123.5-e\t\r\nx", max_size=40), st.integers(1, 20), st.booleans())
 def test_the_compiled_parser_on_any_line(text, bits, constant):
     assert_same(text, bits, ("ab", "aa"), constant)
+
+
+def test_an_svmlight_interaction_is_a_hashed_product_of_two_indices(tmp_path, capsys):
+    from ocolearn.data.stream import chunks
+    from ocolearn.pipeline import model_source
+
+    data = tmp_path / "d.svm"
+    data.write_text("1 1:2 3:4\n-1 1:1 2:5\n1 3:1\n")
+    model = train_file("perceptron", [], data, "svmlight", bits=10, interactions=["1,3"])
+    assert model.settings["interactions"] == ["1,3"]
+    X = next(chunks(model_source(model, data))).X
+    crossed = ((1 * 16777619) ^ 3) % 1024  # (VW's rule on the indices as written)
+    assert X.idx[0, :3].tolist() == [0, 2, crossed] and X.val[0, :3].tolist() == [2.0, 4.0, 8.0]
+    assert crossed not in X.idx[1:].ravel().tolist()  # (rows without both features: no cross)
+    for spec, words in [("ab", "give two indices I,J"), ("1,3", "give --bits too")]:
+        args = ["train", "--learner", "perceptron", data, "--model", tmp_path / "m.npz", "-q", spec]
+        one_line_error(*call(capsys, *args, *(["--bits", "10"] if spec == "ab" else []))[::2], "--interactions", words)
