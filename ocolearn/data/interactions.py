@@ -18,6 +18,7 @@ import numpy as np
 
 from ocolearn.data import DataError, shown, shown_names
 from ocolearn.data.sparse_text import Block
+from ocolearn.data.vw import FNV_PRIME
 
 OPTION = "--interactions"
 
@@ -107,7 +108,7 @@ def crossed_sparse(block: Block, pairs, bits: int, shift: int) -> Block:
         at_i, at_j = np.flatnonzero(block.indices == i), np.flatnonzero(block.indices == j)
         both, a, b = np.intersect1d(row[at_i], row[at_j], assume_unique=True, return_indices=True)
         rows.append(both)
-        indices.append(np.full(both.size, ((i * 16777619) ^ j) % (1 << bits) + shift, np.int64))
+        indices.append(np.full(both.size, ((i * FNV_PRIME) ^ j) % (1 << bits) + shift, np.int64))
         values.append(block.values[at_i[a]] * block.values[at_j[b]])
     order = np.argsort(np.concatenate(rows), kind="stable")
     indices, values = np.concatenate(indices)[order], np.concatenate(values)[order]

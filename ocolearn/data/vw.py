@@ -1,6 +1,6 @@
 """Vowpal Wabbit's text format, read as VW reads it::
 
-    label [importance [initial]] ['tag]|namespace[:scale] feature[:value] ... |namespace ...
+    label [importance] ['tag]|namespace[:scale] feature[:value] ... |namespace ...
 
 - **The label part** (before the first ``|``): a number (regression, binary -1/1, or a class
   1..k of ``--oaa``), then an importance weight (a number >= 0; default 1), which is the row's
@@ -48,28 +48,7 @@ MASK32 = 0xFFFFFFFF
 
 def murmurhash3_32(data: bytes, seed: int = 0) -> int:
     """MurmurHash3's x86 32-bit hash of ``data`` with ``seed``, unsigned (VW's ``uniform_hash``)."""
-    c1, c2 = 0xCC9E2D51, 0x1B873593
-    h = seed & MASK32
-    n = len(data) // 4 * 4
-    for i in range(0, n, 4):
-        k = int.from_bytes(data[i : i + 4], "little")
-        k = (k * c1) & MASK32
-        k = ((k << 15) | (k >> 17)) & MASK32
-        h ^= (k * c2) & MASK32
-        h = ((h << 13) | (h >> 19)) & MASK32
-        h = (h * 5 + 0xE6546B64) & MASK32
-    tail = data[n:]
-    if tail:
-        k = int.from_bytes(tail, "little")
-        k = (k * c1) & MASK32
-        k = ((k << 15) | (k >> 17)) & MASK32
-        h ^= (k * c2) & MASK32
-    h ^= len(data)
-    h ^= h >> 16
-    h = (h * 0x85EBCA6B) & MASK32
-    h ^= h >> 13
-    h = (h * 0xC2B2AE35) & MASK32
-    return h ^ (h >> 16)
+    return int(_murmur(np.frombuffer(data, np.uint8), 0, len(data), seed & MASK32))
 
 
 @lru_cache(maxsize=1 << 16)
@@ -77,9 +56,8 @@ def hashstring(name: str, seed: int) -> int:
     """VW's hash of a feature or namespace name (``hash.h``'s ``hashstring``): a name of decimal
     digits alone is its number plus ``seed`` (mod 2^32), any other name MurmurHash3 of its UTF-8
     bytes with ``seed``."""
-    if name.isascii() and name.isdigit():
-        return (int(name) + seed) & MASK32
-    return murmurhash3_32(name.encode(), seed)
+    data = name.encode()
+    return int(_hashstring(np.frombuffer(data, np.uint8), 0, len(data), seed & MASK32))
 
 
 def check_interactions(pairs, option: str = "--interactions") -> tuple[str, ...]:
@@ -349,7 +327,7 @@ def _parse(buf, mask, constant, first, second, pow10, out, scratch):
                         continue
                     if nnz >= indices.size:
                         return 0, 2
-                    indices[nnz] = ((hashes[f] * 16777619) ^ hashes[g]) & mask
+                    indices[nnz] = ((hashes[f] * FNV_PRIME) ^ hashes[g]) & mask
                     values[nnz] = fvalues[f] * fvalues[g]
                     nnz += 1
         if constant >= 0:
