@@ -12,8 +12,8 @@
     ocolearn export iris|wine --target COLUMN [--format csv|svmlight] --out FILE
 
 Every command reads data through one path (``ocolearn.data.stream``): svmlight, MIRA format,
-CSV, folders of text and Vowpal Wabbit's format (``-q``/``--interactions``: crossed namespaces
-or CSV columns), in chunks with constant memory. The task (regression, binary,
+CSV, folders of text and Vowpal Wabbit's format (``-q``/``--interactions``: crossed namespaces,
+CSV columns or svmlight indices), in chunks with constant memory. The task (regression, binary,
 multiclass) is ``--task`` or inferred from the labels (``ocolearn.data.task``).
 
 ``run`` writes the run's metrics, trace, resolved config and figures into DIR (default

@@ -78,7 +78,7 @@ class Source(NamedTuple):
     order_seed: int | None = None  # text: the documents are read in an order shuffled by this seed
     task_key: str = ""  # at train time, the door's key of the task (--task, data.task): errors name its
     # keys of listed labels and dim (``ocolearn.names.key_of``); "": they are a model's
-    interactions: tuple = ()  # vw, csv: pairs of namespaces or columns crossed (``ocolearn.data.interactions``)
+    interactions: tuple = ()  # vw, csv, svmlight: namespaces, columns or indices crossed (``data.interactions``)
     constant: bool = True  # vw: each row holds VW's constant feature
 
 
