@@ -334,3 +334,10 @@ def test_an_svmlight_interaction_is_a_hashed_product_of_two_indices(tmp_path, ca
     for spec, words in [("ab", "give two indices I,J"), ("1,3", "give --bits too")]:
         args = ["train", "--learner", "perceptron", data, "--model", tmp_path / "m.npz", "-q", spec]
         one_line_error(*call(capsys, *args, *(["--bits", "10"] if spec == "ab" else []))[::2], "--interactions", words)
+
+
+def test_skip_bad_skips_and_counts_malformed_vw_lines(tmp_path):
+    data = tmp_path / "d.vw"
+    data.write_text("1 |a x\nz |a x\n-1 2 |a y\n1 |a x:q\n-1 |a y\n")
+    model = train_file("ogd", ["loss.kind=logistic"], data, "vw", skip_bad=True)
+    assert model.settings["skipped_lines"] == 2 and model.settings["rounds"] == 3
