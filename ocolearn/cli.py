@@ -13,7 +13,8 @@
     ocolearn export iris|wine --target COLUMN [--format csv|svmlight] --out FILE
 
 Every command reads data through one path (``ocolearn.data.stream``): svmlight, MIRA format,
-CSV and folders of text, in chunks with constant memory. The task (regression, binary,
+CSV, folders of text and Vowpal Wabbit's format (``-q``/``--interactions``: crossed namespaces,
+CSV columns or svmlight indices), in chunks with constant memory. The task (regression, binary,
 multiclass) is ``--task`` or inferred from the labels (``ocolearn.data.task``).
 
 ``run`` writes the run's metrics, trace, resolved config and figures into DIR (default
@@ -167,6 +168,7 @@ def _train(args) -> int:
         raise DataError("--resume needs --checkpoint PATH, the checkpoint to continue from")
     # (an option the format does not read would do nothing)
     reading = ("target", "bits", "dim", "zero_based", "order_seed", "columns", "ignore", "categorical", "numeric")
+    reading += ("interactions",)
     key = unread_setting(args.format, {key: getattr(args, key) for key in reading})
     if key:
         raise DataError(f"--{key.replace('_', '-')} applies to --format {formats_reading(key)}, not to {args.format}")
@@ -211,6 +213,7 @@ def _train(args) -> int:
         ignore=args.ignore,
         categorical=args.categorical,
         numeric=args.numeric,
+        interactions=args.interactions,
         warn=lambda text: warnings.warn(text, Notice, stacklevel=2),  # (shown after the result, see _main)
     )
     trained = trained._replace(settings={**trained.settings, "provenance": provenance.record()})
@@ -488,7 +491,8 @@ FORMAT_HELP = (
     "svmlight (default for train; predict and test read as the model was trained); mira; "
     "csv: a header line, the --target column and feature columns; "
     "text: DATA is a folder with one folder of text files per label (bag of words; predict also reads a flat "
-    "folder of documents, or document files)"
+    "folder of documents, or document files); "
+    "vw: Vowpal Wabbit's text format, hashed as VW hashes it (importance weights, tags, namespaces)"
 )
 
 
@@ -523,6 +527,16 @@ def parser() -> argparse.ArgumentParser:
     _data_options(t)
     t.add_argument(
         "--no-intercept", action="store_true", help="no constant feature (default: one, left out of regularizers)"
+    )
+    t.add_argument(
+        "--interactions",
+        "-q",
+        action="append",
+        default=[],
+        metavar="AB",
+        help="vw: cross the features of namespaces A and B (first letters), hashed as VW's -q AB; csv: the product "
+        "of columns A,B by name, or of the columns starting with A and with B; svmlight (with --bits): of the "
+        "features of indices A,B, hashed; repeatable",
     )
     t.add_argument(
         "--scale",

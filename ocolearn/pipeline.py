@@ -240,7 +240,7 @@ def _task(keys: tuple[str, str] | None, *tasks: str) -> str:
 def source_of(path, fmt="svmlight", *, bits=None, dim=None, labels=None, zero_based=False, target="", **options):
     """The ``Source`` of a data file: hashing ``bits`` (default 18 for MIRA features and words;
     svmlight indices only if given) fix ``dim`` to ``2**bits``."""
-    if fmt in ("mira", "text"):
+    if fmt in ("mira", "text", "vw"):
         bits = bits or DEFAULT_BITS
     path = path if isinstance(path, tuple) else str(path)  # (a tuple: text documents, for predict)
     source = Source(path, fmt, dim or 0, tuple(labels or ()), bool(zero_based), bits, target=target, **options)
@@ -481,6 +481,7 @@ def train_file(
     ignore=(),
     categorical=(),
     numeric=(),
+    interactions=(),
 ) -> Model:
     """Train the named learner on a data file streamed in chunks (``ocolearn.streaming``:
     constant memory, checkpoints, resume). Without ``labels``, ``dim`` or ``task`` one first
@@ -491,7 +492,9 @@ def train_file(
     The learner runs behind ``default_steps(dense, intercept, scale)``, after the imputation of a
     CSV file's missing cells (``table_steps``). A CSV file's feature ``columns`` (default: all but
     the target and ``ignore``) are numeric or ``categorical`` by the first pass's rule, or as
-    declared (``ocolearn.data.csvfile``)."""
+    declared (``ocolearn.data.csvfile``). A VW file's rows hold VW's constant feature instead of
+    the intercept step (unless not ``intercept``), and the ``interactions`` (pairs of namespaces,
+    ``ocolearn.data.vw``; of columns or indices for CSV and svmlight)."""
     from ocolearn.streaming import run_stream
 
     learner = build_learner(name, overrides, len(labels or ()) or 2, task)
@@ -500,10 +503,16 @@ def train_file(
     options = dict(skip_bad=skip_bad, order_seed=order_seed if fmt == "text" else None)
     kinds = tuple((n, "categorical") for n in categorical) + tuple((n, "numeric") for n in numeric)
     options |= dict(columns=tuple(columns), ignore=tuple(ignore), kinds=kinds)
+    if fmt == "vw":  # (VW's constant is a hashed feature of the rows)
+        from ocolearn.data.vw import check_interactions
+
+        options |= dict(interactions=check_interactions(interactions), constant=intercept)
+    elif interactions:  # (csv: checked against the columns when the file is read)
+        options |= dict(interactions=tuple(interactions))
     source = source_of(path, fmt, bits=bits, dim=dim, labels=labels, zero_based=zero_based, target=target, **options)
     dense = reader_of(source).dense
     try:
-        steps = default_steps(dense, intercept, scale)
+        steps = default_steps(dense, intercept and fmt != "vw", scale)
     except ConfigError as e:
         raise ConfigError(f"--scale: {e}") from None
     check_step(with_pipeline(learner, steps), source.dim or 8, dense=dense)  # before the data is read
@@ -561,6 +570,8 @@ def train_file(
         "target": target,
         **csv_settings(source),
         "order_seed": source.order_seed,
+        **({"interactions": list(source.interactions)} if source.interactions or fmt == "vw" else {}),
+        **({"constant": source.constant} if fmt == "vw" else {}),
         "mistakes_per_pass": result.mistakes_per_pass,
         "skipped_lines": result.skipped,
         "rounds": result.rounds,
@@ -641,15 +652,17 @@ def model_source(model: Model, path, *, labelled=True, fmt=None, skip_bad=False)
         columns=tuple(s.get("columns") or ()),
         skip_bad=skip_bad,
         table=table,
+        interactions=tuple(s.get("interactions") or ()),
+        constant=s.get("constant", True),
     )
 
 
 def batches(model: Model, path, *, labelled=True, chunk_rows=65536, fmt=None, skip_bad=False):
-    """``(scores, targets, lines skipped)`` of each chunk of ``path`` (see ``model_source``), the
-    next chunk read while this one is scored."""
+    """``(scores, targets, lines skipped, tags)`` of each chunk of ``path`` (see ``model_source``;
+    tags: a VW file's, else None), the next chunk read while this one is scored."""
     source = model_source(model, path, labelled=labelled, fmt=fmt, skip_bad=skip_bad)
     for chunk in prefetched(chunks(source, chunk_rows=chunk_rows)):
-        yield scores(model, chunk.X), chunk.y, chunk.skipped
+        yield scores(model, chunk.X), chunk.y, chunk.skipped, chunk.tags
 
 
 def predictions(model: Model, path, *, raw=False, chunk_rows=65536, fmt=None, skip_bad=False):
@@ -658,15 +671,18 @@ def predictions(model: Model, path, *, raw=False, chunk_rows=65536, fmt=None, sk
     With ``skip_bad`` a malformed row gets an empty line (``unread_row``), so line i of the
     output still answers row i of the input.
     Text documents are read in sorted order (``textdirs.text_documents``), and each line
-    starts with the document's name and a tab (``textdirs.document_names``)."""
+    starts with the document's name and a tab (``textdirs.document_names``). A VW row's tag
+    follows its prediction after a space, as VW's ``-p`` writes it."""
     names = np.asarray(model.labels, str)
     documents = document_names(path) if (fmt or model.settings.get("format")) == "text" else None
     row = total = 0
-    for s, _, _ in batches(model, path, labelled=False, chunk_rows=chunk_rows, fmt=fmt, skip_bad=skip_bad):
+    for s, _, _, tags in batches(model, path, labelled=False, chunk_rows=chunk_rows, fmt=fmt, skip_bad=skip_bad):
         if raw or model.task == "regression":
             lines = [" ".join(f"{v:.9g}" for v in np.atleast_1d(r)) for r in s]
         else:
             lines = names[classes_of(s)].tolist()
+        if tags is not None:
+            lines = [f"{line} {tag}" if tag else line for line, tag in zip(lines, tags.tolist(), strict=True)]
         if skip_bad:  # (a skipped row's scores are NaN)
             unread = np.all(np.isnan(s.reshape(len(s), -1)), axis=1)
             lines = ["" if skip else line for line, skip in zip(lines, unread.tolist(), strict=True)]
@@ -688,7 +704,7 @@ def evaluate(model: Model, path, *, chunk_rows=65536, fmt=None, skip_bad=False) 
     K = max(len(model.labels), 2)
     rows, squared, absolute, wrong, skipped = 0, 0.0, 0.0, 0, 0
     confusion = np.zeros((K, K), np.int64)
-    for s, y, bad in batches(model, path, chunk_rows=chunk_rows, fmt=fmt, skip_bad=skip_bad):
+    for s, y, bad, _ in batches(model, path, chunk_rows=chunk_rows, fmt=fmt, skip_bad=skip_bad):
         rows, skipped = rows + len(y), skipped + bad
         if model.task == "regression":
             error = s - np.asarray(y, np.float64)
@@ -744,6 +760,11 @@ def in_memory(source: Source) -> SparseData:
     (chunk,) = list(chunks(source, chunk_rows=1 << 62)) or [None]
     if chunk is None:
         raise DataError(f"{source.path}: no examples")
+    if chunk.weights is not None:  # (``SparseData`` holds none: they would be dropped)
+        raise DataError(
+            f"{source.path}: importance weights other than 1, which data read into memory do not keep; "
+            "train on the file (ocolearn train, pipeline.train_file), which streams them"
+        )
     labels = None if source.task == "regression" else list(source.labels)
     return SparseData(chunk.X, chunk.y, labels)
 
