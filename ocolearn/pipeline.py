@@ -23,7 +23,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ocolearn import sizes
+from ocolearn import metrics, sizes
 from ocolearn.config import ConfigError, _build_part, apply_overrides
 from ocolearn.data import DataError
 from ocolearn.data.sparse_text import DEFAULT_BITS, SparseData
@@ -268,6 +268,37 @@ def prepare(source: Source, task: str = "", key: str = "--task") -> tuple[Source
     return source, task, found
 
 
+# The learner a door trains when none is named, by task: chosen by measurement on six data sets
+# (experiments/default_learner.py; docs/choosing-a-learner.md), each within 2 points of accuracy or
+# 10% of MSE of river's StandardScaler() | LogisticRegression() / LinearRegression(), held out and
+# progressively. Classifiers: AdaGrad on the logistic loss (probabilities; per-coordinate rates,
+# which never diverge on the logistic loss's bounded gradients); more than two classes one-vs-rest
+# over it. Regression: OGD on the squared loss at river's constant rate (0.02 on (p - y)^2 / 2 is
+# river's SGD(0.01) on (p - y)^2), which moves the intercept to targets in the hundreds within a
+# pass where a decaying or per-coordinate rate lags (AdaGrad: diabetes MSE 27,000 against 3,445).
+DEFAULT_LEARNERS = {
+    "binary": ("adagrad", ("loss=logistic",)),
+    "multiclass": ("one_vs_rest", ("base.kind=adagrad", "base.loss=logistic")),
+    "regression": ("ogd", ("schedule.kind=constant", "schedule.eta=0.02")),
+}
+
+
+def default_learner(task: str) -> tuple[str, tuple[str, ...]]:
+    """``(name, overrides)`` of the learner trained when none is named (``DEFAULT_LEARNERS``):
+    ``task`` regression, multiclass, else binary."""
+    return DEFAULT_LEARNERS.get(task, DEFAULT_LEARNERS["binary"])
+
+
+def named_or_default(name, overrides, task: str) -> tuple[str, tuple[str, ...], str]:
+    """``(name, overrides, default)``: the learner named, or the task's default learner with
+    ``overrides`` after its own settings; ``default`` is how train names the default
+    (``"adagrad --set loss=logistic"``), "" for a learner named."""
+    if name:
+        return name, tuple(overrides), ""
+    default, settings = default_learner(task)
+    return default, (*settings, *overrides), " ".join([default, *(f"--set {v}" for v in settings)])
+
+
 def build_learner(name: str, overrides=(), num_labels: int = 2, task: str = "") -> Learner:
     """A learner from its registered name and ``key=value`` overrides of its fields; a learner
     with ``classes`` gets the data's number of labels for a multiclass task."""
@@ -446,7 +477,7 @@ def model_of(learner: Learner, state, labels, dim: int, averaged=False, settings
 
 
 def train_file(
-    name: str,
+    name: str | None,
     overrides,
     path,
     fmt: str = "svmlight",
@@ -480,10 +511,13 @@ def train_file(
     text documents is read in an order shuffled by ``order_seed`` (recorded in the model);
     a file whose labels come sorted gets a warning through ``warn``. ``holdout`` K learns
     nothing from rows K, 2K, ... and records their loss after each pass in the settings.
-    The learner runs behind ``default_steps(dense, intercept, scale)``."""
+    The learner runs behind ``default_steps(dense, intercept, scale)``. With no ``name`` (None or
+    "") it is the task's default learner (``default_learner``), ``overrides`` set after its own
+    settings; the settings record it (``default_learner``) and the first pass's progressive
+    figures (``progressive_metrics``)."""
     from ocolearn.streaming import run_stream
 
-    learner = build_learner(name, overrides, len(labels or ()) or 2, task)
+    learner = build_learner(*named_or_default(name, overrides, task)[:2], len(labels or ()) or 2, task)
     if averaged and not has_average(learner):
         raise ConfigError(f"--average: {name!r} keeps no averaged weights (perceptron, mira, ocp_svm do)")
     options = dict(skip_bad=skip_bad, order_seed=order_seed if fmt == "text" else None)
@@ -503,6 +537,7 @@ def train_file(
             f"--stop-early: {source.path} is a regression task, with no mistakes to stop on "
             "(--holdout K reports a held-out loss after each pass)"
         )
+    name, overrides, default = named_or_default(name, overrides, task)
     learner = build_learner(name, overrides, len(source.labels), task)
     check_learner(learner, task, source.labels, source.path)
     quantities = all(_is_integer(label) for label in source.labels) and {float(v) for v in source.labels} - {-1, 0, 1}
@@ -553,6 +588,9 @@ def train_file(
         "rounds": result.rounds,
         "average_loss": float(result.summary.loss) / max(result.rounds, 1),
         **_pass_means(result, holdout),
+        "progressive": progressive_metrics(task, result.first_pass, metrics.has_probabilities(learner)),
+        "default_learner": default,
+        "learner_loss": loss_name(learner),
     }
     return model_of(learner, result.state, source.labels, source.dim, averaged, settings, normalize)
 
@@ -567,6 +605,20 @@ def _as_options(e: ConfigError, path) -> ConfigError:
     if (e.key or "").startswith("learner."):
         return ConfigError(f"{path}: --learner/--set: {e}", e.key)
     return e
+
+
+def progressive_metrics(task: str, sums, probabilities: bool) -> dict:
+    """The first pass's progressive figures under the names ``test`` prints (``evaluate``), from
+    the runner's sums over the pass (``streaming.StreamResult.first_pass``: each row predicted
+    before it was learned): ``mse`` for regression, ``accuracy`` and ``error_rate`` for
+    classifiers, and ``log_loss`` where the scores are probabilities."""
+    if not sums:  # (resumed after the first pass from a checkpoint of a version that kept no sums)
+        return {}
+    rows = max(int(sums["rows"]), 1)
+    if task == "regression":
+        return {"mse": sums["squared_error"] / rows}
+    figures = {"accuracy": 1.0 - sums["mistakes"] / rows, "error_rate": sums["mistakes"] / rows}
+    return figures | ({"log_loss": sums["log_loss"] / rows} if probabilities else {})
 
 
 def _pass_means(result, holdout) -> dict:
@@ -643,30 +695,43 @@ def predictions(model: Model, path, *, raw=False, chunk_rows=65536, fmt=None):
 
 
 def evaluate(model: Model, path, *, chunk_rows=65536, fmt=None) -> dict:
-    """Metrics of the model on a labelled file, streamed: ``mse`` and ``mae`` for regression;
-    ``error_rate`` for classifiers (a non-finite score is a mistake), and for more than two
-    classes ``confusion`` (rows: the true class, columns: the predicted one)."""
+    """Metrics of the model on a labelled file, streamed (``ocolearn.metrics``' formulas): ``mse``
+    and ``mae`` for regression; ``error_rate`` and ``accuracy`` for classifiers (a non-finite score
+    is a mistake), where the scores are probabilities (a learner on the logistic loss,
+    ``metrics.has_probabilities``) ``log_loss`` and ``auc`` (two classes; one-vs-rest macro AUC
+    for more), and for more than two classes ``confusion`` (rows: the true class, columns: the
+    predicted one). The AUC ranks every row's scores: they are kept, 8 bytes a row and class."""
     K = max(len(model.labels), 2)
     rows, squared, absolute, wrong = 0, 0.0, 0.0, 0
     confusion = np.zeros((K, K), np.int64)
+    probabilistic = model.task != "regression" and metrics.has_probabilities(model.settings.get("learner", {}))
+    kept, log_loss = [], 0.0
     for s, y in batches(model, path, chunk_rows=chunk_rows, fmt=fmt):
         rows += len(y)
+        if not len(y):
+            continue
         if model.task == "regression":
-            error = s - np.asarray(y, np.float64)
-            squared, absolute = squared + float(np.sum(error**2)), absolute + float(np.sum(np.abs(error)))
+            squared += metrics.mse(s, y) * len(y)
+            absolute += metrics.mae(s, y) * len(y)
             continue
         guess = classes_of(s)
         finite = np.all(np.isfinite(s.reshape(len(y), -1)), axis=1)
         wrong += int(np.sum((guess != y) | ~finite))
         np.add.at(confusion, (y, guess), 1)
+        if probabilistic:
+            log_loss += metrics.log_loss(s, y) * len(y)
+            kept.append((s, y))
     if rows == 0:
         raise DataError(f"{path}: no examples to test on (every line is blank, a comment or a header)")
     if model.task == "regression":
         return {"mse": squared / rows, "mae": absolute / rows, "rows": rows}
-    metrics = {"error_rate": wrong / rows, "rows": rows}
+    result = {"error_rate": wrong / rows, "accuracy": 1.0 - wrong / rows, "rows": rows}
+    if probabilistic:
+        scores_, targets_ = (np.concatenate(parts) for parts in zip(*kept, strict=True))
+        result |= {"log_loss": log_loss / rows, "auc": metrics.auc(scores_, targets_)}
     if len(model.labels) > 2:
-        metrics["confusion"] = confusion.tolist()
-    return metrics
+        result["confusion"] = confusion.tolist()
+    return result
 
 
 def read_data(

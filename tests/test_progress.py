@@ -177,11 +177,18 @@ def test_train_reports_passes_speed_and_held_out_loss(tmp_path, capsys):
     assert err[0].startswith("pass 2/2  rows 480  ")  # the last progress line
     assert err[1].startswith("trained passive_aggressive (binary): 2 passes over 240 rows (60 more held out), ")
     assert err[1].split(", ")[-1].endswith(" rows/s")
-    assert err[2].startswith(f"progressive loss per pass: {s['loss_per_pass'][0]:.6g} {s['loss_per_pass'][1]:.6g};")
+    losses = f"{s['loss_per_pass'][0]:.6g} {s['loss_per_pass'][1]:.6g};"
+    assert err[2].startswith(f"progressive learner loss (hinge) per pass: {losses}")
+    # the first pass's figures under test's names: each row predicted before it was learned
+    assert s["progressive"] == {
+        "accuracy": 1 - s["mistakes_per_pass"][0] / 240,
+        "error_rate": s["mistakes_per_pass"][0] / 240,
+    }
+    assert err[3:5] == [f"progressive {k} {v:.6f}" for k, v in s["progressive"].items()]
     held = " ".join(f"{v:.6g}" for v in s["holdout_loss_per_pass"])
-    assert err[3] == f"held-out loss per pass (rows 5, 10, ...): {held}"
-    assert err[4].startswith("held-out error rate per pass: ") and err[5].startswith("mistakes per pass: ")
-    assert err[6] == f"wrote {model}"
+    assert err[5] == f"held-out loss per pass (rows 5, 10, ...): {held}"
+    assert err[6].startswith("held-out error rate per pass: ") and err[7].startswith("mistakes per pass: ")
+    assert err[8] == f"wrote {model}"
 
 
 def test_a_run_redraws_one_terminal_line_per_chunk_and_ends_it(tmp_path):
