@@ -269,7 +269,7 @@ def prepare(source: Source, task: str = "", key: str = "--task") -> tuple[Source
 
 
 # The learner a door trains when none is named, by task: chosen by measurement on six data sets
-# (experiments/default_learner.py; docs/choosing-a-learner.md), each within 2 points of accuracy or
+# (benchmarks/default_learner.py; docs/choosing-a-learner.md), each within 2 points of accuracy or
 # 10% of MSE of river's StandardScaler() | LogisticRegression() / LinearRegression(), held out and
 # progressively. Classifiers: AdaGrad on the logistic loss (probabilities; per-coordinate rates,
 # which never diverge on the logistic loss's bounded gradients); more than two classes one-vs-rest

@@ -1,6 +1,7 @@
 """Which learner to start with: candidates with their defaults on six data sets, beside river.
 
-    python experiments/default_learner.py [--only NAME ...]
+    python benchmarks/default_learner.py [--only NAME ...]
+    python benchmarks/default_learner.py --registry [--record PATH]
 
 The data sets are those of issue 38: scikit-learn's wine, breast_cancer, digits and diabetes and
 river's Phishing and TrumpApproval (shipped inside the packages), split 75/25 with
@@ -13,15 +14,22 @@ held-out quarter. The reference is river's ``StandardScaler() | LogisticRegressi
 defaults, progressive figures from ``evaluate.progressive_val_score`` on the same order; and the
 constant predictor (the majority class, the mean of the training targets). Figures: accuracy for
 classifiers, MSE for regressors. Prints one table per task.
+
+``--registry``: every registered learner with its defaults (one-vs-rest where it is binary and
+the task has more classes), the held-out figure against the constant's, written to
+benchmarks/records/default_learner.json (committed; ``tests/test_defaults.py`` asks every
+learner that loses to the constant somewhere to say in its docstring why it needs tuning).
 """
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 import numpy as np
 
 import ocolearn  # noqa: F401  (first: XLA's CPU flags)
+from ocolearn.io import write_json
 from ocolearn.learners import OneVsRest
 from ocolearn.metrics import accuracy, mse
 from ocolearn.modelfile import classes_of, scores
@@ -143,10 +151,70 @@ def constant(X_train, X_test, y_train, y_test, task):
     return accuracy(np.array(guesses), y_train), accuracy(np.full(len(y_test), np.argmax(counts)), y_test)
 
 
+def registry_learners():
+    """``(name, learner class)`` of every registered learner a door can build from its name."""
+    from ocolearn.learners import Learner
+
+    return [(name, cls) for name, cls in sorted(Learner.registry.items()) if getattr(cls, "from_files", True)]
+
+
+def defaults_against_constant(name: str, data) -> tuple[float, float] | None:
+    """``(held-out figure of the learner's defaults, the constant's)`` on one split, or None
+    where the learner cannot learn the task (a classifier on real-valued targets; a learner
+    with a required setting, optax)."""
+    from ocolearn.data import DataError
+    from ocolearn.parts import ConfigError
+    from ocolearn.pipeline import check_learner
+
+    X_train, X_test, y_train, y_test, task = data
+    classes = 0 if task == "regression" else int(max(y_train.max(), y_test.max())) + 1
+    try:
+        learner = learner_for(name, [], classes)
+        labels = [str(c) for c in range(classes)]
+        check_learner(learner, "regression" if task == "regression" else _task(labels), labels)
+    except (ConfigError, DataError):
+        return None
+    return ours(learner, *data)[1], constant(*data)[1]
+
+
+RECORD = Path(__file__).resolve().parent / "records" / "default_learner.json"
+
+
+def registry_record(names) -> dict:
+    """Every registered learner's held-out figure with its defaults on each data set (None where
+    it cannot learn the task), and the constant predictor's: the record ``tests/test_defaults.py``
+    holds the learners' docstrings to."""
+    data = {n: split(n) for n in names}
+    record = {"datasets": {n: data[n][-1] for n in names}, "constant": {n: constant(*data[n])[1] for n in names}}
+    record["learners"] = {}
+    for name, _ in registry_learners():
+        got = {n: defaults_against_constant(name, data[n]) for n in names}
+        record["learners"][name] = {n: None if v is None else v[0] for n, v in got.items()}
+    return record
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="*", default=DATASETS, help="data sets to run")
+    parser.add_argument(
+        "--registry", action="store_true", help="every registered learner's defaults against the constant"
+    )
+    parser.add_argument("--record", default=RECORD, help=f"with --registry, the record to write (default {RECORD})")
     args = parser.parse_args(argv)
+    if args.registry:
+        record = registry_record(args.only)
+        write_json(args.record, record)
+        print("| learner | " + " | ".join(args.only) + " |\n|---|" + "---|" * len(args.only))
+        print("| constant | " + " | ".join(f"{record['constant'][n]:.4g}" for n in args.only) + " |")
+        for name, figures in record["learners"].items():
+            cells = []
+            for n, figure in figures.items():
+                task, base = record["datasets"][n], record["constant"][n]
+                cells.append(
+                    "-" if figure is None else f"{figure:.4g}" + ("" if beats(figure, base, task) else " (loses)")
+                )
+            print(f"| {name} | " + " | ".join(cells) + " |")
+        return
     for task, candidates in (("classification", CLASSIFIERS), ("regression", REGRESSORS)):
         names = [n for n in args.only if split(n)[-1] == task]
         if not names:
@@ -166,6 +234,11 @@ def main(argv=None):
                 classes = 0 if task == "regression" else int(max(y_train.max(), y_test.max())) + 1
                 cells.append(_pair(*ours(learner_for(name, overrides, classes), *data[n])))
             print(f"| {label} | " + " | ".join(cells) + " |", flush=True)
+
+
+def beats(figure, constant_figure, task) -> bool:
+    """Whether a held-out figure beats the constant's: a lower MSE, a higher accuracy."""
+    return figure < constant_figure if task == "regression" else figure > constant_figure
 
 
 def _pair(progressive, held):
