@@ -494,7 +494,8 @@ def parser() -> argparse.ArgumentParser:
         choices=SCALES,
         default="auto",
         help="online scaling of the features: auto (default: standardize dense rows, leave sparse rows), "
-        "standardize (running mean and variance), normalize (running max |x_i|, VW-style), none",
+        "standardize (running mean and variance), normalize (running max |x_i|, VW-style), none, river "
+        "(standardize by river's StandardScaler rule exactly: no clip of far rows' predictions)",
     )
     t.add_argument("--passes", type=_at_least(1), default=1)
     t.add_argument(

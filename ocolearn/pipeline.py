@@ -289,14 +289,27 @@ def default_learner(task: str) -> tuple[str, tuple[str, ...]]:
     return DEFAULT_LEARNERS.get(task, DEFAULT_LEARNERS["binary"])
 
 
-def named_or_default(name, overrides, task: str) -> tuple[str, tuple[str, ...], str]:
-    """``(name, overrides, default)``: the learner named, or the task's default learner with
-    ``overrides`` after its own settings; ``default`` is how train names the default
-    (``"adagrad --set loss=logistic"``), "" for a learner named."""
+def named_or_default(name, overrides, num_labels: int, task: str) -> tuple[Learner, str]:
+    """``(learner, default)``: the learner named (``build_learner``), or without a name the
+    task's default learner with ``overrides`` set after its own settings (replacing those of the
+    same keys); ``default`` is how train
+    names the default (``"adagrad --set loss=logistic"``), "" for a learner named. An error of a
+    setting given to the default names the default."""
     if name:
-        return name, tuple(overrides), ""
-    default, settings = default_learner(task)
-    return default, (*settings, *overrides), " ".join([default, *(f"--set {v}" for v in settings)])
+        return build_learner(name, overrides, num_labels, task), ""
+    kind = next((o for o in overrides if o.replace(" ", "").startswith("kind=")), None)
+    if kind is not None:
+        raise ConfigError(f"--set {kind}: name the learner with --learner, not --set kind", "kind")
+    chosen, settings = default_learner(task)
+    default = " ".join([chosen, *(f"--set {v}" for v in settings)])
+    given = {o.split("=", 1)[0].strip() for o in overrides}
+    kept = tuple(v for v in settings if v.split("=", 1)[0] not in given)  # (--set schedule.eta=0.01 replaces 0.02)
+    try:
+        return build_learner(chosen, (*kept, *overrides), num_labels, task), default
+    except ConfigError as e:
+        raise ConfigError(
+            f"{e} (no --learner: the default learner for {task or 'this'} data is {default})", e.key
+        ) from None
 
 
 def build_learner(name: str, overrides=(), num_labels: int = 2, task: str = "") -> Learner:
@@ -517,9 +530,12 @@ def train_file(
     figures (``progressive_metrics``)."""
     from ocolearn.streaming import run_stream
 
-    learner = build_learner(*named_or_default(name, overrides, task)[:2], len(labels or ()) or 2, task)
+    # (the default's settings are checked once the task is known: ogd's schedule.eta is not adagrad's)
+    early = overrides if name or task else ()
+    learner, default = named_or_default(name, early, len(labels or ()) or 2, task)
     if averaged and not has_average(learner):
-        raise ConfigError(f"--average: {name!r} keeps no averaged weights (perceptron, mira, ocp_svm do)")
+        which = f"the default learner ({learner.name})" if default else repr(learner.name)
+        raise ConfigError(f"--average: {which} keeps no averaged weights (perceptron, mira, ocp_svm do)")
     options = dict(skip_bad=skip_bad, order_seed=order_seed if fmt == "text" else None)
     source = source_of(path, fmt, bits=bits, dim=dim, labels=labels, zero_based=zero_based, target=target, **options)
     dense = reader_of(source).dense
@@ -537,8 +553,8 @@ def train_file(
             f"--stop-early: {source.path} is a regression task, with no mistakes to stop on "
             "(--holdout K reports a held-out loss after each pass)"
         )
-    name, overrides, default = named_or_default(name, overrides, task)
-    learner = build_learner(name, overrides, len(source.labels), task)
+    learner, default = named_or_default(name, overrides, len(source.labels), task)
+    name = learner.name
     check_learner(learner, task, source.labels, source.path)
     quantities = all(_is_integer(label) for label in source.labels) and {float(v) for v in source.labels} - {-1, 0, 1}
     if warn and not declared and task == "binary" and quantities and loss_name(learner) in REGRESSION_LOSSES:

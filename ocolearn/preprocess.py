@@ -189,12 +189,14 @@ def default_steps(dense: bool, intercept: bool = True, scale: str = "auto") -> t
     """The preprocessing every door applies unless told otherwise: online scaling
     (``scale = "auto"``: ``standardize`` dense rows, leave sparse rows as they are, whose
     counts and indicators need no centring and whose O(nnz) steps a per-feature table would
-    slow), then the intercept as the last feature."""
+    slow), then the intercept as the last feature. ``river`` is ``standardize`` by river's rule
+    exactly, without the clip of far rows' predictions (``Standardize(clip=inf)``)."""
     if scale not in SCALES:
         raise ConfigError(f"{scale!r} is not one of {', '.join(SCALES)}", "scale")
     if scale == "auto":
         scale = "standardize" if dense else "none"
-    if scale == "standardize" and not dense:
-        raise ConfigError("'standardize' needs dense rows (csv, tables); use 'normalize' for sparse ones", "scale")
-    steps = {"standardize": (Standardize(),), "normalize": (Normalize(),), "none": ()}[scale]
+    if scale in ("standardize", "river") and not dense:
+        raise ConfigError(f"{scale!r} needs dense rows (csv, tables); use 'normalize' for sparse ones", "scale")
+    river = (Standardize(clip=math.inf),)
+    steps = {"standardize": (Standardize(),), "normalize": (Normalize(),), "none": (), "river": river}[scale]
     return steps + ((Intercept(),) if intercept else ())

@@ -238,3 +238,21 @@ def test_regression_progressive_mse_and_learner_loss_are_labelled(tmp_path):
     assert trained.settings["progressive"]["mse"] == pytest.approx(mse, rel=1e-5)
     assert f"progressive mse {trained.settings['progressive']['mse']:.6f}" in done.stderr.splitlines()
     assert "progressive learner loss (squared/2, (p - y)^2 / 2) per pass: " in done.stderr
+
+
+def test_settings_without_a_learner_name_the_default(tmp_path):
+    X = np.random.default_rng(2).normal(size=(20, 2))
+    data = write_csv(tmp_path / "r.csv", X, X @ [1.0, 2.0] + 50.0, True)
+    train = ("train", "--format", "csv", "--target", "y", data, "--model", tmp_path / "m.npz", "--quiet")
+    for extra, says in (
+        (["--set", "kind=perceptron"], "--set kind=perceptron: name the learner with --learner, not --set kind"),
+        (["--set", "eta=3"], "unknown key 'learner.eta'"),
+        (["--average"], "--average: the default learner (adagrad) keeps no averaged weights"),
+    ):
+        done = in_process(*train, *extra)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1 and says in done.stderr, done.stderr
+        assert done.stderr.startswith("ocolearn: error: ")
+    done = in_process(*train, "--set", "eta=3")
+    assert "(no --learner: the default learner for regression data is ogd --set schedule.kind=constant" in done.stderr
+    assert in_process(*train, "--set", "schedule.eta=0.01").returncode == 0  # a setting of the default
+    assert load(tmp_path / "m.npz").settings["learner"]["schedule"] == {"kind": "constant", "eta": 0.01}
