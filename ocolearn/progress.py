@@ -1,8 +1,9 @@
 """What a training run over a file shows while it goes and when it ends, as Vowpal Wabbit does.
 
 While it runs, one line: the pass, the rows learned so far, rows per second, the mean loss
-since the last line and the cumulative progressive loss (each row's loss is charged before the
-row is learned, so it estimates the loss on unseen rows: Blum, Kalai & Langford, COLT 1999),
+since the last line and the cumulative progressive loss, both the learner's own loss (each
+row's loss is charged before the row is learned, so it estimates the loss on unseen rows:
+Blum, Kalai & Langford, COLT 1999),
 and, once a pass has ended, the loss on the held-out rows (``--holdout K``, VW's
 ``--holdout_period``). On a terminal the line is redrawn in place every 0.2 s: a carriage
 return, the text, then "erase to the end of the line" (``ESC [K``), so a shorter line leaves
@@ -60,7 +61,7 @@ class Progress:
         since = f"{(loss - self.loss) / new:.6g}" if new else "-"
         text = (
             f"{where}  rows {rows:,}  {self.learned / max(now - self.start, 1e-9):,.0f} rows/s  "
-            f"loss since last {since}  progressive loss {loss / max(rows, 1):.6g}"
+            f"loss since last {since}  progressive learner loss {loss / max(rows, 1):.6g}"
         )
         if holdout is not None:
             text += f"  held-out {holdout:.6g}"
