@@ -376,11 +376,15 @@ class _Online(BaseEstimator):
             _build_part(Learner, table, "learner", str(path)), False
         )  # fit_intercept sets it
         average = bool(options.get("average", model.settings.get("averaged", False)))
-        kinds = [step.get("kind") for step in model.settings.get("pipeline", [])]  # a file of any door
+        steps = model.settings.get("pipeline", [])
+        kinds = [step.get("kind") for step in steps]  # a file of any door
+        unclipped = {"kind": "standardize", "clip": 0.0} in steps  # (--scale river)
         estimator = cls(
             learner,
             fit_intercept=options.get("fit_intercept", "intercept" in kinds),
-            scale=options.get("scale", next((k for k in kinds if k in ("standardize", "normalize")), "none")),
+            scale=options.get(
+                "scale", "river" if unclipped else next((k for k in kinds if k in ("standardize", "normalize")), "none")
+            ),
             max_iter=options.get("max_iter", options.get("passes", 1)),  # "passes", "seed": the earlier names
             random_state=options.get("random_state", options.get("seed")),
             average=average,

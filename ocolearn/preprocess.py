@@ -27,7 +27,6 @@ state`` step, which the one runner runs.
 
 from __future__ import annotations
 
-import math
 from typing import NamedTuple
 
 import jax
@@ -117,11 +116,11 @@ class Standardize(Preprocess, name="standardize"):
     statistics cannot lie further than ``sqrt(n - 1)`` deviations from their mean (Samuelson's
     inequality), so the rows the learner learns from (standardized after ``observe``) are never
     clipped and the weights are river's: only predictions of rows far outside the rows seen are
-    bounded, as they would be had the row been counted (``sqrt(n)`` with it). ``clip = inf`` is
-    river's rule exactly. The model file's folded linear model (``fold``) scores without the clip,
+    bounded, as they would be had the row been counted (``sqrt(n)`` with it). ``clip = 0`` is
+    river's rule exactly (no clip). The model file's folded linear model (``fold``) scores without the clip,
     with the final statistics, where the bound (``sqrt`` of the rows trained on) is rarely reached."""
 
-    clip: float = hyper(1.0, gt=0, also=(math.inf,))
+    clip: float = hyper(1.0, ge=0)
 
     def init(self, dim):
         zeros = jnp.zeros((dim,), jnp.float32)
@@ -136,7 +135,7 @@ class Standardize(Preprocess, name="standardize"):
 
     def transform(self, state, x):
         _dense_only(x)
-        bound = self.clip * jnp.sqrt(jnp.maximum(state.count, 1.0))
+        bound = jnp.where(self.clip > 0, self.clip * jnp.sqrt(jnp.maximum(state.count, 1.0)), jnp.inf)
         return jnp.clip(ratio(_half_delta(state, x), 0.5 * state.sd), -bound, bound)
 
     def fold(self, state, w):
@@ -190,13 +189,13 @@ def default_steps(dense: bool, intercept: bool = True, scale: str = "auto") -> t
     (``scale = "auto"``: ``standardize`` dense rows, leave sparse rows as they are, whose
     counts and indicators need no centring and whose O(nnz) steps a per-feature table would
     slow), then the intercept as the last feature. ``river`` is ``standardize`` by river's rule
-    exactly, without the clip of far rows' predictions (``Standardize(clip=inf)``)."""
+    exactly, without the clip of far rows' predictions (``Standardize(clip=0)``)."""
     if scale not in SCALES:
         raise ConfigError(f"{scale!r} is not one of {', '.join(SCALES)}", "scale")
     if scale == "auto":
         scale = "standardize" if dense else "none"
     if scale in ("standardize", "river") and not dense:
         raise ConfigError(f"{scale!r} needs dense rows (csv, tables); use 'normalize' for sparse ones", "scale")
-    river = (Standardize(clip=math.inf),)
+    river = (Standardize(clip=0.0),)
     steps = {"standardize": (Standardize(),), "normalize": (Normalize(),), "none": (), "river": river}[scale]
     return steps + ((Intercept(),) if intercept else ())
