@@ -741,10 +741,11 @@ def evaluate(model: Model, path, *, chunk_rows=65536, fmt=None) -> dict:
         raise DataError(f"{path}: no examples to test on (every line is blank, a comment or a header)")
     if model.task == "regression":
         return {"mse": squared / rows, "mae": absolute / rows, "rows": rows}
-    result = {"error_rate": wrong / rows, "accuracy": 1.0 - wrong / rows, "rows": rows}
+    result = {"error_rate": wrong / rows, "accuracy": 1.0 - wrong / rows}
     if probabilistic:
         scores_, targets_ = (np.concatenate(parts) for parts in zip(*kept, strict=True))
         result |= {"log_loss": log_loss / rows, "auc": metrics.auc(scores_, targets_)}
+    result["rows"] = rows
     if len(model.labels) > 2:
         result["confusion"] = confusion.tolist()
     return result
