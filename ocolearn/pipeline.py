@@ -627,7 +627,8 @@ def progressive_metrics(task: str, sums, probabilities: bool) -> dict:
     """The first pass's progressive figures under the names ``test`` prints (``evaluate``), from
     the runner's sums over the pass (``streaming.StreamResult.first_pass``: each row predicted
     before it was learned): ``mse`` for regression, ``accuracy`` and ``error_rate`` for
-    classifiers, and ``log_loss`` where the scores are probabilities."""
+    classifiers (a score of exactly 0, the first row's, is a mistake for either label, the
+    runner's rule: ``run.is_mistake``), and ``log_loss`` where the scores are probabilities."""
     if not sums:  # (resumed after the first pass from a checkpoint of a version that kept no sums)
         return {}
     rows = max(int(sums["rows"]), 1)
