@@ -131,7 +131,8 @@ def report(name: str, settings: dict, progress: Progress) -> list[str]:
         lines.append(f"progressive {key} {formatted(value)}")
     if held:
         lines.append(
-            f"held-out loss per pass (rows {held}, {2 * held}, ...): {_numbers(settings['holdout_loss_per_pass'])}"
+            f"held-out learner loss per pass (rows {held}, {2 * held}, ...): "
+            f"{_numbers(settings['holdout_loss_per_pass'])}"
         )
     if settings["task"] != "regression":
         if held:

@@ -189,7 +189,7 @@ def test_train_reports_passes_speed_and_held_out_loss(tmp_path, capsys):
     }
     assert err[3:5] == [f"progressive {k} {v:.6f}" for k, v in s["progressive"].items()]
     held = " ".join(f"{v:.6g}" for v in s["holdout_loss_per_pass"])
-    assert err[5] == f"held-out loss per pass (rows 5, 10, ...): {held}"
+    assert err[5] == f"held-out learner loss per pass (rows 5, 10, ...): {held}"
     assert err[6].startswith("held-out error rate per pass: ") and err[7].startswith("mistakes per pass: ")
     assert err[8] == f"wrote {model}"
 
