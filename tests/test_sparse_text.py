@@ -150,3 +150,49 @@ def test_bag_of_words_counts_each_word(tmp_path):
     assert hashed.X.todense()[1, feature_hash("great", 8)] >= 2
     with pytest.raises(DataError, match="documents without labels"):
         read_text_folders(tmp_path / "pos")
+
+
+@pytest.mark.parametrize("shift, buckets, drop", [(0, 0, False), (1, 0, False), (1, 0, True), (0, 7, False)])
+def test_pad_in_numpy_writes_what_the_compiled_loop_writes(shift, buckets, drop):
+    """``pad``'s two ways (NumPy for small blocks, compiled past them): the same padded rows,
+    and the same first entry out of range with every entry before it written."""
+    from ocolearn.data.sparse_text import _pad_loop, _pad_small
+
+    rng = np.random.default_rng(1)
+    for _ in range(30):
+        counts = rng.integers(0, 6, rng.integers(1, 9))
+        indptr = np.r_[3, 3 + np.cumsum(counts)].astype(np.int64)  # (rows of a block's middle: indptr[0] > 0)
+        indices = rng.integers(0, 12, indptr[-1] + 2).astype(np.int64)  # (0 - 1 < 0 and >= 10: out of range)
+        values = rng.normal(size=indptr[-1] + 2)
+        got = []
+        for way in (_pad_loop, _pad_small):
+            idx, val = np.zeros((counts.size, 6), np.int32), np.zeros((counts.size, 6), np.float32)
+            got.append((way(indptr, indices, values, shift, buckets, 10, idx, val, drop), idx, val))
+        (at, idx, val), (at_np, idx_np, val_np) = got
+        assert at == at_np
+        np.testing.assert_array_equal(idx, idx_np)
+        np.testing.assert_array_equal(val.view(np.int32), val_np.view(np.int32))
+
+
+def test_compiled_loops_run_where_numba_has_no_folder_to_cache_them(monkeypatch):
+    """Where numba finds no writable cache folder (a read-only install, no home), it refuses
+    ``cache=True``; ``compiled.njit`` then compiles in the process instead, and a compiled
+    function calls the compiled functions of its module."""
+    import sys
+    import types
+
+    from numba.core.caching import CacheImpl
+
+    from ocolearn.data import compiled
+
+    monkeypatch.setattr(CacheImpl, "_locator_classes", [])
+    module = types.ModuleType("ocolearn_compiled_probe")
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    module.njit = compiled.njit
+    exec(
+        "@njit(inline='always')\ndef twice(x):\n    return 2 * x\n\n@njit()\ndef f(x):\n    return twice(x) + 1",
+        vars(module),
+    )
+    lazy = module.f
+    assert isinstance(lazy, compiled.Lazy) and lazy(20) == 41 and module.f is lazy.dispatcher
+    assert type(lazy.dispatcher._cache).__name__ == "NullCache"  # (compiled, not cached)

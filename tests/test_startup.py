@@ -77,3 +77,15 @@ def test_import_ocolearn_is_lazy_and_sets_the_xla_option_first():
     env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"} | {"PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert done.stdout == "ok\n", done.stderr
+
+
+@pytest.mark.slow
+def test_train_on_a_small_csv_file_loads_no_numba(tmp_path):
+    """numba's start (0.7 to 0.8 s of CPU: ``ocolearn.data.compiled``) is not paid by a command
+    whose rows need no compiled loop: a small CSV file is read and padded by NumPy."""
+    data = tmp_path / "d.csv"
+    data.write_text("a,b,label\n" + "".join(f"{i % 7},{i % 3}.5,{i % 2}\n" for i in range(200)))
+    done = _probe("train", "--learner", "ogd", data, "--format", "csv", "--target", "label", "--model", tmp_path / "m")
+    assert done.returncode == 0, done.stderr
+    loaded = done.stdout.strip().splitlines()[-1].split()
+    assert "jax" in loaded and "numba" not in loaded
