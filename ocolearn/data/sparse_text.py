@@ -127,18 +127,14 @@ def line_ends(buf, ks):
     return np.append(np.flatnonzero(buf == 10) + 1, buf.size)[ks]
 
 
-# Rows of at most this many entries are padded by NumPy (``_pad_small``) unless numba is loaded
-# already: 60 ns an entry against 2 (compiled), but no numba to start (``compiled``: 0.75 s).
-SMALL_ENTRIES = 1 << 16
-
-
 def pad(indptr, indices, values, shift, buckets, dim, idx, val, drop) -> int:
     """Write the rows into padded ``idx``/``val`` (zeros beyond each row): indices shifted by
     ``shift`` and folded into ``buckets`` (if > 0) or checked against ``dim`` (``drop``: an
     index beyond it is left out, as a feature the model never saw). Returns -1, or the
-    position of the first entry whose index is out of range (the entries before it written)."""
-    small = indptr[-1] - indptr[0] <= SMALL_ENTRIES and not compiled.loaded()
-    return (_pad_small if small else _pad_loop)(indptr, indices, values, shift, buckets, dim, idx, val, drop)
+    position of the first entry whose index is out of range (the entries before it written).
+    Compiled where it pays (``compiled.worth``), else in NumPy (``_pad_small``): the same."""
+    way = _pad_loop if compiled.worth(int(indptr[-1] - indptr[0])) else _pad_small
+    return way(indptr, indices, values, shift, buckets, dim, idx, val, drop)
 
 
 @compiled.njit()
