@@ -228,10 +228,10 @@ def test_compiled_hashing_gives_the_word_by_word_rows(tmp_path, bits):
 
 def test_a_folder_is_read_once_for_all_passes(tmp_path, capsys, monkeypatch):
     """Each document is read (and tokenized) once however many passes; a block of documents one
-    of which has changed since is read again."""
+    of which has changed since is read again; the blocks of one folder are kept at a time."""
     from pathlib import Path
 
-    from ocolearn.data.textdirs import text_documents, text_rows
+    from ocolearn.data.textdirs import text_blocks, text_documents, text_rows
 
     corpus = text_corpus(tmp_path / "reviews")
     reads = []
@@ -249,3 +249,6 @@ def test_a_folder_is_read_once_for_all_passes(tmp_path, capsys, monkeypatch):
     again = text_rows(documents, 1, 12)
     a, b = again.indptr[changed : changed + 2]
     assert again.indices[a:b].tolist() == [feature_hash(w, 12) for w in "a new and longer document".split()]
+    assert text_rows(documents, 1, 12) is again
+    list(text_blocks(text_corpus(tmp_path / "other"), 0))  # (another folder: this one's blocks dropped)
+    assert text_rows(documents, 1, 12) is not again

@@ -248,19 +248,26 @@ def document_names(root) -> list[str]:
     return names
 
 
+# Blocks of documents already read (``text_rows``): a folder is read and tokenized once for all the
+# passes over it, up to ``KEPT_BYTES`` of rows (beyond, blocks are read again each pass); those of
+# one folder at a time (``text_blocks``).
+KEPT_BYTES = 256 << 20
+_kept: dict = {}
+_kept_for = None  # (folder, order seed, labelled) of the blocks kept
+_kept_lock = threading.Lock()
+
+
 def text_blocks(root, seed=None, start=0, labelled=True):
     """Blocks of documents for the streaming reader: ``(documents, first document number,
-    index of the first)``, from document ``start`` of ``text_documents(root, seed, labelled)``."""
+    index of the first)``, from document ``start`` of ``text_documents(root, seed, labelled)``.
+    Reading another folder (or order) than the last drops the last one's kept blocks (``text_rows``)."""
+    global _kept_for
+    if _kept_for != (root, seed, labelled):
+        forget()
+        _kept_for = (root, seed, labelled)
     files = text_documents(root, seed, labelled)
     for a in range(start, len(files), DOCUMENTS_PER_BLOCK):
         yield files[a : a + DOCUMENTS_PER_BLOCK], a + 1, a
-
-
-# Blocks of documents already read (``text_rows``): a folder is read and tokenized once for all the
-# passes over it, up to ``KEPT_BYTES`` of rows in a process (beyond, blocks are read again each pass).
-KEPT_BYTES = 256 << 20
-_kept: dict = {}
-_kept_lock = threading.Lock()
 
 
 def text_rows(documents, first: int, bits: int) -> Block:
