@@ -176,8 +176,9 @@ def test_pad_in_numpy_writes_what_the_compiled_loop_writes(shift, buckets, drop)
 
 def test_compiled_loops_run_where_numba_has_no_folder_to_cache_them(monkeypatch):
     """Where numba finds no writable cache folder (a read-only install, no home), it refuses
-    ``cache=True``; ``compiled.njit`` then compiles in the process instead, and a compiled
-    function calls the compiled functions of its module."""
+    ``cache=True``; ``compiled.njit`` then compiles in the process instead. A compiled function
+    calls the compiled functions of its module and those it imported (``vw`` calls ``svmlight``'s),
+    whichever is called first."""
     import sys
     import types
 
@@ -186,13 +187,17 @@ def test_compiled_loops_run_where_numba_has_no_folder_to_cache_them(monkeypatch)
     from ocolearn.data import compiled
 
     monkeypatch.setattr(CacheImpl, "_locator_classes", [])
-    module = types.ModuleType("ocolearn_compiled_probe")
-    monkeypatch.setitem(sys.modules, module.__name__, module)
-    module.njit = compiled.njit
+    one, other = types.ModuleType("ocolearn_compiled_one"), types.ModuleType("ocolearn_compiled_other")
+    for module in (one, other):
+        monkeypatch.setitem(sys.modules, module.__name__, module)
+        module.njit = compiled.njit
     exec(
-        "@njit(inline='always')\ndef twice(x):\n    return 2 * x\n\n@njit()\ndef f(x):\n    return twice(x) + 1",
-        vars(module),
+        "@njit()\ndef half(x):\n    return x / 2\n\n@njit(inline='always')\ndef twice(x):\n    return 2 * half(x) * 2",
+        vars(one),
     )
-    lazy = module.f
-    assert isinstance(lazy, compiled.Lazy) and lazy(20) == 41 and module.f is lazy.dispatcher
+    other.twice = one.twice  # (as ``from one import twice``)
+    exec("@njit()\ndef f(x):\n    return twice(x) + 1", vars(other))
+    lazy = other.f
+    assert isinstance(lazy, compiled.Lazy) and lazy(20) == 41 and other.f is lazy.dispatcher
+    assert one.half(3) == 1.5 and not isinstance(one.half, compiled.Lazy)
     assert type(lazy.dispatcher._cache).__name__ == "NullCache"  # (compiled, not cached)

@@ -19,7 +19,7 @@ import functools
 import sys
 import threading
 
-_lock = threading.Lock()
+_lock = threading.RLock()
 
 
 class Lazy:
@@ -58,8 +58,8 @@ def worth(size: int) -> bool:
 
 def load(module: str) -> None:
     """Make numba's dispatchers of every ``Lazy`` function named in ``module`` (its own and
-    those it imported), and put them in its namespace: a compiled function finds the compiled
-    functions it calls there (numba cannot call a ``Lazy``)."""
+    those it imported, whose modules are loaded too), and put them in its namespace: a compiled
+    function finds the compiled functions it calls there (numba cannot call a ``Lazy``)."""
     import numba
 
     with _lock:
@@ -69,6 +69,8 @@ def load(module: str) -> None:
                 if value.dispatcher is None:
                     value.dispatcher = _dispatcher(numba, value.function, value.options)
                 namespace[name] = value.dispatcher
+                if value.function.__module__ != module:
+                    load(value.function.__module__)
 
 
 def _dispatcher(numba, function, options):

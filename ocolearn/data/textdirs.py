@@ -287,7 +287,7 @@ def text_rows(documents, first: int, bits: int) -> Block:
         values,
         np.arange(first, first + len(documents), dtype=np.int64),
     )
-    for array in block:
+    for array in block[:5]:
         array.flags.writeable = False  # (shared by the passes)
     with _kept_lock:
         if sum(kept_bytes(b) for b in _kept.values()) + kept_bytes(block) <= KEPT_BYTES:
@@ -296,7 +296,7 @@ def text_rows(documents, first: int, bits: int) -> Block:
 
 
 def kept_bytes(block: Block) -> int:
-    return sum(a.nbytes for a in block)
+    return sum(a.nbytes for a in block[:5])  # (no weights nor tags)
 
 
 def forget() -> None:
