@@ -208,11 +208,14 @@ MIXED = [  # ASCII (compiled) and not (word by word), with what the tokenizer mu
 
 
 @pytest.mark.parametrize("bits", [3, 18, 40])
-def test_compiled_hashing_gives_the_word_by_word_rows(tmp_path, bits):
+def test_compiled_hashing_gives_the_word_by_word_rows(tmp_path, bits, monkeypatch):
     """``hashed_rows`` (ASCII documents tokenized and hashed in compiled code) gives exactly the
     rows of ``tokens``, ``feature_hash`` and ``_hashed``: the same indices in the same order, the
     same counts, with colliding words (3 bits) and without folding (40 bits)."""
+    from ocolearn.data import compiled
     from ocolearn.data.textdirs import _hashed, hashed_rows, words_of
+
+    monkeypatch.setattr(compiled, "SMALL", -1)  # (compiled however small: ``compiled.worth``)
 
     paths = []
     for i, text in enumerate(MIXED + [t.upper() for t in MIXED]):

@@ -17,8 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ocolearn.data import DataError, not_standard_input, regular_file
-from ocolearn.data.compiled import njit
+from ocolearn.data import DataError, compiled, not_standard_input, regular_file
 from ocolearn.data.sparse_text import (
     DEFAULT_BITS,
     Block,
@@ -57,13 +56,13 @@ def words_of(path: Path, data: bytes | None = None) -> Counter:
     return Counter(tokens(text))
 
 
-@njit(inline="always")
+@compiled.njit(inline="always")
 def _word_byte(b):
     """Whether the ASCII byte ``b`` is a word's (``\\w``: a letter, a digit or ``_``)."""
     return 48 <= b <= 57 or 65 <= b <= 90 or 97 <= b <= 122 or b == 95
 
 
-@njit()
+@compiled.njit()
 def _hash_ascii(text, starts, bits):
     """The rows of the ASCII documents ``text[starts[k]:starts[k + 1]]`` as ``tokens`` and
     ``_hashed`` make them, in one pass over the bytes: each word lowercased and hashed (32-bit
@@ -118,18 +117,22 @@ def _hash_ascii(text, starts, bits):
 def hashed_rows(paths, bits: int):
     """``(entries per document, indices, values)``: the documents ``paths`` as rows of hashed
     word counts (``_hashed(words_of(path), bits)``, row after row). ASCII documents are
-    tokenized and hashed in compiled code (``_hash_ascii``), the others (UTF-8) word by word."""
+    tokenized and hashed in compiled code (``_hash_ascii``) where it pays (``compiled.worth``:
+    more text than ``compiled.SMALL`` bytes), the others (UTF-8) word by word."""
     data = [path.read_bytes() for path in paths]
-    plain = [d for d in data if d.isascii()]
-    starts = np.cumsum([0] + [len(d) for d in plain], dtype=np.int64)
-    counts, indices, values = _hash_ascii(np.frombuffer(b"".join(plain), np.uint8), starts, bits)
-    if len(plain) == len(data):
-        return counts, indices, values
-    ends = np.cumsum(counts)[:-1]
-    fast = zip(np.split(indices, ends), np.split(values, ends), strict=True)
+    worth = compiled.worth(sum(len(d) for d in data))
+    fast = [worth and d.isascii() for d in data]
+    plain = [d for d, f in zip(data, fast, strict=True) if f]
+    if plain:
+        starts = np.cumsum([0] + [len(d) for d in plain], dtype=np.int64)
+        counts, indices, values = _hash_ascii(np.frombuffer(b"".join(plain), np.uint8), starts, bits)
+        if len(plain) == len(data):
+            return counts, indices, values
+        ends = np.cumsum(counts)[:-1]
+        plain = zip(np.split(indices, ends), np.split(values, ends), strict=True)
     pieces = [
-        next(fast) if d.isascii() else _as_arrays(_hashed(words_of(path, d), bits))
-        for path, d in zip(paths, data, strict=True)
+        next(plain) if f else _as_arrays(_hashed(words_of(path, d), bits))
+        for path, d, f in zip(paths, data, fast, strict=True)
     ]
     return (
         np.array([len(i) for i, _ in pieces], np.int64),
