@@ -727,6 +727,8 @@ def run_study(study: Study, out_dir, progress=None) -> dict:
             entry["learners"][name] = numbers
             curves[spec.name][name] = curve
         results["datasets"][spec.name] = entry
+        del data, comparators  # (one data set held at a time, and its compiled programs:
+        jax.clear_caches()  # each data set's shapes make programs of their own, of no use to the next)
     from ocolearn.significance import compare, paired
 
     key = "progressive" if study.evaluate.progressive else "held_out"
