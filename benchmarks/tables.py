@@ -482,6 +482,30 @@ def startup_table() -> str:
     return "\n".join(lines)
 
 
+def users_table() -> str:
+    """``bench_users.py``'s record: each command's best wall time (process start to exit) and peak
+    memory over the repeats, every repeat listed, then the ratios it was run for."""
+    record = load("users")
+    m, p = record["machine"], record["params"]
+    command = re.sub(r"(--scratch|--polarity-data) \S+", r"\1 FOLDER", no_out(record["command"]))
+    lines = [
+        f"`{command}`, {record['date'][:10]}, {m['cpu']} ({m['cores']} cores; load average "
+        f"{m['load_average_before'][0]:.1f} before), ocolearn {record['versions']['ocolearn'][:10]}: "
+        f"{p['rows']:,} rows x {p['d']} features, documents: {p['documents']}; wall seconds of the whole "
+        f"process, best of {record['repeats']} alternating repeats after one untimed round (every repeat in "
+        "brackets), and the largest peak resident memory (the child's ru_maxrss).",
+        "",
+        "| command | best seconds (repeats) | peak MB |",
+        "|---|---:|---:|",
+    ]
+    for r in record["results"]:
+        t = ", ".join(f"{s:.2f}" for s in r["seconds"])
+        lines.append(f"| {r['name']} | {min(r['seconds']):.2f} ({t}) | {max(r['peak_mb']):.0f} |")
+    lines += ["", "| ratio of best times | |", "|---|---:|"]
+    lines += [f"| {r['what']} | {r['ratio']:.2f} |" for r in record["ratios"]]
+    return "\n".join(lines + [f"\n{note}." for note in record.get("notes", [])])
+
+
 def sparse_steps_table() -> str:
     record = load("sparse_steps")
     results, p = record["results"], record["params"]
@@ -674,6 +698,7 @@ BLOCKS = {
     "parser": needs("stream")(parser_speed),
     "targets": needs("ogd", "sweep")(targets),
     "startup": needs("startup")(startup_table),
+    "users": needs("users")(users_table),
     "sparse-steps": needs("sparse_steps")(sparse_steps_table),
     "projected-rounds": needs("projected_rounds")(projected_rounds_table),
     "simplex": needs("projected_rounds")(simplex_table),

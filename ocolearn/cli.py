@@ -4,7 +4,7 @@
     ocolearn sweep CONFIG [--out DIR] [--set key=value ...] [--chunk-size C]
     ocolearn study CONFIG [--out DIR] [--set key=value ...]
 
-    ocolearn train --learner NAME [--set key=value ...] DATA --model MODEL [--format F] [--target COLUMN]
+    ocolearn train [--learner NAME] [--set key=value ...] DATA --model MODEL [--format F] [--target COLUMN]
                    [--task T] [--passes N] [--stop-early] [--average] [--normalized] [--chunk-rows R]
                    [--checkpoint PATH [--checkpoint-every N]] [--resume] [--holdout K] [--quiet] [--skip-bad]
                    [--columns A,B] [--ignore A,B] [--categorical A,B] [--numeric A,B]   (csv's columns)
@@ -13,7 +13,8 @@
     ocolearn export iris|wine --target COLUMN [--format csv|svmlight] --out FILE
 
 Every command reads data through one path (``ocolearn.data.stream``): svmlight, MIRA format,
-CSV and folders of text, in chunks with constant memory. The task (regression, binary,
+CSV, folders of text and Vowpal Wabbit's format (``-q``/``--interactions``: crossed namespaces,
+CSV columns or svmlight indices), in chunks with constant memory. The task (regression, binary,
 multiclass) is ``--task`` or inferred from the labels (``ocolearn.data.task``).
 
 ``run`` writes the run's metrics, trace, resolved config and figures into DIR (default
@@ -159,7 +160,7 @@ def _train(args) -> int:
     from ocolearn.io import writable
     from ocolearn.progress import Progress, report
 
-    tracker = tracking.start(args.track, "train", args.learner)
+    tracker = tracking.start(args.track, "train", args.learner or "default")
     progress = Progress(quiet=args.quiet)
     if args.checkpoint_every and not args.checkpoint:
         raise DataError("--checkpoint-every needs --checkpoint PATH")
@@ -167,6 +168,7 @@ def _train(args) -> int:
         raise DataError("--resume needs --checkpoint PATH, the checkpoint to continue from")
     # (an option the format does not read would do nothing)
     reading = ("target", "bits", "dim", "zero_based", "order_seed", "columns", "ignore", "categorical", "numeric")
+    reading += ("interactions",)
     key = unread_setting(args.format, {key: getattr(args, key) for key in reading})
     if key:
         raise DataError(f"--{key.replace('_', '-')} applies to --format {formats_reading(key)}, not to {args.format}")
@@ -211,6 +213,7 @@ def _train(args) -> int:
         ignore=args.ignore,
         categorical=args.categorical,
         numeric=args.numeric,
+        interactions=args.interactions,
         warn=lambda text: warnings.warn(text, Notice, stacklevel=2),  # (shown after the result, see _main)
     )
     trained = trained._replace(settings={**trained.settings, "provenance": provenance.record()})
@@ -218,7 +221,8 @@ def _train(args) -> int:
     options = {k: v for k, v in vars(args).items() if k != "func"}
     metrics = {k: v for k, v in trained.settings.items() if k in TRACKED_TRAINING}
     tracker.log(params={**options, "learner": trained.settings["learner"]}, metrics=metrics, files=[args.model])
-    print(*report(args.learner, trained.settings, progress), f"wrote {args.model}", sep="\n", file=sys.stderr)
+    name = args.learner or trained.settings["learner"]["kind"]
+    print(*report(name, trained.settings, progress), f"wrote {args.model}", sep="\n", file=sys.stderr)
     return 0
 
 
@@ -247,6 +251,7 @@ def _predict(args) -> int:
 
 def _test(args) -> int:
     from ocolearn import pipeline as models
+    from ocolearn.metrics import formatted
 
     trained = _model(args)
     with _as_trained(args, trained):
@@ -259,7 +264,7 @@ def _test(args) -> int:
             for label, counts in zip(trained.labels, value, strict=True):
                 print(label, " ".join(map(str, counts)))
         else:
-            print(key, _metric(value) if isinstance(value, float) else value)
+            print(key, formatted(value) if isinstance(value, float) else value)
     return 0
 
 
@@ -337,12 +342,6 @@ def _as_trained(args, trained):
             f"{_trained_on(args, trained)}: give it {_format(trained)} data, or train a model with --format {e.fmt}"
         )
         raise DataError(e.told(advice)) from None
-
-
-def _metric(value: float) -> str:
-    """A metric as ``test`` prints it: six decimals, or ``%.6g`` where those would mislead (an MSE
-    of 1e77 printed as 78 digits, or 3e-9 as 0.000000)."""
-    return f"{value:.6f}" if value == 0 or 1e-4 <= abs(value) < 1e6 or value != value else f"{value:.6g}"
 
 
 def _export(args) -> int:
@@ -488,7 +487,8 @@ FORMAT_HELP = (
     "svmlight (default for train; predict and test read as the model was trained); mira; "
     "csv: a header line, the --target column and feature columns; "
     "text: DATA is a folder with one folder of text files per label (bag of words; predict also reads a flat "
-    "folder of documents, or document files)"
+    "folder of documents, or document files); "
+    "vw: Vowpal Wabbit's text format, hashed as VW hashes it (importance weights, tags, namespaces)"
 )
 
 
@@ -515,7 +515,10 @@ def parser() -> argparse.ArgumentParser:
     st.set_defaults(func=_study)
     t = sub.add_parser("train", help="train a regression or classification learner on a data file; save the model")
     t.add_argument(
-        "--learner", required=True, help="a learner's name: ogd, perceptron, passive_aggressive, mira, pegasos, ..."
+        "--learner",
+        help="a learner's name: ogd, adagrad, perceptron, passive_aggressive, mira, pegasos, ... (default, measured "
+        "best to start with: adagrad on the logistic loss for classes, one-vs-rest over it for more than two, "
+        "ogd on the squared loss at rate 0.02 for numbers; docs/choosing-a-learner.md)",
     )
     t.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="set a field of the learner")
     t.add_argument("data", help="training data")
@@ -525,11 +528,22 @@ def parser() -> argparse.ArgumentParser:
         "--no-intercept", action="store_true", help="no constant feature (default: one, left out of regularizers)"
     )
     t.add_argument(
+        "--interactions",
+        "-q",
+        action="append",
+        default=[],
+        metavar="AB",
+        help="vw: cross the features of namespaces A and B (first letters), hashed as VW's -q AB; csv: the product "
+        "of columns A,B by name, or of the columns starting with A and with B; svmlight (with --bits): of the "
+        "features of indices A,B, hashed; repeatable",
+    )
+    t.add_argument(
         "--scale",
         choices=SCALES,
         default="auto",
         help="online scaling of the features: auto (default: standardize dense rows, leave sparse rows), "
-        "standardize (running mean and variance), normalize (running max |x_i|, VW-style), none",
+        "standardize (running mean and variance), normalize (running max |x_i|, VW-style), none, river "
+        "(standardize by river's StandardScaler rule exactly: no clip of far rows' predictions)",
     )
     t.add_argument("--passes", type=_at_least(1), default=1)
     t.add_argument(

@@ -7,7 +7,7 @@ Kept free of imports, so that the command line builds its parser (``ocolearn --h
 
 import numbers
 
-FORMATS = ("svmlight", "mira", "csv", "text")  # the file formats of ``ocolearn.data.stream``
+FORMATS = ("svmlight", "mira", "csv", "text", "vw")  # the file formats of ``ocolearn.data.stream``
 TASKS = ("regression", "binary", "multiclass")  # see ``ocolearn.data.task``
 # The reading settings (train's options, a config's [data] keys) that some formats read, and
 # which: one given for another format would do nothing, and is refused ("table": a config's).
@@ -15,7 +15,7 @@ FORMAT_KEYS = {
     "target": ("csv", "table"),
     "features": ("table",),
     "batch_scale": ("table",),
-    "bits": ("svmlight", "mira", "text"),
+    "bits": ("svmlight", "mira", "text", "vw"),
     "dim": ("svmlight",),
     "zero_based": ("svmlight",),
     # The one shuffle of a folder's documents; a file's rows are streamed in chunks, in the
@@ -26,6 +26,7 @@ FORMAT_KEYS = {
     "ignore": ("csv",),
     "categorical": ("csv",),
     "numeric": ("csv",),
+    "interactions": ("vw", "csv", "svmlight"),  # crossed namespaces or columns (ocolearn.data.interactions)
 }
 
 
@@ -59,7 +60,7 @@ def is_seed(value) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool) and 0 <= value <= MAX_SEED
 
 
-SCALES = ("auto", "standardize", "normalize", "none")  # online scaling, see ``ocolearn.preprocess``
+SCALES = ("auto", "standardize", "normalize", "none", "river")  # online scaling, see ``ocolearn.preprocess``
 
 
 def number(text: str):

@@ -23,7 +23,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ocolearn import sizes
+from ocolearn import metrics, sizes
 from ocolearn.config import ConfigError, _build_part, apply_overrides
 from ocolearn.data import DataError
 from ocolearn.data.sparse_text import DEFAULT_BITS, SparseData
@@ -240,7 +240,7 @@ def _task(keys: tuple[str, str] | None, *tasks: str) -> str:
 def source_of(path, fmt="svmlight", *, bits=None, dim=None, labels=None, zero_based=False, target="", **options):
     """The ``Source`` of a data file: hashing ``bits`` (default 18 for MIRA features and words;
     svmlight indices only if given) fix ``dim`` to ``2**bits``."""
-    if fmt in ("mira", "text"):
+    if fmt in ("mira", "text", "vw"):
         bits = bits or DEFAULT_BITS
     path = path if isinstance(path, tuple) else str(path)  # (a tuple: text documents, for predict)
     source = Source(path, fmt, dim or 0, tuple(labels or ()), bool(zero_based), bits, target=target, **options)
@@ -270,6 +270,50 @@ def prepare(source: Source, task: str = "", key: str = "--task") -> tuple[Source
         alone = "every document is without words" if source.format == "text" else "every line is a label alone"
         raise DataError(f"{source.path}: no features in any row ({alone}); nothing to learn from")
     return source, task, found
+
+
+# The learner a door trains when none is named, by task: chosen by measurement on six data sets
+# (benchmarks/default_learner.py; docs/choosing-a-learner.md), each within 2 points of accuracy or
+# 10% of MSE of river's StandardScaler() | LogisticRegression() / LinearRegression(), held out and
+# progressively. Classifiers: AdaGrad on the logistic loss (probabilities; per-coordinate rates,
+# which never diverge on the logistic loss's bounded gradients); more than two classes one-vs-rest
+# over it. Regression: OGD on the squared loss at river's constant rate (0.02 on (p - y)^2 / 2 is
+# river's SGD(0.01) on (p - y)^2), which moves the intercept to targets in the hundreds within a
+# pass where a decaying or per-coordinate rate lags (AdaGrad: diabetes MSE 27,000 against 3,445).
+DEFAULT_LEARNERS = {
+    "binary": ("adagrad", ("loss=logistic",)),
+    "multiclass": ("one_vs_rest", ("base.kind=adagrad", "base.loss=logistic")),
+    "regression": ("ogd", ("schedule.kind=constant", "schedule.eta=0.02")),
+}
+
+
+def default_learner(task: str) -> tuple[str, tuple[str, ...]]:
+    """``(name, overrides)`` of the learner trained when none is named (``DEFAULT_LEARNERS``):
+    ``task`` regression, multiclass, else binary."""
+    return DEFAULT_LEARNERS.get(task, DEFAULT_LEARNERS["binary"])
+
+
+def named_or_default(name, overrides, num_labels: int, task: str) -> tuple[Learner, str]:
+    """``(learner, default)``: the learner named (``build_learner``), or without a name the
+    task's default learner with ``overrides`` set after its own settings (replacing those of the
+    same keys); ``default`` is how train
+    names the default (``"adagrad --set loss=logistic"``), "" for a learner named. An error of a
+    setting given to the default names the default."""
+    if name:
+        return build_learner(name, overrides, num_labels, task), ""
+    kind = next((o for o in overrides if o.replace(" ", "").startswith("kind=")), None)
+    if kind is not None:
+        raise ConfigError(f"--set {kind}: name the learner with --learner, not --set kind", "kind")
+    chosen, settings = default_learner(task)
+    default = " ".join([chosen, *(f"--set {v}" for v in settings)])
+    given = {o.split("=", 1)[0].strip() for o in overrides}
+    kept = tuple(v for v in settings if v.split("=", 1)[0] not in given)  # (--set schedule.eta=0.01 replaces 0.02)
+    try:
+        return build_learner(chosen, (*kept, *overrides), num_labels, task), default
+    except ConfigError as e:
+        raise ConfigError(
+            f"{e} (no --learner: the default learner for {task or 'this'} data is {default})", e.key
+        ) from None
 
 
 def build_learner(name: str, overrides=(), num_labels: int = 2, task: str = "") -> Learner:
@@ -450,7 +494,7 @@ def model_of(learner: Learner, state, labels, dim: int, averaged=False, settings
 
 
 def train_file(
-    name: str,
+    name: str | None,
     overrides,
     path,
     fmt: str = "svmlight",
@@ -481,6 +525,7 @@ def train_file(
     ignore=(),
     categorical=(),
     numeric=(),
+    interactions=(),
 ) -> Model:
     """Train the named learner on a data file streamed in chunks (``ocolearn.streaming``:
     constant memory, checkpoints, resume). Without ``labels``, ``dim`` or ``task`` one first
@@ -491,19 +536,33 @@ def train_file(
     The learner runs behind ``default_steps(dense, intercept, scale)``, after the imputation of a
     CSV file's missing cells (``table_steps``). A CSV file's feature ``columns`` (default: all but
     the target and ``ignore``) are numeric or ``categorical`` by the first pass's rule, or as
-    declared (``ocolearn.data.csvfile``)."""
+    declared (``ocolearn.data.csvfile``). A VW file's rows hold VW's constant feature instead of
+    the intercept step (unless not ``intercept``), and the ``interactions`` (pairs of namespaces,
+    ``ocolearn.data.vw``; of columns or indices for CSV and svmlight). With no ``name`` (None or
+    "") the learner is the task's default (``default_learner``), ``overrides`` set after its own
+    settings; the settings record it (``default_learner``) and the first pass's progressive
+    figures (``progressive_metrics``)."""
     from ocolearn.streaming import run_stream
 
-    learner = build_learner(name, overrides, len(labels or ()) or 2, task)
+    # (the default's settings are checked once the task is known: ogd's schedule.eta is not adagrad's)
+    early = overrides if name or task else ()
+    learner, default = named_or_default(name, early, len(labels or ()) or 2, task)
     if averaged and not has_average(learner):
-        raise ConfigError(f"--average: {name!r} keeps no averaged weights (perceptron, mira, ocp_svm do)")
+        which = f"the default learner ({learner.name})" if default else repr(learner.name)
+        raise ConfigError(f"--average: {which} keeps no averaged weights (perceptron, mira, ocp_svm do)")
     options = dict(skip_bad=skip_bad, order_seed=order_seed if fmt == "text" else None)
     kinds = tuple((n, "categorical") for n in categorical) + tuple((n, "numeric") for n in numeric)
     options |= dict(columns=tuple(columns), ignore=tuple(ignore), kinds=kinds)
+    if fmt == "vw":  # (VW's constant is a hashed feature of the rows)
+        from ocolearn.data.vw import check_interactions
+
+        options |= dict(interactions=check_interactions(interactions), constant=intercept)
+    elif interactions:  # (csv: checked against the columns when the file is read)
+        options |= dict(interactions=tuple(interactions))
     source = source_of(path, fmt, bits=bits, dim=dim, labels=labels, zero_based=zero_based, target=target, **options)
     dense = reader_of(source).dense
     try:
-        steps = default_steps(dense, intercept, scale)
+        steps = default_steps(dense, intercept and fmt != "vw", scale)
     except ConfigError as e:
         raise ConfigError(f"--scale: {e}") from None
     check_step(with_pipeline(learner, steps), source.dim or 8, dense=dense)  # before the data is read
@@ -516,7 +575,8 @@ def train_file(
             f"--stop-early: {source.path} is a regression task, with no mistakes to stop on "
             "(--holdout K reports a held-out loss after each pass)"
         )
-    learner = build_learner(name, overrides, len(source.labels), task)
+    learner, default = named_or_default(name, overrides, len(source.labels), task)
+    name = learner.name
     check_learner(learner, task, source.labels, source.path)
     quantities = all(_is_integer(label) for label in source.labels) and {float(v) for v in source.labels} - {-1, 0, 1}
     if warn and not declared and task == "binary" and quantities and loss_name(learner) in REGRESSION_LOSSES:
@@ -561,11 +621,16 @@ def train_file(
         "target": target,
         **csv_settings(source),
         "order_seed": source.order_seed,
+        **({"interactions": list(source.interactions)} if source.interactions or fmt == "vw" else {}),
+        **({"constant": source.constant} if fmt == "vw" else {}),
         "mistakes_per_pass": result.mistakes_per_pass,
         "skipped_lines": result.skipped,
         "rounds": result.rounds,
         "average_loss": float(result.summary.loss) / max(result.rounds, 1),
         **_pass_means(result, holdout),
+        "progressive": progressive_metrics(task, result.first_pass, metrics.has_probabilities(learner)),
+        "default_learner": default,
+        "learner_loss": loss_name(learner),
     }
     return model_of(learner, result.state, source.labels, source.dim, averaged, settings, normalize)
 
@@ -580,6 +645,21 @@ def _as_options(e: ConfigError, path) -> ConfigError:
     if (e.key or "").startswith("learner."):
         return ConfigError(f"{path}: --learner/--set: {e}", e.key)
     return e
+
+
+def progressive_metrics(task: str, sums, probabilities: bool) -> dict:
+    """The first pass's progressive figures under the names ``test`` prints (``evaluate``), from
+    the runner's sums over the pass (``streaming.StreamResult.first_pass``: each row predicted
+    before it was learned): ``mse`` for regression, ``accuracy`` and ``error_rate`` for
+    classifiers (a score of exactly 0, the first row's, is a mistake for either label, the
+    runner's rule: ``run.is_mistake``), and ``log_loss`` where the scores are probabilities."""
+    if not sums:  # (resumed after the first pass from a checkpoint of a version that kept no sums)
+        return {}
+    rows = max(int(sums["rows"]), 1)
+    if task == "regression":
+        return {"mse": sums["squared_error"] / rows}
+    figures = {"accuracy": 1.0 - sums["mistakes"] / rows, "error_rate": sums["mistakes"] / rows}
+    return figures | ({"log_loss": sums["log_loss"] / rows} if probabilities else {})
 
 
 def _pass_means(result, holdout) -> dict:
@@ -643,15 +723,17 @@ def model_source(model: Model, path, *, labelled=True, fmt=None, skip_bad=False)
         columns=tuple(s.get("columns") or ()),
         skip_bad=skip_bad,
         table=table,
+        interactions=tuple(s.get("interactions") or ()),
+        constant=s.get("constant", True),
     )
 
 
 def batches(model: Model, path, *, labelled=True, chunk_rows=65536, fmt=None, skip_bad=False):
-    """``(scores, targets, lines skipped)`` of each chunk of ``path`` (see ``model_source``), the
-    next chunk read while this one is scored."""
+    """``(scores, targets, lines skipped, tags)`` of each chunk of ``path`` (see ``model_source``;
+    tags: a VW file's, else None), the next chunk read while this one is scored."""
     source = model_source(model, path, labelled=labelled, fmt=fmt, skip_bad=skip_bad)
     for chunk in prefetched(chunks(source, chunk_rows=chunk_rows)):
-        yield scores(model, chunk.X), chunk.y, chunk.skipped
+        yield scores(model, chunk.X), chunk.y, chunk.skipped, chunk.tags
 
 
 def predictions(model: Model, path, *, raw=False, chunk_rows=65536, fmt=None, skip_bad=False):
@@ -660,15 +742,18 @@ def predictions(model: Model, path, *, raw=False, chunk_rows=65536, fmt=None, sk
     With ``skip_bad`` a malformed row gets an empty line (``unread_row``), so line i of the
     output still answers row i of the input.
     Text documents are read in sorted order (``textdirs.text_documents``), and each line
-    starts with the document's name and a tab (``textdirs.document_names``)."""
+    starts with the document's name and a tab (``textdirs.document_names``). A VW row's tag
+    follows its prediction after a space, as VW's ``-p`` writes it."""
     names = np.asarray(model.labels, str)
     documents = document_names(path) if (fmt or model.settings.get("format")) == "text" else None
     row = total = 0
-    for s, _, _ in batches(model, path, labelled=False, chunk_rows=chunk_rows, fmt=fmt, skip_bad=skip_bad):
+    for s, _, _, tags in batches(model, path, labelled=False, chunk_rows=chunk_rows, fmt=fmt, skip_bad=skip_bad):
         if raw or model.task == "regression":
             lines = [" ".join(f"{v:.9g}" for v in np.atleast_1d(r)) for r in s]
         else:
             lines = names[classes_of(s)].tolist()
+        if tags is not None:
+            lines = [f"{line} {tag}" if tag else line for line, tag in zip(lines, tags.tolist(), strict=True)]
         if skip_bad:  # (a skipped row's scores are NaN)
             unread = np.all(np.isnan(s.reshape(len(s), -1)), axis=1)
             lines = ["" if skip else line for line, skip in zip(lines, unread.tolist(), strict=True)]
@@ -683,32 +768,46 @@ def predictions(model: Model, path, *, raw=False, chunk_rows=65536, fmt=None, sk
 
 
 def evaluate(model: Model, path, *, chunk_rows=65536, fmt=None, skip_bad=False) -> dict:
-    """Metrics of the model on a labelled file, streamed: ``mse`` and ``mae`` for regression;
-    ``error_rate`` for classifiers (a non-finite score is a mistake), and for more than two
-    classes ``confusion`` (rows: the true class, columns: the predicted one); with ``skip_bad``
-    the malformed lines left out, counted as ``skipped``."""
+    """Metrics of the model on a labelled file, streamed (``ocolearn.metrics``' formulas): ``mse``
+    and ``mae`` for regression; ``error_rate`` and ``accuracy`` for classifiers (a non-finite score
+    is a mistake), where the scores are probabilities (a learner on the logistic loss,
+    ``metrics.has_probabilities``) ``log_loss`` and ``auc`` (two classes; one-vs-rest macro AUC
+    for more), and for more than two classes ``confusion`` (rows: the true class, columns: the
+    predicted one); with ``skip_bad`` the malformed lines left out, counted as ``skipped``. The
+    AUC ranks every row's scores: they are kept, 8 bytes a row and class."""
     K = max(len(model.labels), 2)
     rows, squared, absolute, wrong, skipped = 0, 0.0, 0.0, 0, 0
     confusion = np.zeros((K, K), np.int64)
-    for s, y, bad in batches(model, path, chunk_rows=chunk_rows, fmt=fmt, skip_bad=skip_bad):
+    probabilistic = model.task != "regression" and metrics.has_probabilities(model.settings.get("learner", {}))
+    kept, log_loss = [], 0.0
+    for s, y, bad, _ in batches(model, path, chunk_rows=chunk_rows, fmt=fmt, skip_bad=skip_bad):
         rows, skipped = rows + len(y), skipped + bad
+        if not len(y):
+            continue
         if model.task == "regression":
-            error = s - np.asarray(y, np.float64)
-            squared, absolute = squared + float(np.sum(error**2)), absolute + float(np.sum(np.abs(error)))
+            squared += metrics.mse(s, y) * len(y)
+            absolute += metrics.mae(s, y) * len(y)
             continue
         guess = classes_of(s)
         finite = np.all(np.isfinite(s.reshape(len(y), -1)), axis=1)
         wrong += int(np.sum((guess != y) | ~finite))
         np.add.at(confusion, (y, guess), 1)
+        if probabilistic:
+            log_loss += metrics.log_loss(s, y) * len(y)
+            kept.append((s, y))
     if rows == 0:
         raise DataError(f"{path}: no examples to test on (every line is blank, a comment or a header)")
     counted = {"skipped": skipped} if skip_bad else {}
     if model.task == "regression":
         return {"mse": squared / rows, "mae": absolute / rows, "rows": rows, **counted}
-    metrics = {"error_rate": wrong / rows, "rows": rows, **counted}
+    result = {"error_rate": wrong / rows, "accuracy": 1.0 - wrong / rows}
+    if probabilistic:
+        scores_, targets_ = (np.concatenate(parts) for parts in zip(*kept, strict=True))
+        result |= {"log_loss": log_loss / rows, "auc": metrics.auc(scores_, targets_)}
+    result |= {"rows": rows, **counted}
     if len(model.labels) > 2:
-        metrics["confusion"] = confusion.tolist()
-    return metrics
+        result["confusion"] = confusion.tolist()
+    return result
 
 
 def read_data(
@@ -746,6 +845,11 @@ def in_memory(source: Source) -> SparseData:
     (chunk,) = list(chunks(source, chunk_rows=1 << 62)) or [None]
     if chunk is None:
         raise DataError(f"{source.path}: no examples")
+    if chunk.weights is not None:  # (``SparseData`` holds none: they would be dropped)
+        raise DataError(
+            f"{source.path}: importance weights other than 1, which data read into memory do not keep; "
+            "train on the file (ocolearn train, pipeline.train_file), which streams them"
+        )
     labels = None if source.task == "regression" else list(source.labels)
     return SparseData(chunk.X, chunk.y, labels)
 

@@ -73,7 +73,7 @@ from ocolearn.data.sparse_text import SparseData
 from ocolearn.features import Sparse, num_features, row
 from ocolearn.io import writes_folder
 from ocolearn.learners import Learner
-from ocolearn.names import FORMAT_KEYS, MAX_SEED, formats_reading, unread_setting
+from ocolearn.names import FORMAT_KEYS, MAX_SEED, SCALES, formats_reading, unread_setting
 from ocolearn.parts import ConfigError
 from ocolearn.sizes import estimate, refuse
 
@@ -95,6 +95,7 @@ KEYS = {  # the keys of a [[datasets]] table, by kind
     "hyperplane": ("rows", "features", "drift", "noise", "seed"),
     "switches": ("rows", "features", "concepts", "every", "noise", "seed"),
 }
+TOP = ("name", "description", "datasets", "learners", "evaluate")  # a study file's top-level keys
 REGRET_LOSSES = ("", "none", "hinge", "logistic", "squared")
 ORDERS = ("shuffle", "stored")
 CHUNK_SEEDS = 1 << 16  # block j of a file read in chunks shuffles with seed s + j * CHUNK_SEEDS
@@ -210,7 +211,7 @@ def from_dict(raw: dict, source: str = "<study>") -> Study:
     ``ConfigError`` naming the file and the key."""
     from ocolearn.sweep import leaf_paths
 
-    _check_keys(raw, ["name", "description", "datasets", "learners", "evaluate"], "", source)
+    _check_keys(raw, TOP, "", source)
     for key in ("name", "datasets", "learners"):
         if key not in raw:
             raise ConfigError(f"{source}: missing key '{key}'")
@@ -280,8 +281,8 @@ def _check_evaluate(spec: EvaluateSpec, source: str) -> None:
         raise bad("order", "shuffle or stored")
     if spec.regret not in REGRET_LOSSES:
         raise bad("regret", "one of " + ", ".join(REGRET_LOSSES[1:]))
-    if spec.scale not in ("auto", "standardize", "normalize", "none"):
-        raise bad("scale", "auto, standardize, normalize or none")
+    if spec.scale not in SCALES:
+        raise bad("scale", ", ".join(SCALES))
     if not spec.tolerance > 0:
         raise bad("tolerance", "> 0")
     if not spec.progressive and not spec.test:

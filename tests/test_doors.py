@@ -124,7 +124,8 @@ def test_every_door_reads_every_doors_model(tmp_path, capsys, table, writer, rea
     model_path = WRITERS[writer](tmp_path, path, capsys)
     model = load(model_path)
     impute = [] if writer == "estimator" else [{"kind": "impute", "columns": [0, 1, 2, 3], "indicators": [-1] * 4}]
-    assert model.settings["pipeline"] == [*impute, {"kind": "standardize"}, {"kind": "intercept", "value": 1.0}]
+    steps = [{"kind": "standardize", "clip": 1.0}, {"kind": "intercept", "value": 1.0}]
+    assert model.settings["pipeline"] == [*impute, *steps]
     if writer == "estimator":
         path = path.with_suffix(".svm")  # its model reads column j of a matrix as feature j
     expected = predict(model, X)  # the model file's own scoring of the raw rows

@@ -136,3 +136,20 @@ def test_stream_table_shows_predict_and_test_and_a_run_without_vw(monkeypatch):
     record["results"] = [r for r in record["results"] if r["name"].startswith("ocolearn")]
     assert "Vowpal" not in tables.stream_table().split("|---|")[-1]
     assert "need every run" in tables.stream_targets()
+
+
+def test_users_table_shows_the_best_repeat_every_repeat_peak_memory_and_the_ratios(monkeypatch):
+    record = json.loads((ROOT / "benchmarks" / "records" / "startup_cpu.json").read_text())  # (its machine)
+    record |= {"params": {"rows": 1000, "d": 20, "documents": "synthetic"}, "notes": ["a row left out"]}
+    record["command"] = "python benchmarks/bench_users.py --rows 1000 --scratch /tmp/x --out /tmp/y"
+    record["results"] = [
+        {"name": "ocolearn train, CSV", "seconds": [3.0, 2.5, 2.75], "peak_mb": [300.0, 310.0, 305.0]},
+        {"name": "ocolearn train, svmlight", "seconds": [2.0, 2.25, 2.5], "peak_mb": [290.0, 280.0, 285.0]},
+    ]
+    record["ratios"] = [{"of": "a", "to": "b", "what": "CSV against svmlight", "ratio": 2.5 / 2.0}]
+    monkeypatch.setattr(tables, "load", lambda name, device="cpu": record)
+    table = tables.users_table()
+    assert "| ocolearn train, CSV | 2.50 (3.00, 2.50, 2.75) | 310 |" in table
+    assert "| ocolearn train, svmlight | 2.00 (2.00, 2.25, 2.50) | 290 |" in table
+    assert "| CSV against svmlight | 1.25 |" in table and table.endswith("a row left out.")
+    assert "1,000 rows x 20 features" in table and "--scratch FOLDER" in table

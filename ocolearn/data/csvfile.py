@@ -52,6 +52,7 @@ from ocolearn.data import (
     shown_names,
     skip_bom,
 )
+from ocolearn.data.csvfast import plain_block
 from ocolearn.data.sparse_text import Block, Reader, _decode, _value, byte_blocks, read_line
 
 # A categorical column may hold at most this many categories (each is a feature of every row,
@@ -199,8 +200,11 @@ class Table(NamedTuple):
             )
         except (AttributeError, TypeError, ValueError):
             raise DataError(f"its table of columns is not one: {shown(table)}") from None
-        if not set(read.missing) <= set(read.numeric) or read.dim != settings.get("dim"):
-            raise DataError(f"its table of columns makes {read.dim} features, for dim {settings.get('dim')!r}")
+        from ocolearn.data.interactions import csv_pairs  # (the products follow the table's features)
+
+        dim = read.dim + len(csv_pairs(settings.get("interactions") or (), read.numeric))
+        if not set(read.missing) <= set(read.numeric) or dim != settings.get("dim"):
+            raise DataError(f"its table of columns makes {dim} features, for dim {settings.get('dim')!r}")
         return read._replace(means=_means(settings, read))
 
 
@@ -396,7 +400,11 @@ def csv_lines(data: bytes, first_line: int, path, target, features, header, tabl
     """Rows of a CSV file's lines (the header line, line 1, is skipped): the ``target``
     column (a position from ``csv_columns``, or None) as label names, the ``features``
     columns (``table.names``' positions) as the dense rows ``table_rows`` makes of them. A
-    ragged row or a cell that cannot be read is an error naming the line and column."""
+    ragged row or a cell that cannot be read is an error naming the line and column. A block of
+    plain numbers (``table.plain``) is read by compiled code (``ocolearn.data.csvfast``: the same
+    rows); any other block by the loop below."""
+    if table.plain and (block := plain_block(data, first_line, target, features, len(header))) is not None:
+        return block
     rows = csv_rows(_decode(data, first_line, path).split("\n"), path, header, first_line)
     labels, numbers = [], [number for number, _ in rows]
     for number, fields in rows:
