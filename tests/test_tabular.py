@@ -345,6 +345,12 @@ def test_a_missing_cell_in_a_column_clean_in_training_is_its_mean_at_every_door(
     assert (
         err.startswith(f"ocolearn: error: {test}, line 2, column 'c': a missing value ('NA')") and err.count("\n") == 1
     )
+    broken = {**model.settings, "pipeline_state": [[[1.0], [0.5]], *model.settings["pipeline_state"][1:]]}
+    save(model._replace(settings=broken), tmp_path / "broken.npz")
+    with pytest.raises(
+        DataError, match="broken.npz: not a usable ocolearn model: its imputation's state is not a mean"
+    ):
+        load(tmp_path / "broken.npz")
 
 
 def test_impute_keeps_the_mean_of_a_column_without_an_indicator_as_rivers_stat_imputer():
