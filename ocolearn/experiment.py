@@ -49,6 +49,7 @@ from ocolearn.pipeline import (
     read_data,
     source_of,
     steps_of,
+    table_steps,
     targets,
     with_pipeline,
 )
@@ -194,12 +195,18 @@ def fit_learner(learner, data: SparseData, where: str, keys=CONFIG_KEYS):
 
 
 def steps_for(experiment: Experiment, X) -> tuple:
-    """The ``[pipeline]`` parts for rows like ``X`` (``ocolearn.preprocess.default_steps``)."""
-    spec = experiment.pipeline
+    """The ``[pipeline]`` parts for rows like ``X`` (``ocolearn.preprocess.default_steps``),
+    behind a CSV file's imputation (``ocolearn.pipeline.table_steps`` of its first pass's table)."""
+    spec, data = experiment.pipeline, experiment.data
     try:
-        return default_steps(not isinstance(X, Sparse), spec.intercept, spec.scale)
+        steps = default_steps(not isinstance(X, Sparse), spec.intercept, spec.scale)
     except ConfigError as e:
         raise ConfigError(f"{experiment.source}: 'pipeline.scale': {e}") from None
+    if data.format != "csv":
+        return steps
+    from ocolearn.data.csvfile import survey
+
+    return (*table_steps(survey(source_of(data.source, "csv", target=data.target))), *steps)
 
 
 def learner_of(experiment: Experiment, data: SparseData, learner=None):
