@@ -43,13 +43,13 @@ from ocolearn.pipeline import (
     check_learner,
     check_step,
     csv_settings,
+    csv_steps,
     error_rate,
     loss_name,
     model_of,
     read_data,
     source_of,
     steps_of,
-    table_steps,
     targets,
     with_pipeline,
 )
@@ -196,7 +196,7 @@ def fit_learner(learner, data: SparseData, where: str, keys=CONFIG_KEYS):
 
 def steps_for(experiment: Experiment, X) -> tuple:
     """The ``[pipeline]`` parts for rows like ``X`` (``ocolearn.preprocess.default_steps``),
-    behind a CSV file's imputation (``ocolearn.pipeline.table_steps`` of its first pass's table)."""
+    behind a CSV file's imputation (``ocolearn.pipeline.csv_steps``)."""
     spec, data = experiment.pipeline, experiment.data
     try:
         steps = default_steps(not isinstance(X, Sparse), spec.intercept, spec.scale)
@@ -204,9 +204,7 @@ def steps_for(experiment: Experiment, X) -> tuple:
         raise ConfigError(f"{experiment.source}: 'pipeline.scale': {e}") from None
     if data.format != "csv":
         return steps
-    from ocolearn.data.csvfile import survey
-
-    return (*table_steps(survey(source_of(data.source, "csv", target=data.target))), *steps)
+    return (*csv_steps(data.source, data.target), *steps)
 
 
 def learner_of(experiment: Experiment, data: SparseData, learner=None):

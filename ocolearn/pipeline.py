@@ -689,6 +689,14 @@ def table_steps(table) -> tuple[Preprocess, ...]:
     return (Impute(columns, indicators),)
 
 
+def csv_steps(path, target: str) -> tuple[Preprocess, ...]:
+    """The imputation in front of the rows of the CSV file ``path`` (``table_steps`` of its first
+    pass's table, ``csvfile.survey``), as ``train`` puts it there: for ``run``, ``sweep`` and studies."""
+    from ocolearn.data.csvfile import survey
+
+    return table_steps(survey(source_of(path, "csv", target=target)))
+
+
 def csv_settings(source: Source) -> dict:
     """What a model file keeps to read a CSV file as it was trained: its feature ``columns`` and
     their ``table`` (``ocolearn.data.csvfile.Table``; the first pass's ``survey`` where the

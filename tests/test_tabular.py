@@ -417,3 +417,19 @@ def test_an_interaction_of_numeric_columns_beside_categories_and_imputation_is_r
     assert mse["crossed"] < 0.2 * mse["plain"]
     with pytest.raises(DataError, match="no numeric feature column 'color'"):
         train_file("ogd", [], str(path), "csv", target="y", interactions=("a,color",))
+
+
+def test_a_study_imputes_a_csv_files_missing_cells_as_train_does(tmp_path):
+    """A study's ``file`` data set in CSV runs its learners behind the same ``impute`` part as
+    ``train`` (``pipeline.csv_steps``), in memory and read in chunks: each numeric column's mean,
+    an indicator for those with missing cells."""
+    from ocolearn.learners.ogd import OGD
+    from ocolearn.preprocess import Impute, default_steps
+    from ocolearn.study import DatasetSpec, EvaluateSpec, StudyLearner, fitted, read_dataset
+
+    train = write_table(tmp_path / "train.csv", 120, 1)
+    for chunk_rows in (0, 50):
+        data = read_dataset(DatasetSpec("file", str(train), format="csv", target="y", chunk_rows=chunk_rows))
+        _, steps, _ = fitted(StudyLearner(OGD()), data, EvaluateSpec(), "learners.ogd")
+        assert isinstance(steps[0], Impute) and steps[0].columns == (0, 1, 2) and steps[0].indicators == (3, 4, -1)
+        assert steps[1:] == default_steps(True, True, "auto")
