@@ -76,7 +76,7 @@ def test_cli_reference_names_every_subcommand_and_option():
         positionals = {a.dest for a in sub._actions if not a.option_strings}
         assert positionals <= flags, name
     train = programs["ocolearn train"]
-    assert ".. option:: --learner LEARNER\n\n   a learner's name: ogd, perceptron," in train
+    assert ".. option:: --learner LEARNER\n\n   a learner's name: ogd, adagrad, perceptron," in train
     assert ".. option:: --passes PASSES\n\n   Default ``1``." in train
 
 
