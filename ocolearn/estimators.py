@@ -103,6 +103,7 @@ from ocolearn.data.arrays import Arrays, rows
 from ocolearn.data.sparse_text import sparse_rows
 from ocolearn.features import Sparse
 from ocolearn.learners import Learner, OneVsRest
+from ocolearn.learners.pipeline import steps_of, with_intercept_field, with_pipeline
 from ocolearn.losses import Logistic
 from ocolearn.names import MAX_SEED, is_seed
 from ocolearn.parts import ConfigError, Part, fields_of
@@ -110,10 +111,7 @@ from ocolearn.pipeline import (
     build_learner,
     default_learner,
     model_of,
-    steps_of,
     target_map,
-    with_intercept_field,
-    with_pipeline,
 )
 from ocolearn.preprocess import default_steps
 from ocolearn.run import run

@@ -5,7 +5,7 @@ A model file is an ``.npz`` with
 - ``w``: the weights of the raw features, ``(d,)`` for regression and binary tasks, ``(K, d)``
   for K classes; ``offset``: subtracted from ``w . x``, ``()`` or ``(K,)``; float64 (float32 in
   files written before: they load and score as they were). Together they are the
-  whole pipeline folded into one linear model (``ocolearn.pipeline.raw_linear``): the intercept,
+  whole pipeline folded into one linear model (``ocolearn.learners.pipeline.raw_linear``): the intercept,
   the online scaling with its final statistics, and the learner's own constant (Winnow's
   threshold), so ``score(x) = w . x - offset`` for a raw row x;
 - ``labels``: the class names in class order (none for regression);

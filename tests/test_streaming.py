@@ -25,7 +25,7 @@ from ocolearn.data.sparse_text import sparse_rows
 from ocolearn.data.stream import Source, chunks, scan
 from ocolearn.data.svmlight import parse_svmlight, read_svmlight, svmlight_lines
 from ocolearn.modelfile import load
-from ocolearn.pipeline import target_map, train_file
+from ocolearn.pipeline import TrainOptions, target_map, train_file
 from ocolearn.streaming import Progress, run_stream
 
 
@@ -168,7 +168,7 @@ def test_train_file_streams_and_predicts_like_the_in_memory_model(tmp_path, name
     if name == "winnow":  # {0, 1} features, so that w . x can tie with the threshold
         text = re.sub(r":\S+", ":1", re.sub(r"#.*", "", text))
     path = write(tmp_path, text)
-    streamed = train_file(name, overrides, path, passes=4, chunk_rows=50, stop_early=True, dim=40)
+    streamed = train_file(name, overrides, path, TrainOptions(passes=4, chunk_rows=50, stop_early=True, dim=40))
     data = read_data(path, "svmlight", dim=40)
     in_memory = train(build_learner(name, overrides, len(labels)), data, passes=4, stop_early=True)
     assert streamed.labels == in_memory.labels == list(labels)
@@ -364,7 +364,7 @@ def test_csv_streams_as_dense_rows(tmp_path):
     y = (names == "yes").astype(np.int32)
     expected = run(learner, X.astype(np.float32), targets(y), passes=2, trace=False)
     np.testing.assert_array_equal(got.state.w, expected.state.w)
-    model = train_file("perceptron", [], path, "csv", target="label", chunk_rows=50)
+    model = train_file("perceptron", [], path, TrainOptions(fmt="csv", target="label", chunk_rows=50))
     assert model.w.shape == (4,) and model.settings["target"] == "label"
     ragged = write(tmp_path, "a,label\n1,yes\n2,no,3\n", "ragged.csv")
     with pytest.raises(DataError, match="ragged.csv, line 3: 3 fields, expected 2"):
