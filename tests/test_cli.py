@@ -604,3 +604,18 @@ def test_the_regression_learners_named_are_the_registrys_and_pipeline_is_not_off
     with pytest.raises(ConfigError, match="known: adagrad") as error:
         build_learner("pegasus")
     assert "pipeline" not in str(error.value)
+
+
+def test_a_finished_command_leaves_its_objects_to_the_exit(monkeypatch):
+    """``entry`` exits with ``main``'s status after ``gc.freeze``: Python's exit then does not
+    collect garbage over JAX's and numba's objects (its outputs are written by then)."""
+    from ocolearn import cli
+
+    calls = []
+    monkeypatch.setattr(cli.interrupts, "install", lambda: None)
+    monkeypatch.setattr(cli.signal, "signal", lambda *args: None)  # (this process keeps its handlers)
+    monkeypatch.setattr(cli, "main", lambda: calls.append("main") or 2)
+    monkeypatch.setattr(cli.gc, "freeze", lambda: calls.append("freeze"))
+    with pytest.raises(SystemExit) as exit_:
+        cli.entry()
+    assert exit_.value.code == 2 and calls == ["main", "freeze"]
