@@ -736,6 +736,10 @@ def entry() -> None:
     the default handlers back, under which a signal in its last moments killed a finished
     command (status -15 to ``subprocess``)."""
     interrupts.install()
+    # Python collects its youngest objects every 700 new ones: importing JAX and numba makes
+    # hundreds of thousands, kept for good, scanned again at each collection of the older ones
+    # (0.15 s of CPU in a text train). Every 10,000 instead; garbage in cycles waits longer.
+    gc.set_threshold(10_000, *gc.get_threshold()[1:])
     status = main()
     if status in interrupts.STATUS.values():
         for stream in (sys.stdout, sys.stderr):

@@ -2,6 +2,7 @@
 train / predict / test, and every failure a user can provoke as one line ``ocolearn: error: ...``
 with exit status 2. Commands run in-process (``main([...])``) to stay fast."""
 
+import gc
 import os
 import stat
 import subprocess
@@ -607,7 +608,8 @@ def test_the_regression_learners_named_are_the_registrys_and_pipeline_is_not_off
 
 
 def test_a_finished_command_leaves_its_objects_to_the_exit(monkeypatch):
-    """``entry`` exits with ``main``'s status after ``gc.freeze``: Python's exit then does not
+    """``entry`` runs ``main`` collecting the youngest objects every 10,000 (not 700: JAX's and
+    numba's imports) and exits with its status after ``gc.freeze``: Python's exit then does not
     collect garbage over JAX's and numba's objects (its outputs are written by then)."""
     from ocolearn import cli
 
@@ -616,6 +618,7 @@ def test_a_finished_command_leaves_its_objects_to_the_exit(monkeypatch):
     monkeypatch.setattr(cli.signal, "signal", lambda *args: None)  # (this process keeps its handlers)
     monkeypatch.setattr(cli, "main", lambda: calls.append("main") or 2)
     monkeypatch.setattr(cli.gc, "freeze", lambda: calls.append("freeze"))
+    monkeypatch.setattr(cli.gc, "set_threshold", lambda *counts: calls.append(counts))
     with pytest.raises(SystemExit) as exit_:
         cli.entry()
-    assert exit_.value.code == 2 and calls == ["main", "freeze"]
+    assert exit_.value.code == 2 and calls == [(10_000, *gc.get_threshold()[1:]), "main", "freeze"]
