@@ -2,6 +2,7 @@
 train / predict / test, and every failure a user can provoke as one line ``ocolearn: error: ...``
 with exit status 2. Commands run in-process (``main([...])``) to stay fast."""
 
+import gc
 import os
 import stat
 import subprocess
@@ -655,3 +656,20 @@ def test_train_options_are_the_command_lines_one_value():
     assert unchanged == []
     # The learner's old home still answers (the pipeline is ocolearn.learners.pipeline's).
     assert ocolearn.pipeline.Pipeline is ocolearn.learners.pipeline.Pipeline
+
+
+def test_a_finished_command_leaves_its_objects_to_the_exit(monkeypatch):
+    """``entry`` runs ``main`` collecting the youngest objects every 10,000 (not 700: JAX's and
+    numba's imports) and exits with its status after ``gc.freeze``: Python's exit then does not
+    collect garbage over JAX's and numba's objects (its outputs are written by then)."""
+    from ocolearn import cli
+
+    calls = []
+    monkeypatch.setattr(cli.interrupts, "install", lambda: None)
+    monkeypatch.setattr(cli.signal, "signal", lambda *args: None)  # (this process keeps its handlers)
+    monkeypatch.setattr(cli, "main", lambda: calls.append("main") or 2)
+    monkeypatch.setattr(cli.gc, "freeze", lambda: calls.append("freeze"))
+    monkeypatch.setattr(cli.gc, "set_threshold", lambda *counts: calls.append(counts))
+    with pytest.raises(SystemExit) as exit_:
+        cli.entry()
+    assert exit_.value.code == 2 and calls == [(10_000, *gc.get_threshold()[1:]), "main", "freeze"]

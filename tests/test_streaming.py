@@ -523,3 +523,21 @@ def test_a_checkpoint_of_another_state_shape_is_refused(tmp_path):
         load_checkpoint(path, "same run", template)
     save_checkpoint(path, "same run", template, _zero_summary(), {"pass": 1})
     assert load_checkpoint(path, "same run", template)[2] == {"pass": 1}
+
+
+def test_the_data_is_identified_only_for_a_checkpoint(tmp_path, monkeypatch):
+    """``file_identity`` (hashing each file of a folder) is what a checkpoint is checked against:
+    a run without one does not pay it, and its result is the same."""
+    import ocolearn.streaming as streaming
+
+    path = write(tmp_path, svmlight_text(n=50))
+    source = Source(str(path), dim=40, labels=("-1", "1"))
+    options = dict(targets=target_map(Pegasos(), ("-1", "1")), passes=2, chunk_rows=16)
+    identified = []
+    identity = streaming.file_identity
+    monkeypatch.setattr(streaming, "file_identity", lambda p: identified.append(p) or identity(p))
+    plain = run_stream(Pegasos(0.1), source, **options)
+    assert identified == []
+    kept = run_stream(Pegasos(0.1), source, checkpoint=tmp_path / "c.npz", **options)
+    assert identified == [str(path)]
+    np.testing.assert_array_equal(Pegasos().weights(plain.state), Pegasos().weights(kept.state))
