@@ -28,8 +28,8 @@ the best of the repeats, and the record keeps every repeat. The runs:
   folder, ``HashingVectorizer`` + TF-IDF + ``SGDClassifier`` (5 epochs), reading the files;
 - river: ``stream.iter_csv`` into ``LogisticRegression`` with the hinge loss, one pass;
 - with ``--before FOLDER`` (a checkout of an earlier ocolearn, e.g. ``git worktree add FOLDER
-  REV``; its commit is recorded), that ocolearn's CSV ``train`` and polarity command, run from
-  its folder in the same run: the ratios say how much faster this ocolearn is.
+  REV``; its commit is recorded), that ocolearn's polarity command, run from its folder in the
+  same run: the ratio says how much faster this ocolearn is.
 
 Writes ``OUT/users_cpu.json``; ``benchmarks/tables.py``'s ``users_table`` writes its table into docs/benchmarks.md.
 """
@@ -181,7 +181,7 @@ def timed(argv, peaks: list) -> float:
 
 def commands(paths: dict, documents: Path, tmp: Path, before=None) -> tuple[dict[str, list[str]], list[str]]:
     """The runs (name: argv) and notes on runs left out; ``before``: a checkout of an earlier
-    ocolearn whose CSV ``train`` and polarity command run beside this one's."""
+    ocolearn whose polarity command runs beside this one's."""
     from ocolearn.data.stream import READERS
 
     rows = {
@@ -211,28 +211,13 @@ def commands(paths: dict, documents: Path, tmp: Path, before=None) -> tuple[dict
         'python -c "import jax.numpy"': python("import jax.numpy"),
     }
     if before is not None:
-        rows |= {
-            BEFORE_CSV: ocolearn(
-                "train",
-                *PEGASOS,
-                paths["csv"],
-                "--format",
-                "csv",
-                "--target",
-                "y",
-                "--model",
-                tmp / "b.npz",
-                before=before,
-            ),
-            BEFORE_TEXT: ocolearn("train", *POLARITY_TRAIN, documents, "--model", tmp / "btext.npz", before=before),
-        }
+        rows[BEFORE_TEXT] = ocolearn("train", *POLARITY_TRAIN, documents, "--model", tmp / "before.npz", before=before)
     return rows, notes
 
 
-BEFORE_CSV, BEFORE_TEXT = "earlier ocolearn (--before) train, CSV", "earlier ocolearn (--before) train, text folder"
+BEFORE_TEXT = "earlier ocolearn (--before) train, text folder (the polarity command)"
 # (numerator, denominator, what the ratio is): best of the repeats over best of the repeats
 RATIOS = [
-    (BEFORE_CSV, "ocolearn train, CSV", "CSV: earlier ocolearn over this one (times faster)"),
     (
         BEFORE_TEXT,
         "ocolearn train, text folder (README's polarity command)",
@@ -259,7 +244,9 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=300_000, help="rows of the CSV file (default 300000)")
     parser.add_argument("--scratch", type=Path, default=SCRATCH, help="folder of the generated data")
     parser.add_argument("--polarity-data", type=Path, help="a folder of text files per label (default: see above)")
-    parser.add_argument("--before", type=Path, help="a checkout of an earlier ocolearn to time beside this one")
+    parser.add_argument(
+        "--before", type=Path, help="a checkout of an earlier ocolearn whose polarity command to time beside this one's"
+    )
     args = parser.parse_args()
     before = args.before.resolve() if args.before else None
     commit = ["git", "-C", str(before), "rev-parse", "HEAD"] if before else None

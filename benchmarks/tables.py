@@ -493,7 +493,8 @@ def users_table() -> str:
         f"{m['load_average_before'][0]:.1f} before), ocolearn {record['versions']['ocolearn'][:10]}: "
         f"{p['rows']:,} rows x {p['d']} features, documents: {p['documents']}; wall seconds of the whole "
         f"process, best of {record['repeats']} alternating repeats after one untimed round (every repeat in "
-        "brackets), and the largest peak resident memory (the child's ru_maxrss).",
+        "brackets), and the largest peak resident memory (the child's ru_maxrss)"
+        + (f"; the earlier ocolearn (`--before`) is commit {p['before'][:10]}." if p.get("before") else "."),
         "",
         "| command | best seconds (repeats) | peak MB |",
         "|---|---:|---:|",
