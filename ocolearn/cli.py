@@ -494,7 +494,7 @@ def parser() -> argparse.ArgumentParser:
         "--scale",
         choices=SCALES,
         default="auto",
-        help="online scaling of the features: auto (default: standardize dense rows, leave sparse rows), "
+        help="online scaling of the features: auto (default: standardize dense rows, normalize sparse rows), "
         "standardize (running mean and variance), normalize (running max |x_i|, VW-style), none",
     )
     t.add_argument("--passes", type=_at_least(1), default=1)

@@ -26,6 +26,7 @@ import numpy as np
 from ocolearn import sizes
 from ocolearn.config import ConfigError, _build_part, apply_overrides
 from ocolearn.data import DataError
+from ocolearn.data.containers import rows_of
 from ocolearn.data.sparse_text import DEFAULT_BITS, SparseData
 from ocolearn.data.stream import Source, chunks, prefetched, reader_of, scan
 from ocolearn.data.task import declaring, infer, of_listed
@@ -416,6 +417,7 @@ def train(
     data, an intercept and online scaling of dense rows) over in-memory data for up to
     ``passes`` passes (``stop_early``: until a pass without mistakes); see ``model_of``. The
     model reads files as svmlight unless ``settings`` name another format."""
+    data = data._replace(X=rows_of(data.X))  # (a sparse matrix or a DataFrame: containers.rows_of)
     dense = not isinstance(data.X, Sparse)
     learner = with_pipeline(learner, default_steps(dense) if steps is None else steps)
     result = run_passes(learner, data.X, targets(learner, data), seed, passes=passes, stop_early=stop_early)
