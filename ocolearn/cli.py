@@ -230,7 +230,9 @@ def _predict(args) -> int:
     if isinstance(data, tuple) and trained.settings.get("format") != "text":
         raise DataError(f"{args.data[1]}: several DATA files are read only by a text model (documents); give one file")
     with _as_trained(args, trained):
-        lines = models.predictions(trained, data, raw=args.scores, chunk_rows=args.chunk_rows, fmt=args.format)
+        lines = models.predictions(
+            trained, data, raw=args.scores, proba=args.proba, chunk_rows=args.chunk_rows, fmt=args.format
+        )
         if args.out:
             atomic_lines(args.out, lines)
         else:
@@ -532,7 +534,14 @@ def parser() -> argparse.ArgumentParser:
         help="a data file; for a text model a folder of documents (flat, or one folder per label) or "
         "document files, written as NAME<TAB>LABEL lines in sorted order (files: as given)",
     )
-    q.add_argument("--scores", action="store_true", help="print the raw score(s) of each row")
+    shown = q.add_mutually_exclusive_group()
+    shown.add_argument("--scores", action="store_true", help="print the raw score(s) of each row")
+    shown.add_argument(
+        "--proba",
+        action="store_true",
+        help="print each class's probability, comma-separated, after a header line naming the classes "
+        "(models of the logistic loss)",
+    )
     q.add_argument("--out", help="write the predictions to this file (atomically) instead of printing them")
     _data_options(q, train=False)
     q.set_defaults(func=_predict)

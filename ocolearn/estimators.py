@@ -108,7 +108,16 @@ from ocolearn.learners import Learner, OneVsRest
 from ocolearn.losses import Logistic
 from ocolearn.names import MAX_SEED, is_seed
 from ocolearn.parts import ConfigError, Part, fields_of
-from ocolearn.pipeline import build_learner, model_of, steps_of, target_map, with_intercept_field, with_pipeline
+from ocolearn.pipeline import (
+    build_learner,
+    model_of,
+    probabilities,
+    scoring_learner,
+    steps_of,
+    target_map,
+    with_intercept_field,
+    with_pipeline,
+)
 from ocolearn.preprocess import default_steps
 from ocolearn.run import run
 
@@ -154,12 +163,6 @@ def as_rows(X, dense=None):
     padded ``Sparse`` rows for a sparse matrix not read dense."""
     out = rows_of(X, dense)
     return out if isinstance(out, Sparse) else np.asarray(out, np.float32)
-
-
-def _scoring_learner(learner: Learner) -> Learner:
-    """The learner whose loss scores one output: a one-vs-rest's base, a pipeline's learner."""
-    inner = getattr(learner, "base", None) or getattr(learner, "learner", None)
-    return _scoring_learner(inner) if isinstance(inner, Learner) else learner
 
 
 def _is_int(value) -> bool:
@@ -411,7 +414,7 @@ def _has_probability(estimator) -> bool:
     (scikit-learn's ``SGDClassifier`` has ``predict_proba`` for ``loss="log_loss"`` alone, and
     ``"modified_huber"``, which ocolearn has not); otherwise an ``AttributeError`` saying why."""
     try:
-        loss = _scoring_learner(as_learner(estimator.learner)).loss
+        loss = scoring_learner(as_learner(estimator.learner)).loss
     except ValueError:
         return False
     if not isinstance(loss, Logistic):
@@ -551,10 +554,7 @@ class OnlineClassifier(ClassifierMixin, _Online):
     @available_if(_has_probability)
     def predict_proba(self, X):
         """Class probabilities ``(n, K)`` in the order of ``classes_`` (the logistic loss only)."""
-        p = 1.0 / (1.0 + np.exp(-np.asarray(self._scores(X), np.float64)))
-        if p.ndim == 1:
-            return np.stack([1.0 - p, p], axis=1)
-        return p / p.sum(axis=1, keepdims=True)
+        return probabilities(self._scores(X))
 
     @available_if(_has_probability)
     def predict_log_proba(self, X):

@@ -17,6 +17,8 @@ model of the raw features: ``raw_linear`` folds them into ``(w, offset)`` with
 
 from __future__ import annotations
 
+import csv
+import io
 from typing import Any, NamedTuple
 
 import jax
@@ -621,16 +623,57 @@ def batches(model: Model, path, *, labelled=True, chunk_rows=65536, fmt=None):
         yield scores(model, chunk.X), chunk.y
 
 
-def predictions(model: Model, path, *, raw=False, chunk_rows=65536, fmt=None):
+def scoring_learner(learner: Learner) -> Learner:
+    """The learner whose loss scores one output: a one-vs-rest's base, a pipeline's learner."""
+    inner = getattr(learner, "base", None) or getattr(learner, "learner", None)
+    return scoring_learner(inner) if isinstance(inner, Learner) else learner
+
+
+def probabilities(s) -> np.ndarray:
+    """Class probabilities ``(n, K)``, in the order of the classes, from the scores of a model of
+    the logistic loss (scikit-learn's ``SGDClassifier.predict_proba``): ``(1 - sigmoid(s),
+    sigmoid(s))`` for two classes, the K one-vs-rest sigmoids normalized to sum to one for K."""
+    with np.errstate(over="ignore"):  # (exp(-s) = inf: a probability of 0)
+        p = 1.0 / (1.0 + np.exp(-np.asarray(s, np.float64)))
+    return np.stack([1.0 - p, p], axis=1) if p.ndim == 1 else p / p.sum(axis=1, keepdims=True)
+
+
+def check_probabilities(model: Model, option="--proba") -> None:
+    """A ``ConfigError`` naming ``option`` unless the model's scores are log-odds: a classifier
+    whose learner (or one-vs-rest base) learned the logistic loss."""
+    if model.task == "regression":
+        raise ConfigError(f"{option}: a regression model predicts values, not class probabilities")
+    name = loss_name(scoring_learner(_build_part(Learner, model.settings["learner"], "learner", "the model")))
+    if name != "logistic":
+        raise ConfigError(
+            f"{option}: the model's loss is {name or 'none'!r}, whose scores are not probabilities "
+            "(train with the logistic loss: --set loss=logistic)"
+        )
+
+
+def _csv_line(fields) -> str:
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerow(fields)
+    return out.getvalue()
+
+
+def predictions(model: Model, path, *, raw=False, proba=False, chunk_rows=65536, fmt=None):
     """The output, one string per chunk of rows, a line per row: the label (or value, for
-    regression), or with ``raw`` the score(s); labels in the file are optional and ignored.
+    regression), or with ``raw`` the score(s), or with ``proba`` each class's probability
+    (``probabilities``), comma-separated after a header line of the class names (CSV, the columns of
+    scikit-learn's ``predict_proba``); labels in the file are optional and ignored.
     Text documents are read in sorted order (``textdirs.text_documents``), and each line
     starts with the document's name and a tab (``textdirs.document_names``)."""
     names = np.asarray(model.labels, str)
     documents = document_names(path) if (fmt or model.settings.get("format")) == "text" else None
+    if proba:
+        check_probabilities(model)
+        yield ("document\t" if documents is not None else "") + _csv_line(model.labels)
     row = total = 0
     for s, _ in batches(model, path, labelled=False, chunk_rows=chunk_rows, fmt=fmt):
-        if raw or model.task == "regression":
+        if proba:
+            lines = [",".join(f"{v:.9g}" for v in r) for r in probabilities(s)]
+        elif raw or model.task == "regression":
             lines = [" ".join(f"{v:.9g}" for v in np.atleast_1d(r)) for r in s]
         else:
             lines = names[classes_of(s)].tolist()
