@@ -545,7 +545,11 @@ def parser() -> argparse.ArgumentParser:
     q.add_argument("--out", help="write the predictions to this file (atomically) instead of printing them")
     _data_options(q, train=False)
     q.set_defaults(func=_predict)
-    e = sub.add_parser("test", help="print the error rate (classification) or MSE and MAE (regression)")
+    e = sub.add_parser(
+        "test",
+        help="print the error rate (classification; with the logistic loss, log loss and AUC too) "
+        "or MSE and MAE (regression)",
+    )
     e.add_argument("model")
     e.add_argument("data")
     _data_options(e, train=False)

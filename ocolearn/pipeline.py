@@ -638,17 +638,40 @@ def probabilities(s) -> np.ndarray:
     return np.stack([1.0 - p, p], axis=1) if p.ndim == 1 else p / p.sum(axis=1, keepdims=True)
 
 
-def check_probabilities(model: Model, option="--proba") -> None:
-    """A ``ConfigError`` naming ``option`` unless the model's scores are log-odds: a classifier
-    whose learner (or one-vs-rest base) learned the logistic loss."""
+def without_probabilities(model: Model) -> str:
+    """Why the model's scores are not probabilities, or "" where they are: a classifier whose
+    learner (or one-vs-rest base) learned the logistic loss, so that its scores are log-odds."""
     if model.task == "regression":
-        raise ConfigError(f"{option}: a regression model predicts values, not class probabilities")
+        return "a regression model predicts values, not class probabilities"
     name = loss_name(scoring_learner(_build_part(Learner, model.settings["learner"], "learner", "the model")))
     if name != "logistic":
-        raise ConfigError(
-            f"{option}: the model's loss is {name or 'none'!r}, whose scores are not probabilities "
-            "(train with the logistic loss: --set loss=logistic)"
-        )
+        why = "whose scores are not probabilities (train with --set loss=logistic)"
+        return f"the model's loss is {name or 'none'!r}, {why}"
+    return ""
+
+
+def check_probabilities(model: Model, option="--proba") -> None:
+    """A ``ConfigError`` naming ``option`` unless the model's scores are probabilities
+    (``without_probabilities``)."""
+    if why := without_probabilities(model):
+        raise ConfigError(f"{option}: {why}")
+
+
+def auc(y, p) -> float:
+    """The area under the ROC curve of class probabilities ``p`` ``(n, K)`` for class indices
+    ``y``: with two classes the chance that a row of class 1 scores above one of class 0 (ties
+    count half: the Mann-Whitney statistic from mid-ranks), with K the mean over the classes of
+    each one-vs-rest area (scikit-learn's ``roc_auc_score``, ``multi_class="ovr"``, macro); NaN
+    where a class has no row."""
+    y = np.asarray(y)
+    areas = []
+    for k in [1] if p.shape[1] == 2 else range(p.shape[1]):
+        values, where, counts = np.unique(p[:, k], return_inverse=True, return_counts=True)
+        ranks = (np.cumsum(counts) - (counts - 1) / 2.0)[where]  # 1-based mid-ranks
+        positive = y == k
+        m, n = int(positive.sum()), int((~positive).sum())
+        areas.append((ranks[positive].sum() - m * (m + 1) / 2.0) / (m * n) if m and n else np.nan)
+    return float(np.mean(areas))
 
 
 def _csv_line(fields) -> str:
@@ -689,11 +712,15 @@ def predictions(model: Model, path, *, raw=False, proba=False, chunk_rows=65536,
 
 def evaluate(model: Model, path, *, chunk_rows=65536, fmt=None) -> dict:
     """Metrics of the model on a labelled file, streamed: ``mse`` and ``mae`` for regression;
-    ``error_rate`` for classifiers (a non-finite score is a mistake), and for more than two
-    classes ``confusion`` (rows: the true class, columns: the predicted one)."""
+    ``error_rate`` for classifiers (a non-finite score is a mistake), where the scores are
+    probabilities (``without_probabilities``) ``log_loss`` (the mean of ``-log p(true class)``,
+    ``p`` at least float64's epsilon) and ``auc`` (``auc``: it keeps each row's probabilities),
+    and for more than two classes ``confusion`` (rows: the true class, columns: the predicted one)."""
     K = max(len(model.labels), 2)
     rows, squared, absolute, wrong = 0, 0.0, 0.0, 0
     confusion = np.zeros((K, K), np.int64)
+    proba = not without_probabilities(model)
+    log_loss, kept = 0.0, []
     for s, y in batches(model, path, chunk_rows=chunk_rows, fmt=fmt):
         rows += len(y)
         if model.task == "regression":
@@ -701,6 +728,10 @@ def evaluate(model: Model, path, *, chunk_rows=65536, fmt=None) -> dict:
             squared, absolute = squared + float(np.sum(error**2)), absolute + float(np.sum(np.abs(error)))
             continue
         guess = classes_of(s)
+        if proba:
+            p = probabilities(s)
+            log_loss -= float(np.sum(np.log(np.maximum(p[np.arange(len(y)), y], np.finfo(np.float64).eps))))
+            kept.append((np.asarray(y), p))
         finite = np.all(np.isfinite(s.reshape(len(y), -1)), axis=1)
         wrong += int(np.sum((guess != y) | ~finite))
         np.add.at(confusion, (y, guess), 1)
@@ -709,6 +740,9 @@ def evaluate(model: Model, path, *, chunk_rows=65536, fmt=None) -> dict:
     if model.task == "regression":
         return {"mse": squared / rows, "mae": absolute / rows, "rows": rows}
     metrics = {"error_rate": wrong / rows, "rows": rows}
+    if proba:
+        area = auc(*map(np.concatenate, zip(*kept, strict=True)))
+        metrics |= {"log_loss": log_loss / rows} | ({} if np.isnan(area) else {"auc": area})
     if len(model.labels) > 2:
         metrics["confusion"] = confusion.tolist()
     return metrics

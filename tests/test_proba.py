@@ -48,3 +48,21 @@ def test_predict_proba_of_a_model_without_probabilities_is_an_error_naming_the_o
     done = in_process("predict", tmp_path / "m.npz", tmp_path / "rows.svm", "--proba")
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith(f"ocolearn: error: --proba: {says}") and done.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("load", [load_breast_cancer, load_wine])
+def test_test_reports_log_loss_and_auc_as_scikit_learn_computes_them(tmp_path, load):
+    from sklearn.metrics import log_loss, roc_auc_score
+
+    estimator, rows = saved(tmp_path, OnlineClassifier("ogd").set_params(learner__loss="logistic"), load)
+    done = in_process("test", tmp_path / "m.npz", tmp_path / "rows.svm")
+    assert done.returncode == 0, done.stderr
+    printed = dict(line.split(" ", 1) for line in done.stdout.splitlines() if not line.startswith(("confusion", "0 ")))
+    y = load(return_X_y=True)[1][1::2]
+    p = estimator.predict_proba(rows)
+    assert float(printed["log_loss"]) == pytest.approx(log_loss(y, p), rel=1e-5)
+    theirs = roc_auc_score(y, p[:, 1]) if p.shape[1] == 2 else roc_auc_score(y, p, multi_class="ovr")
+    assert float(printed["auc"]) == pytest.approx(theirs, rel=1e-5)
+    # a model whose scores are not probabilities prints neither
+    saved(tmp_path, OnlineClassifier("perceptron"), load)
+    assert "log_loss" not in in_process("test", tmp_path / "m.npz", tmp_path / "rows.svm").stdout
