@@ -402,6 +402,7 @@ def run_passes(learner, X, y, seed=None, *, passes=1, stop_early=False, state=No
     ``checks.check_finite`` turns it into an error). Otherwise the state equals
     ``run(..., passes=passes)``'s bit for bit: pass p has the same shuffle."""
     check_count(passes, "passes")
+    X = rows_of(X)  # (any container, as run reads it)
     check_rounds(learner, state, len(y), passes)  # before the first pass, not at the one that would overflow
     if state is None:
         state = learner.init(num_features(X))

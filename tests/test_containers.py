@@ -15,13 +15,14 @@ pl = pytest.importorskip("polars")
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_wine  # noqa: E402
 from sklearn.model_selection import train_test_split  # noqa: E402
 
-from ocolearn import OGD, run  # noqa: E402
+from ocolearn import OGD, InvSqrt, run, run_passes  # noqa: E402
 from ocolearn.data.containers import dense_enough, rows_of, table_of  # noqa: E402
 from ocolearn.data.sparse_text import SparseData  # noqa: E402
 from ocolearn.estimators import OnlineClassifier, OnlineRegressor  # noqa: E402
 from ocolearn.features import Sparse  # noqa: E402
 from ocolearn.modelfile import scores  # noqa: E402
 from ocolearn.pipeline import train  # noqa: E402
+from ocolearn.sweep import stack, sweep  # noqa: E402
 
 CONTAINERS = {
     "numpy": np.asarray,
@@ -95,6 +96,16 @@ def test_run_and_train_take_any_container():
         other = train(OGD(), SparseData(container(a), ya, ["0", "1"]))
         np.testing.assert_array_equal(other.w, model.w)
         np.testing.assert_array_equal(scores(other, rows_of(container(b))), scores(model, b))
+
+
+def test_run_passes_and_sweep_take_any_container():
+    a, _, ya, _ = split(load_breast_cancer)
+    a, y = a[:100].astype(np.float32), np.where(ya[:100] == 1, 1.0, -1.0).astype(np.float32)
+    learners = stack([OGD(), OGD(schedule=InvSqrt(0.5))])
+    passes, swept = run_passes(OGD(), a, y, passes=2).state.w, sweep(learners, a, y).state.w
+    for container in CONTAINERS.values():
+        np.testing.assert_array_equal(run_passes(OGD(), container(a), y, passes=2).state.w, passes)
+        np.testing.assert_array_equal(sweep(learners, container(a), y).state.w, swept)
 
 
 def test_table_of_reads_each_kind_of_column():
