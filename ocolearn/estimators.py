@@ -257,7 +257,7 @@ class _Online(BaseEstimator):
         """The rows a fit trains on: dense where ``containers.dense_enough``; a call that continues
         the state takes rows of the kind its first call took (``standardize`` needs dense rows)."""
         if fresh:
-            self.dense_rows_ = not scipy.sparse.issparse(X) or dense_enough(X)
+            self.dense_rows_ = dense_enough(X)
         return as_rows(X, self.dense_rows_)
 
     def _continues(self, partial: bool) -> bool:
