@@ -1,16 +1,16 @@
 # Two commands on a fresh machine: `make demo` (the iris regret study) and `make test`.
 # Each makes the local virtual environment .venv on first use.
-# `make records`: every experiment's record (experiments/records/), figure and README number.
+# `make records`: every experiment's record (experiments/records/), figure and number (docs/experiments.md).
 # `make regenerate`: `make records` and `make bench`.
-# `make bench`: the CPU benchmarks' records (benchmarks/records/) and the README's speed numbers;
-# `make bench-gpu` on a machine with a GPU (and jax with CUDA); `make readme` rewrites the README
+# `make bench`: the CPU benchmarks' records (benchmarks/records/) and the speed numbers (docs/benchmarks.md);
+# `make bench-gpu` on a machine with a GPU (and jax with CUDA); `make readme` rewrites the tables
 # from the committed records alone.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-all lint format bench bench-gpu records readme regenerate clean
+.PHONY: demo test test-all lint format bench bench-gpu records readme regenerate clean docs
 
 # Three test workers on two cores: tests wait on compilers and subprocesses too (the whole suite 4:44
 # against 5:02 with two, 2026-11-24).
@@ -30,6 +30,20 @@ $(STAMP): pyproject.toml
 		&& $(BIN)/uv pip install --quiet --python $(BIN)/python --compile-bytecode -e '.[test]' \
 		|| $(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
 	touch $(STAMP)
+
+# `make docs`: the documentation site, docs/_build/html (open index.html), from a fresh environment
+# (-E: the reference pages are generated from the code, which Sphinx does not track), warnings as
+# errors. It installs the docs extra (sphinx, myst-parser, furo; scikit-learn for the estimators' page) into .venv.
+DOCS_STAMP := $(VENV)/.docs-installed
+$(DOCS_STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check uv \
+		&& $(BIN)/uv pip install --quiet --python $(BIN)/python --compile-bytecode -e '.[docs]' \
+		|| $(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[docs]'
+	touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	$(BIN)/python -m sphinx -E -W --keep-going -b html docs docs/_build/html
 
 demo: $(STAMP)
 	$(BIN)/python experiments/iris_regret.py --out runs/iris_regret
@@ -66,7 +80,7 @@ bench-gpu:
 records: $(STAMP)
 	$(BIN)/python experiments/reproduce.py --polarity-data $(POLARITY_DATA)
 
-# everything a run produces: experiment records and figures, CPU benchmark records, README numbers
+# everything a run produces: experiment records and figures, CPU benchmark records, documented numbers
 regenerate: records bench
 
 readme: $(STAMP)
@@ -74,4 +88,4 @@ readme: $(STAMP)
 	$(BIN)/python experiments/reproduce.py --readme-only
 
 clean:
-	rm -rf $(VENV) runs .pytest_cache
+	rm -rf $(VENV) runs .pytest_cache docs/_build

@@ -18,7 +18,7 @@ simplex at d = 256). Then squared-loss OGD (eta 0.1 / sqrt(t)) onto the simplex 
 projects every round, at d = 6, 32, 128 and 256, with the threshold found as the library finds it
 (by comparing every pair of entries up to ``projections.PAIRWISE_UP_TO`` = 128 entries, by sorting
 beyond) and by sorting at every size. Writes ``OUT/projected_rounds_cpu.json``;
-``benchmarks/tables.py`` puts it in the README.
+``benchmarks/tables.py`` puts it in docs/benchmarks.md.
 """
 
 from __future__ import annotations

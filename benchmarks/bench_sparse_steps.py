@@ -22,7 +22,7 @@ rows of 2 or 4 numbers (one cache line each) and add back into the same rows, th
 instructions per row as the one-number floor. Every method runs
 once per repeat, in turn, so load on a shared machine falls on all of them alike. Prints a
 table of medians and writes ``OUT/sparse_steps_cpu.json`` (``benchmarks/tables.py`` puts it in
-the README).
+docs/benchmarks.md).
 """
 
 from __future__ import annotations

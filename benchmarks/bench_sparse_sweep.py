@@ -12,7 +12,7 @@ the hashed rows of ``bench_classifiers.sparse_data`` (2^18 buckets, about 50 non
 sweep's program (``sweep._sweep_chunk``, as ``sweep`` calls it, each seed's orders drawn on the
 host) is lowered and compiled once per way, timed, then run in turn, the ways alternating within
 each repeat (the data on the device; ``sweep``'s checks and transfers not timed, alike for both).
-Writes ``OUT/sparse_sweep_cpu.json``; ``benchmarks/tables.py`` puts it in the README.
+Writes ``OUT/sparse_sweep_cpu.json``; ``benchmarks/tables.py`` puts it in docs/benchmarks.md.
 """
 
 from __future__ import annotations

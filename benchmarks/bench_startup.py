@@ -6,7 +6,7 @@ of the same command would).
     python benchmarks/bench_startup.py [--repeats 5] [--out benchmarks/records]
 
 The commands run in turn in each repeat (so load falls on all alike); the record is
-``OUT/startup_cpu.json`` and ``benchmarks/tables.py`` writes the README's table from it.
+``OUT/startup_cpu.json`` and ``benchmarks/tables.py`` writes docs/benchmarks.md's table from it.
 
 ``--help``, ``--version`` and usage errors import no NumPy or JAX (``ocolearn.cli``); every
 other command pays for importing JAX and for loading its compiled programs.

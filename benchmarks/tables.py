@@ -1,8 +1,9 @@
-"""Write every number of the README's speed section from the committed records in benchmarks/records/.
+"""Write every speed number of the documentation from the committed records in benchmarks/records/.
 
     python benchmarks/tables.py [--check]
 
-Each ``<!-- bench:NAME -->`` ... ``<!-- /bench:NAME -->`` block of README.md is rewritten from
+Each ``<!-- bench:NAME -->`` ... ``<!-- /bench:NAME -->`` block of TARGETS (docs/benchmarks.md, and
+README.md's headline numbers) is rewritten from
 the records (``NAME_DEVICE.json``, written by the benchmarks): rates are medians over the
 stored repeats, and a range "a to b" is the smallest and largest over those repeats of the
 ratio measured within one repeat (repeats alternate between implementations, so each repeat
@@ -13,6 +14,7 @@ from what the records give (``tests/test_records.py`` runs it).
 from __future__ import annotations
 
 import json
+import os
 import re
 import statistics
 import sys
@@ -21,7 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORDS = ROOT / "benchmarks" / "records"
-README = ROOT / "README.md"
+TARGETS = (ROOT / "docs" / "benchmarks.md", ROOT / "README.md")
 
 
 def load(name: str, device: str = "cpu") -> dict | None:
@@ -413,6 +415,11 @@ def targets() -> str:
     )
 
 
+def no_out(command: str) -> str:
+    """``command`` with the folder of its ``--out`` written ``OUT``: a machine's own path stays out of the docs."""
+    return re.sub(r"--out \S+", "--out OUT", command)
+
+
 def gpu_table() -> str:
     records = {name: load(name, "gpu") for name in ("ogd", "sweep", "classifiers")}
     if not any(records.values()):
@@ -424,7 +431,7 @@ def gpu_table() -> str:
         f"### On a GPU: {some['machine']['jax_devices'][0]}",
         "",
         "ocolearn alone, from arrays already on the device; "
-        + ", ".join(f"`{r['command']}` ({r['date'][:10]})" for r in records.values() if r)
+        + ", ".join(f"`{no_out(r['command'])}` ({r['date'][:10]})" for r in records.values() if r)
         + f"; medians of {some['repeats']} repeats (range in brackets).",
         "",
         "| run | examples/s (or configuration-examples/s) | median seconds |",
@@ -473,6 +480,30 @@ def startup_table() -> str:
         t = r["seconds"]
         lines.append(f"| `{r['name']}` | {statistics.median(t):.2f} ({min(t):.2f} to {max(t):.2f}) |")
     return "\n".join(lines)
+
+
+def users_table() -> str:
+    """``bench_users.py``'s record: each command's best wall time (process start to exit) and peak
+    memory over the repeats, every repeat listed, then the ratios it was run for."""
+    record = load("users")
+    m, p = record["machine"], record["params"]
+    command = re.sub(r"(--scratch|--polarity-data) \S+", r"\1 FOLDER", no_out(record["command"]))
+    lines = [
+        f"`{command}`, {record['date'][:10]}, {m['cpu']} ({m['cores']} cores; load average "
+        f"{m['load_average_before'][0]:.1f} before), ocolearn {record['versions']['ocolearn'][:10]}: "
+        f"{p['rows']:,} rows x {p['d']} features, documents: {p['documents']}; wall seconds of the whole "
+        f"process, best of {record['repeats']} alternating repeats after one untimed round (every repeat in "
+        "brackets), and the largest peak resident memory (the child's ru_maxrss).",
+        "",
+        "| command | best seconds (repeats) | peak MB |",
+        "|---|---:|---:|",
+    ]
+    for r in record["results"]:
+        t = ", ".join(f"{s:.2f}" for s in r["seconds"])
+        lines.append(f"| {r['name']} | {min(r['seconds']):.2f} ({t}) | {max(r['peak_mb']):.0f} |")
+    lines += ["", "| ratio of best times | |", "|---|---:|"]
+    lines += [f"| {r['what']} | {r['ratio']:.2f} |" for r in record["ratios"]]
+    return "\n".join(lines + [f"\n{note}." for note in record.get("notes", [])])
 
 
 def sparse_steps_table() -> str:
@@ -613,6 +644,33 @@ def issue12_targets() -> str:
     return "\n".join(rows)
 
 
+def headline() -> str:
+    """README's three numbers: projected OGD against scikit-learn, the sweep against scikit-learn looped, and
+    the 2.0 GB text file end to end against Vowpal Wabbit (each a ratio of medians, as on docs/benchmarks.md)."""
+    ogd, sweep, stream = load("ogd"), load("sweep"), load("stream")
+    run = next(r for r in ogd["runs"] if r["d"] == 100)["results"]
+    entry = sweep["sweeps"][0]
+    _, ours, vw, _, _ = stream_parts(stream)
+    rows = [
+        (
+            f"projected OGD, one pass, n = {next(r for r in ogd['runs'] if r['d'] == 100)['n']:,}, d = 100",
+            run[0],
+            maybe(run, "scikit-learn"),
+            "scikit-learn's `SGDRegressor`",
+        ),
+        (
+            f"a sweep of {entry['configs']} configurations of it in one program (configuration-examples)",
+            entry["results"][0],
+            maybe(entry["results"], "scikit-learn"),
+            "scikit-learn looped",
+        ),
+        (f"Pegasos from a {stream['file_gb']:.1f} GB svmlight file, end to end", ours, vw, "Vowpal Wabbit's defaults"),
+    ]
+    lines = ["| measured (2 CPU cores) | per second | against |", "|---|---:|---|"]
+    lines += [f"| {what} | {mps(a)} | {rate(a) / rate(b):.2f}x {peer} |" for what, a, b, peer in rows]
+    return "\n".join(lines)
+
+
 def needs(*names):
     """``make`` itself if the CPU records ``names`` exist, else a line saying which is missing."""
 
@@ -640,12 +698,14 @@ BLOCKS = {
     "parser": needs("stream")(parser_speed),
     "targets": needs("ogd", "sweep")(targets),
     "startup": needs("startup")(startup_table),
+    "users": needs("users")(users_table),
     "sparse-steps": needs("sparse_steps")(sparse_steps_table),
     "projected-rounds": needs("projected_rounds")(projected_rounds_table),
     "simplex": needs("projected_rounds")(simplex_table),
     "sparse-sweep": needs("sparse_sweep")(sparse_sweep_table),
     "targets-12": issue12_targets,
     "gpu": gpu_table,
+    "headline": needs("ogd", "sweep", "stream")(headline),
 }
 
 
@@ -661,34 +721,55 @@ def wrap(text: str, width: int = 100) -> str:
 
 
 def fill(text: str, blocks: dict, kind: str = "bench") -> str:
-    """``text`` with each ``<!-- KIND:NAME -->`` block replaced by ``blocks[NAME]()``: on lines of
-    its own when the markers stand on their own lines, inline when they share one."""
-    for name, make in blocks.items():
-        pattern = re.compile(rf"<!-- {kind}:{name} -->(\n?)(.*?)(\n?)<!-- /{kind}:{name} -->", re.S)
-        match = pattern.search(text)
-        if not match:
-            raise SystemExit(f"README.md has no <!-- {kind}:{name} --> ... <!-- /{kind}:{name} --> block")
-        nl = match.group(1)
-        body = make() if not nl else wrap(make())
-        block = f"<!-- {kind}:{name} -->{nl}{body}{nl}<!-- /{kind}:{name} -->"
-        text = text[: match.start()] + block + text[match.end() :]
-    return text
+    """``text`` with each ``<!-- KIND:NAME -->`` block it holds replaced by ``blocks[NAME]()``: on lines of
+    its own when the markers stand on their own lines, inline when they share one. A marker naming no
+    block is an error."""
+
+    def block(match):
+        name, nl = match.group(1), match.group(2)
+        if name not in blocks:
+            raise SystemExit(f"<!-- {kind}:{name} --> names no block of {sorted(blocks)}")
+        body = blocks[name]() if not nl else wrap(blocks[name]())
+        return f"<!-- {kind}:{name} -->{nl}{body}{nl}<!-- /{kind}:{name} -->"
+
+    return re.sub(rf"<!-- {kind}:([\w-]+) -->(\n?)(.*?)(\n?)<!-- /{kind}:\1 -->", block, text, flags=re.S)
+
+
+def names(text: str, kind: str) -> set[str]:
+    """The names of the ``<!-- KIND:NAME -->`` blocks in ``text``."""
+    return set(re.findall(rf"<!-- {kind}:([\w-]+) -->", text))
+
+
+def write(targets, blocks: dict, kind: str, check: bool) -> bool:
+    """Fill every block of the ``targets`` files; every block of ``blocks`` must stand in one of them.
+    With ``check``, write nothing and say whether every file already holds what the records give."""
+    texts = {path: path.read_text() for path in targets}
+    missing = set(blocks) - set().union(*(names(text, kind) for text in texts.values()))
+    if missing:
+        where = ", ".join(os.path.relpath(path, ROOT) for path in targets)
+        raise SystemExit(f"no <!-- {kind}:NAME --> block in {where} for {', '.join(sorted(missing))}")
+    new = {path: fill(text, blocks, kind) for path, text in texts.items()}
+    if check:
+        return all(new[path] == text for path, text in texts.items())
+    sys.path.insert(0, str(ROOT))
+    from ocolearn.io import atomic_write
+
+    for path, text in texts.items():
+        if new[path] != text:
+            atomic_write(path, new[path])
+    return True
 
 
 def main(argv=None):
     check = "--check" in (argv if argv is not None else sys.argv[1:])
-    text = README.read_text()
-    new = fill(text, BLOCKS)
-    if check:
-        if new != text:
-            print("README.md's speed numbers differ from benchmarks/records: run python benchmarks/tables.py")
-            return 1
-        return 0
-    sys.path.insert(0, str(ROOT))
-    from ocolearn.io import atomic_write
-
-    atomic_write(README, new)
-    print("README.md speed numbers written from benchmarks/records")
+    if not write(TARGETS, BLOCKS, "bench", check):
+        print(
+            "the speed numbers of docs/benchmarks.md or README.md differ from benchmarks/records: "
+            "run python benchmarks/tables.py"
+        )
+        return 1
+    if not check:
+        print("speed numbers written from benchmarks/records into docs/benchmarks.md and README.md")
     return 0
 
 

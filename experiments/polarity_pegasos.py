@@ -5,7 +5,7 @@
 Runs configs/polarity_pegasos.toml: every lambda of its [sweep] over the same shuffled
 epochs, as one compiled sweep, scored by the error of the final weights on the held-out
 reviews; twice: behind the config's [pipeline] (VW-style ``normalize``, the settings of the
-README's text command) and on the write-up's raw word counts (no intercept, no scaling).
+text command of docs/tutorials/text-classifiers.md) and on the write-up's raw word counts (no intercept, no scaling).
 Writes OUT/polarity_pegasos.json (errors by lambda, the confidence table: accuracy where
 |score| > 1 and where not, at the configured lambda and pipeline), OUT/polarity_pegasos.png
 and RECORD (by default experiments/records/polarity_pegasos.json, committed).

@@ -1,4 +1,4 @@
-"""Regenerate every experiment's record, figure and README number.
+"""Regenerate every experiment's record, figure and documented number.
 
     python experiments/reproduce.py [--only NAME ...] [--polarity-data PATH] [--readme-only] [--check]
 
@@ -7,13 +7,14 @@ writes its numbers to experiments/records/NAME.json (committed, deterministic, w
 atomically); copies its figure to experiments/figures/; a study (STUDIES) is
 ``ocolearn study configs/NAME.toml``, its ``results.json`` the record and its figures copied as
 ``NAME_cd.png`` and ``NAME_progressive_DATASET.png``; then rewrites each
-``<!-- exp:NAME -->`` ... ``<!-- /exp:NAME -->`` block of README.md from the records.
+``<!-- exp:NAME -->`` ... ``<!-- /exp:NAME -->`` block of TARGETS (docs/experiments.md, README.md)
+from the records.
 
 The polarity experiment needs the review data (not in the repository): ``--polarity-data``
 names its ``txt_sentoken`` folder (default: the config's ``data.source``, relative to the
 repository root). Without the data it is skipped with a message and its committed record
-stays. ``--readme-only`` rewrites the README from the records without running anything;
-``--check`` rewrites nothing and exits 1 if the README's experiment numbers differ from the
+stays. ``--readme-only`` rewrites those pages from the records without running anything;
+``--check`` rewrites nothing and exits 1 if their experiment numbers differ from the
 records (``tests/test_records.py`` runs it).
 """
 
@@ -33,7 +34,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 RECORDS = HERE / "records"
 FIGURES = HERE / "figures"
-README = ROOT / "README.md"
+TARGETS = (ROOT / "docs" / "experiments.md", ROOT / "README.md")
 POLARITY_DEFAULT = ROOT / "../shared/data/review_polarity/txt_sentoken"
 EXPERIMENTS = (
     "iris_regret",
@@ -109,7 +110,8 @@ def polarity() -> str:
         f"{r['train_rows'] + r['validation_rows']:,} movie reviews, {r['train_rows']:,} for training and "
         f"{r['validation_rows']:,} for validation, {r['epochs']} epochs, lambda from {min(errors):g} to "
         f"{max(errors):g}, all {len(errors)} run as one compiled sweep over {len(r['seeds'])} shuffled orders, "
-        f"twice: behind the config's `[pipeline]` ({pipeline}, the settings of the text command above) and "
+        f"twice: behind the config's `[pipeline]` ({pipeline}, the settings of the text command of "
+        "[Classifiers on text](tutorials/text-classifiers.md)) and "
         f"on the raw counts, as the write-up. Validation error (mean over the orders): with the pipeline "
         f"{100 * errors[lam][0]:.2f}% at lambda = {lam:g} {at_best}, with a deviation over the orders of at most "
         f"{100 * max(e[1] for k, e in errors.items() if k <= lam):.1f} points for lambda up to {lam:g}; on the raw "
@@ -531,12 +533,17 @@ BLOCKS = {
 }
 
 
-def fill(text: str) -> str:
-    """README text with every ``exp`` block written from the records (``benchmarks/tables.fill``)."""
+def tables():
+    """``benchmarks/tables.py``, whose ``fill`` and ``write`` write the blocks."""
     spec = importlib.util.spec_from_file_location("ocolearn_bench_tables", ROOT / "benchmarks" / "tables.py")
-    tables = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tables)
-    return tables.fill(text, BLOCKS, kind="exp")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def fill(text: str) -> str:
+    """``text`` with every ``exp`` block it holds written from the records (``benchmarks/tables.fill``)."""
+    return tables().fill(text, BLOCKS, kind="exp")
 
 
 def run(name: str, polarity_data: Path) -> bool:
@@ -568,23 +575,23 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="+", choices=EXPERIMENTS, default=list(EXPERIMENTS))
     parser.add_argument("--polarity-data", type=Path, default=POLARITY_DEFAULT)
-    parser.add_argument("--readme-only", action="store_true", help="rewrite README.md from the records alone")
-    parser.add_argument("--check", action="store_true", help="exit 1 if README.md differs from the records")
+    parser.add_argument("--readme-only", action="store_true", help="rewrite the pages from the records alone")
+    parser.add_argument("--check", action="store_true", help="exit 1 if the pages differ from the records")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))
-    text = README.read_text()
     if args.check:
-        if fill(text) != text:
-            print("README.md's experiment numbers differ from experiments/records: run experiments/reproduce.py")
+        if not tables().write(TARGETS, BLOCKS, "exp", check=True):
+            print(
+                "the experiment numbers of docs/experiments.md or README.md differ from experiments/records: run "
+                "experiments/reproduce.py --readme-only"
+            )
             return 1
         return 0
     if not args.readme_only:
         for name in args.only:
             run(name, args.polarity_data)
-    from ocolearn.io import atomic_write
-
-    atomic_write(README, fill(README.read_text()))
-    print("README.md experiment numbers written from experiments/records")
+    tables().write(TARGETS, BLOCKS, "exp", check=False)
+    print("experiment numbers written from experiments/records into docs/experiments.md and README.md")
     return 0
 
 

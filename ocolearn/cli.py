@@ -7,12 +7,14 @@
     ocolearn train --learner NAME [--set key=value ...] DATA --model MODEL [--format F] [--target COLUMN]
                    [--task T] [--passes N] [--stop-early] [--average] [--normalized] [--chunk-rows R]
                    [--checkpoint PATH [--checkpoint-every N]] [--resume] [--holdout K] [--quiet] [--skip-bad]
-    ocolearn predict MODEL DATA... [--scores] [--out FILE]   (one label or value per line; text: NAME<TAB>...)
-    ocolearn test MODEL DATA           (error rate, and confusion counts; or MSE and MAE)
+                   [--columns A,B] [--ignore A,B] [--categorical A,B] [--numeric A,B]   (csv's columns)
+    ocolearn predict MODEL DATA... [--scores] [--out FILE] [--skip-bad]   (a label or value a line; text: NAME<TAB>...)
+    ocolearn test MODEL DATA [--skip-bad]   (error rate, and confusion counts; or MSE and MAE)
     ocolearn export iris|wine --target COLUMN [--format csv|svmlight] --out FILE
 
 Every command reads data through one path (``ocolearn.data.stream``): svmlight, MIRA format,
-CSV and folders of text, in chunks with constant memory. The task (regression, binary,
+CSV, folders of text and Vowpal Wabbit's format (``-q``/``--interactions``: crossed namespaces,
+CSV columns or svmlight indices), in chunks with constant memory. The task (regression, binary,
 multiclass) is ``--task`` or inferred from the labels (``ocolearn.data.task``).
 
 ``run`` writes the run's metrics, trace, resolved config and figures into DIR (default
@@ -165,7 +167,8 @@ def _train(args) -> int:
     if args.resume and not args.checkpoint:
         raise DataError("--resume needs --checkpoint PATH, the checkpoint to continue from")
     # (an option the format does not read would do nothing)
-    reading = ("target", "bits", "dim", "zero_based", "order_seed")
+    reading = ("target", "bits", "dim", "zero_based", "order_seed", "columns", "ignore", "categorical", "numeric")
+    reading += ("interactions",)
     key = unread_setting(args.format, {key: getattr(args, key) for key in reading})
     if key:
         raise DataError(f"--{key.replace('_', '-')} applies to --format {formats_reading(key)}, not to {args.format}")
@@ -206,6 +209,11 @@ def _train(args) -> int:
         order_seed=0 if args.order_seed is None else args.order_seed,
         intercept=not args.no_intercept,
         scale=args.scale,
+        columns=args.columns,
+        ignore=args.ignore,
+        categorical=args.categorical,
+        numeric=args.numeric,
+        interactions=args.interactions,
         warn=lambda text: warnings.warn(text, Notice, stacklevel=2),  # (shown after the result, see _main)
     )
     trained = trained._replace(settings={**trained.settings, "provenance": provenance.record()})
@@ -231,7 +239,13 @@ def _predict(args) -> int:
         raise DataError(f"{args.data[1]}: several DATA files are read only by a text model (documents); give one file")
     with _as_trained(args, trained):
         lines = models.predictions(
-            trained, data, raw=args.scores, proba=args.proba, chunk_rows=args.chunk_rows, fmt=args.format
+            trained,
+            data,
+            raw=args.scores,
+            proba=args.proba,
+            chunk_rows=args.chunk_rows,
+            fmt=args.format,
+            skip_bad=args.skip_bad,
         )
         if args.out:
             atomic_lines(args.out, lines)
@@ -245,7 +259,9 @@ def _test(args) -> int:
 
     trained = _model(args)
     with _as_trained(args, trained):
-        metrics = models.evaluate(trained, args.data, chunk_rows=args.chunk_rows, fmt=args.format)
+        metrics = models.evaluate(
+            trained, args.data, chunk_rows=args.chunk_rows, fmt=args.format, skip_bad=args.skip_bad
+        )
     for key, value in metrics.items():
         if key == "confusion":
             print("confusion (rows: true label, columns: predicted)", " ".join(trained.labels))
@@ -436,6 +452,8 @@ def _data_options(p, train=True) -> None:
     p.add_argument("--format", choices=FORMATS, default="svmlight" if train else None, help=FORMAT_HELP)
     p.add_argument("--chunk-rows", type=_at_least(1), default=65536, help="rows per chunk (memory is a few chunks)")
     if not train:
+        skipped = "predict: an empty line for each, so the output stays one line per row"
+        p.add_argument("--skip-bad", action="store_true", help=f"skip and count malformed lines ({skipped})")
         return
     p.add_argument("--target", default="", help="csv: the column of labels (or of numbers, for regression)")
     p.add_argument("--task", choices=TASKS, default="", help="default: inferred from the labels")
@@ -449,14 +467,38 @@ def _data_options(p, train=True) -> None:
         "--labels", type=_labels, help="the labels, comma-separated, in class order (default: found by a first pass)"
     )
     p.add_argument("--zero-based", action="store_true", help="svmlight indices start at 0 (default 1)")
-    p.add_argument("--skip-bad", action="store_true", help="skip and count malformed lines instead of stopping")
+    p.add_argument(
+        "--skip-bad",
+        action="store_true",
+        help="skip and count malformed lines (csv: also a missing target or a --numeric cell that is not a number)",
+    )
+    _column_options(p)
+
+
+def _names(text: str) -> list[str]:
+    """Comma-separated column names (``--columns a,b``)."""
+    names = [name.strip() for name in text.split(",")]
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of column names")
+    return names
+
+
+def _column_options(p) -> None:
+    """csv: which columns are features, and of which kind (``ocolearn.data.csvfile``)."""
+    lists = dict(type=_names, default=[], metavar="A,B")
+    p.add_argument("--columns", **lists, help="csv: the feature columns to use (default: all but --target, --ignore)")
+    p.add_argument("--ignore", **lists, help="csv: columns to leave out of the features")
+    kind = "(default: numeric when every cell that is not missing -- empty, NA, NaN, null, None, ?, ... -- is a number)"
+    p.add_argument("--categorical", **lists, help=f"csv: read these columns as categories, one-hot {kind}")
+    p.add_argument("--numeric", **lists, help="csv: read these columns as numbers (a cell that is not one is an error)")
 
 
 FORMAT_HELP = (
     "svmlight (default for train; predict and test read as the model was trained); mira; "
     "csv: a header line, the --target column and feature columns; "
     "text: DATA is a folder with one folder of text files per label (bag of words; predict also reads a flat "
-    "folder of documents, or document files)"
+    "folder of documents, or document files); "
+    "vw: Vowpal Wabbit's text format, hashed as VW hashes it (importance weights, tags, namespaces)"
 )
 
 
@@ -491,6 +533,16 @@ def parser() -> argparse.ArgumentParser:
     _data_options(t)
     t.add_argument(
         "--no-intercept", action="store_true", help="no constant feature (default: one, left out of regularizers)"
+    )
+    t.add_argument(
+        "--interactions",
+        "-q",
+        action="append",
+        default=[],
+        metavar="AB",
+        help="vw: cross the features of namespaces A and B (first letters), hashed as VW's -q AB; csv: the product "
+        "of columns A,B by name, or of the columns starting with A and with B; svmlight (with --bits): of the "
+        "features of indices A,B, hashed; repeatable",
     )
     t.add_argument(
         "--scale",

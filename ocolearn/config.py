@@ -215,6 +215,14 @@ def _from_file(tp) -> bool:
     return tp in (float, int, str, bool, dict) or _is_part(tp)
 
 
+def keys_of(cls: type) -> dict[str, Any]:
+    """The keys a file may set in a table read into ``cls``, with their types, as the checker reads
+    them: a spec's fields (``DataSpec``), or a part's numbers, names, switches, parts and tables of
+    numbers (besides ``kind``; other fields keep their defaults). The reference pages list them."""
+    hints = typing.get_type_hints(cls)
+    return {n: hints[n] for n in fields_of(cls) if _from_file(hints[n])} if _is_part(cls) else hints
+
+
 def _build_part(family: type, value, where: str, source: str):
     """A part of ``family`` from a table ``{kind = ..., field = ...}`` or a bare kind string."""
     table = {"kind": value} if isinstance(value, str) else value
@@ -230,11 +238,10 @@ def _build_part(family: type, value, where: str, source: str):
             f"{source}: '{where}.kind' = {kind!r} is not a known {family.__name__.lower()}{hint}; "
             f"known: {', '.join(named)}"
         )
-    hints = typing.get_type_hints(cls)
     if not getattr(cls, "from_files", True):
         raise ConfigError(f"{source}: '{where}.kind' = {kind!r} takes a Python callable and cannot come from a file")
-    # Numbers, names, switches and parts come from files; other fields keep their defaults.
-    fields = {n: f for n, f in fields_of(cls).items() if _from_file(hints[n])}
+    hints = keys_of(cls)
+    fields = {n: fields_of(cls)[n] for n in hints}
     parts = {n: type(f.default) for n, f in fields.items() if isinstance(f.default, Part)}
     _check_keys(
         table, ["kind", *fields], f"{where}.", source, [f"{n}.{k}" for n, c in parts.items() for k in fields_of(c)]
@@ -272,7 +279,7 @@ def _build_part(family: type, value, where: str, source: str):
 def _build_spec(cls, table, where: str, source: str):
     if not isinstance(table, dict):
         raise ConfigError(f"{source}: '{where}' must be a table")
-    hints = typing.get_type_hints(cls)
+    hints = keys_of(cls)
     _check_keys(table, list(hints), f"{where}.", source)
     for key, value in table.items():
         if not _fits(value, hints[key]):
@@ -280,7 +287,7 @@ def _build_spec(cls, table, where: str, source: str):
     return cls(**table)
 
 
-_TOP = ("name", "description", "data", "pipeline", "learner", "run", "sweep", "compare")
+TOP = ("name", "description", "data", "pipeline", "learner", "run", "sweep", "compare")
 MOVED = {
     "data.scale": "'pipeline.scale' (online: each row scaled with the rows before it) or 'data.batch_scale' "
     "(R's scale() over the whole table, as the OGD post prepared iris)",
@@ -414,7 +421,7 @@ def check_grid(values: dict, valid: list[str], where: str, source: str) -> None:
 
 def from_dict(raw: dict, source: str = "<config>") -> Experiment:
     """Validate a raw config dict (as read from TOML) into an ``Experiment``."""
-    _check_keys(raw, _TOP, "", source)
+    _check_keys(raw, TOP, "", source)
     for key in ("name", "learner"):
         if key not in raw:
             raise ConfigError(f"{source}: missing key '{key}'")

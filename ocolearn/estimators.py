@@ -90,7 +90,7 @@ import warnings
 import numpy as np
 
 try:
-    import scipy.sparse
+    import scipy.sparse  # noqa: F401  (the estimators take its matrices; without it, the one line below)
     from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, is_classifier
     from sklearn.utils.class_weight import compute_class_weight
     from sklearn.utils.metaestimators import available_if

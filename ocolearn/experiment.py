@@ -42,8 +42,8 @@ from ocolearn.names import key_of
 from ocolearn.pipeline import (
     check_learner,
     check_step,
+    csv_settings,
     error_rate,
-    feature_columns,
     loss_name,
     model_of,
     read_data,
@@ -284,7 +284,7 @@ def experiment_model(experiment: Experiment, learner, state, data: SparseData):
     settings = {"task": task, "format": spec.format, "target": spec.target, "zero_based": spec.zero_based}
     if spec.format != "table":
         source = source_of(spec.source, spec.format, bits=spec.bits, target=spec.target)
-        settings.update(bits=source.bits, columns=feature_columns(source) if spec.format == "csv" else [])
+        settings.update(bits=source.bits, **csv_settings(source))
         return model_of(learner, state, labels, num_features(data.X), settings=settings), ""
     raw = datasets.load_table(spec.source)
     features = table_features(spec, raw)

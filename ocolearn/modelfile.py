@@ -142,6 +142,13 @@ def check(model: Model, path="the model") -> None:
         raise bad(f"offset has shape {offset.shape} for weights of shape {w.shape}")
     if not (np.all(np.isfinite(w)) and np.all(np.isfinite(offset))):
         raise bad("its weights are not all finite (the training diverged)")
+    if s.get("format") == "csv" and s.get("table"):
+        from ocolearn.data.csvfile import Table
+
+        try:
+            Table.of_settings(s)
+        except DataError as e:
+            raise bad(str(e)) from None
 
 
 def scores(model: Model, X, rows=2048) -> np.ndarray:

@@ -7,7 +7,7 @@ Kept free of imports, so that the command line builds its parser (``ocolearn --h
 
 import numbers
 
-FORMATS = ("svmlight", "mira", "csv", "text")  # the file formats of ``ocolearn.data.stream``
+FORMATS = ("svmlight", "mira", "csv", "text", "vw")  # the file formats of ``ocolearn.data.stream``
 TASKS = ("regression", "binary", "multiclass")  # see ``ocolearn.data.task``
 # The reading settings (train's options, a config's [data] keys) that some formats read, and
 # which: one given for another format would do nothing, and is refused ("table": a config's).
@@ -15,12 +15,18 @@ FORMAT_KEYS = {
     "target": ("csv", "table"),
     "features": ("table",),
     "batch_scale": ("table",),
-    "bits": ("svmlight", "mira", "text"),
+    "bits": ("svmlight", "mira", "text", "vw"),
     "dim": ("svmlight",),
     "zero_based": ("svmlight",),
     # The one shuffle of a folder's documents; a file's rows are streamed in chunks, in the
     # file's order (train's --seed shuffles each chunk's rows).
     "order_seed": ("text",),
+    # A CSV file's feature columns and their kinds (``ocolearn.data.csvfile``).
+    "columns": ("csv",),
+    "ignore": ("csv",),
+    "categorical": ("csv",),
+    "numeric": ("csv",),
+    "interactions": ("vw", "csv", "svmlight"),  # crossed namespaces or columns (ocolearn.data.interactions)
 }
 
 

@@ -38,7 +38,7 @@ from ocolearn.learners import Learner
 from ocolearn.learners.perceptron import Perceptron
 from ocolearn.modelfile import Model, classes_of, scores
 from ocolearn.parts import fields_of
-from ocolearn.preprocess import Intercept, Preprocess, default_steps
+from ocolearn.preprocess import Impute, Intercept, Preprocess, default_steps
 from ocolearn.run import run_passes
 
 
@@ -243,7 +243,7 @@ def _task(keys: tuple[str, str] | None, *tasks: str) -> str:
 def source_of(path, fmt="svmlight", *, bits=None, dim=None, labels=None, zero_based=False, target="", **options):
     """The ``Source`` of a data file: hashing ``bits`` (default 18 for MIRA features and words;
     svmlight indices only if given) fix ``dim`` to ``2**bits``."""
-    if fmt in ("mira", "text"):
+    if fmt in ("mira", "text", "vw"):
         bits = bits or DEFAULT_BITS
     path = path if isinstance(path, tuple) else str(path)  # (a tuple: text documents, for predict)
     source = Source(path, fmt, dim or 0, tuple(labels or ()), bool(zero_based), bits, target=target, **options)
@@ -257,6 +257,10 @@ def prepare(source: Source, task: str = "", key: str = "--task") -> tuple[Source
     task (``ocolearn.data.task.infer``), and errors name the labels and dimension it lists by
     the door's keys (``--labels``, ``data.dim``); listed labels are the classes (``of_listed``)."""
     source = source._replace(task_key=key)
+    if source.format == "csv" and source.table is None:  # (the columns' kinds and categories: the first pass's)
+        from ocolearn.data.csvfile import survey
+
+        source = source._replace(table=survey(source))
     if source.labels:
         task = of_listed(source.labels, task, key, source.path)
     if source.dim and not reader_of(source).dense and (source.labels or task == "regression"):
@@ -477,6 +481,11 @@ def train_file(
     holdout=0,
     intercept=True,
     scale="auto",
+    columns=(),
+    ignore=(),
+    categorical=(),
+    numeric=(),
+    interactions=(),
 ) -> Model:
     """Train the named learner on a data file streamed in chunks (``ocolearn.streaming``:
     constant memory, checkpoints, resume). Without ``labels``, ``dim`` or ``task`` one first
@@ -484,17 +493,30 @@ def train_file(
     text documents is read in an order shuffled by ``order_seed`` (recorded in the model);
     a file whose labels come sorted gets a warning through ``warn``. ``holdout`` K learns
     nothing from rows K, 2K, ... and records their loss after each pass in the settings.
-    The learner runs behind ``default_steps(dense, intercept, scale)``."""
+    The learner runs behind ``default_steps(dense, intercept, scale)``, after the imputation of a
+    CSV file's missing cells (``table_steps``). A CSV file's feature ``columns`` (default: all but
+    the target and ``ignore``) are numeric or ``categorical`` by the first pass's rule, or as
+    declared (``ocolearn.data.csvfile``). A VW file's rows hold VW's constant feature instead of
+    the intercept step (unless not ``intercept``), and the ``interactions`` (pairs of namespaces,
+    ``ocolearn.data.vw``; of columns or indices for CSV and svmlight)."""
     from ocolearn.streaming import run_stream
 
     learner = build_learner(name, overrides, len(labels or ()) or 2, task)
     if averaged and not has_average(learner):
         raise ConfigError(f"--average: {name!r} keeps no averaged weights (perceptron, mira, ocp_svm do)")
     options = dict(skip_bad=skip_bad, order_seed=order_seed if fmt == "text" else None)
+    kinds = tuple((n, "categorical") for n in categorical) + tuple((n, "numeric") for n in numeric)
+    options |= dict(columns=tuple(columns), ignore=tuple(ignore), kinds=kinds)
+    if fmt == "vw":  # (VW's constant is a hashed feature of the rows)
+        from ocolearn.data.vw import check_interactions
+
+        options |= dict(interactions=check_interactions(interactions), constant=intercept)
+    elif interactions:  # (csv: checked against the columns when the file is read)
+        options |= dict(interactions=tuple(interactions))
     source = source_of(path, fmt, bits=bits, dim=dim, labels=labels, zero_based=zero_based, target=target, **options)
     dense = reader_of(source).dense
     try:
-        steps = default_steps(dense, intercept, scale)
+        steps = default_steps(dense, intercept and fmt != "vw", scale)
     except ConfigError as e:
         raise ConfigError(f"--scale: {e}") from None
     check_step(with_pipeline(learner, steps), source.dim or 8, dense=dense)  # before the data is read
@@ -515,7 +537,7 @@ def train_file(
             f"{source.path}: the targets {' and '.join(source.labels)} were read as two classes, which {name!r} "
             f"learns as -1 and +1; if they are quantities to predict, declare --task regression"
         )
-    learner = with_pipeline(learner, steps)
+    learner = with_pipeline(learner, (*table_steps(source.table), *steps))
     # (the dimension found in the file: its largest index, whose line the memory message names)
     found_dim = found is not None and not dim and source.bits is None and not dense and found.top_line
     where = (
@@ -550,8 +572,10 @@ def train_file(
         "bits": source.bits,
         "zero_based": zero_based,
         "target": target,
-        "columns": feature_columns(source),
+        **csv_settings(source),
         "order_seed": source.order_seed,
+        **({"interactions": list(source.interactions)} if source.interactions or fmt == "vw" else {}),
+        **({"constant": source.constant} if fmt == "vw" else {}),
         "mistakes_per_pass": result.mistakes_per_pass,
         "skipped_lines": result.skipped,
         "rounds": result.rounds,
@@ -588,20 +612,37 @@ def _pass_means(result, holdout) -> dict:
     return means
 
 
-def feature_columns(source: Source) -> list[str]:
+def table_steps(table) -> tuple[Preprocess, ...]:
+    """The imputation of a table's missing numeric cells (``Impute``), where its columns have
+    any (``ocolearn.data.csvfile.Table``, or None), else none: the parts in front of the
+    default ones for rows that ``csvfile.table_rows`` made."""
+    if table is None or not table.missing:
+        return ()
+    columns, indicators = table.imputed()
+    return (Impute(columns, indicators),)
+
+
+def csv_settings(source: Source) -> dict:
+    """What a model file keeps to read a CSV file as it was trained: its feature ``columns`` and
+    their ``table`` (``ocolearn.data.csvfile.Table``; the first pass's ``survey`` where the
+    source has none yet); nothing for other formats."""
     if source.format != "csv":
-        return []
-    from ocolearn.data.csvfile import csv_columns
+        return {"columns": [], "table": None}
+    from ocolearn.data.csvfile import survey
 
-    _, features, header = csv_columns(source.path, source.target)
-    return [header[j] for j in features]
+    table = source.table or survey(source)
+    return {"columns": table.names, "table": table.settings()}
 
 
-def model_source(model: Model, path, *, labelled=True, fmt=None) -> Source:
-    """The ``Source`` of ``path`` read as the model was trained (format, features, labels):
-    ``labelled=False`` for prediction input, whose labels are optional. A feature beyond the
-    model's space is an error for ``predict`` as for ``test`` (a model of another data set)."""
+def model_source(model: Model, path, *, labelled=True, fmt=None, skip_bad=False) -> Source:
+    """The ``Source`` of ``path`` read as the model was trained (format, features, labels, a CSV
+    file's table of columns): ``labelled=False`` for prediction input, whose labels are optional.
+    A feature beyond the model's space is an error for ``predict`` as for ``test`` (a model of
+    another data set)."""
+    from ocolearn.data.csvfile import Table
+
     s = model.settings
+    table = Table.of_settings(s) if (fmt or s.get("format")) == "csv" and (s.get("table") or s.get("columns")) else None
     return source_of(
         path,
         fmt or s.get("format", "svmlight"),
@@ -613,14 +654,19 @@ def model_source(model: Model, path, *, labelled=True, fmt=None) -> Source:
         task=model.task,
         labelled=labelled,
         columns=tuple(s.get("columns") or ()),
+        skip_bad=skip_bad,
+        table=table,
+        interactions=tuple(s.get("interactions") or ()),
+        constant=s.get("constant", True),
     )
 
 
-def batches(model: Model, path, *, labelled=True, chunk_rows=65536, fmt=None):
-    """``(scores, targets)`` of each chunk of ``path`` (see ``model_source``), the next chunk
-    read while this one is scored."""
-    for chunk in prefetched(chunks(model_source(model, path, labelled=labelled, fmt=fmt), chunk_rows=chunk_rows)):
-        yield scores(model, chunk.X), chunk.y
+def batches(model: Model, path, *, labelled=True, chunk_rows=65536, fmt=None, skip_bad=False):
+    """``(scores, targets, lines skipped, tags)`` of each chunk of ``path`` (see ``model_source``;
+    tags: a VW file's, else None), the next chunk read while this one is scored."""
+    source = model_source(model, path, labelled=labelled, fmt=fmt, skip_bad=skip_bad)
+    for chunk in prefetched(chunks(source, chunk_rows=chunk_rows)):
+        yield scores(model, chunk.X), chunk.y, chunk.skipped, chunk.tags
 
 
 def scoring_learner(learner: Learner) -> Learner:
@@ -680,26 +726,34 @@ def _csv_line(fields) -> str:
     return out.getvalue()
 
 
-def predictions(model: Model, path, *, raw=False, proba=False, chunk_rows=65536, fmt=None):
+def predictions(model: Model, path, *, raw=False, proba=False, chunk_rows=65536, fmt=None, skip_bad=False):
     """The output, one string per chunk of rows, a line per row: the label (or value, for
     regression), or with ``raw`` the score(s), or with ``proba`` each class's probability
     (``probabilities``), comma-separated after a header line of the class names (CSV, the columns of
     scikit-learn's ``predict_proba``); labels in the file are optional and ignored.
+    With ``skip_bad`` a malformed row gets an empty line (``unread_row``), so line i of the
+    output still answers row i of the input.
     Text documents are read in sorted order (``textdirs.text_documents``), and each line
-    starts with the document's name and a tab (``textdirs.document_names``)."""
+    starts with the document's name and a tab (``textdirs.document_names``). A VW row's tag
+    follows its prediction after a space, as VW's ``-p`` writes it."""
     names = np.asarray(model.labels, str)
     documents = document_names(path) if (fmt or model.settings.get("format")) == "text" else None
     if proba:
         check_probabilities(model)
         yield ("document\t" if documents is not None else "") + _csv_line(model.labels)
     row = total = 0
-    for s, _ in batches(model, path, labelled=False, chunk_rows=chunk_rows, fmt=fmt):
+    for s, _, _, tags in batches(model, path, labelled=False, chunk_rows=chunk_rows, fmt=fmt, skip_bad=skip_bad):
         if proba:
             lines = [",".join(f"{v:.9g}" for v in r) for r in probabilities(s)]
         elif raw or model.task == "regression":
             lines = [" ".join(f"{v:.9g}" for v in np.atleast_1d(r)) for r in s]
         else:
             lines = names[classes_of(s)].tolist()
+        if tags is not None:
+            lines = [f"{line} {tag}" if tag else line for line, tag in zip(lines, tags.tolist(), strict=True)]
+        if skip_bad:  # (a skipped row's scores are NaN)
+            unread = np.all(np.isnan(s.reshape(len(s), -1)), axis=1)
+            lines = ["" if skip else line for line, skip in zip(lines, unread.tolist(), strict=True)]
         if documents is not None:
             lines = [f"{name}\t{line}" for name, line in zip(documents[row : row + len(lines)], lines, strict=True)]
             row += len(lines)
@@ -710,19 +764,20 @@ def predictions(model: Model, path, *, raw=False, proba=False, chunk_rows=65536,
         raise DataError(f"{path}: no rows to predict (every line is blank, a comment or a header)")
 
 
-def evaluate(model: Model, path, *, chunk_rows=65536, fmt=None) -> dict:
+def evaluate(model: Model, path, *, chunk_rows=65536, fmt=None, skip_bad=False) -> dict:
     """Metrics of the model on a labelled file, streamed: ``mse`` and ``mae`` for regression;
     ``error_rate`` for classifiers (a non-finite score is a mistake), where the scores are
     probabilities (``without_probabilities``) ``log_loss`` (the mean of ``-log p(true class)``,
     ``p`` at least float64's epsilon) and ``auc`` (``auc``: it keeps each row's probabilities),
-    and for more than two classes ``confusion`` (rows: the true class, columns: the predicted one)."""
+    and for more than two classes ``confusion`` (rows: the true class, columns: the predicted
+    one); with ``skip_bad`` the malformed lines left out, counted as ``skipped``."""
     K = max(len(model.labels), 2)
-    rows, squared, absolute, wrong = 0, 0.0, 0.0, 0
+    rows, squared, absolute, wrong, skipped = 0, 0.0, 0.0, 0, 0
     confusion = np.zeros((K, K), np.int64)
     proba = not without_probabilities(model)
     log_loss, kept = 0.0, []
-    for s, y in batches(model, path, chunk_rows=chunk_rows, fmt=fmt):
-        rows += len(y)
+    for s, y, bad, _ in batches(model, path, chunk_rows=chunk_rows, fmt=fmt, skip_bad=skip_bad):
+        rows, skipped = rows + len(y), skipped + bad
         if model.task == "regression":
             error = s - np.asarray(y, np.float64)
             squared, absolute = squared + float(np.sum(error**2)), absolute + float(np.sum(np.abs(error)))
@@ -737,9 +792,10 @@ def evaluate(model: Model, path, *, chunk_rows=65536, fmt=None) -> dict:
         np.add.at(confusion, (y, guess), 1)
     if rows == 0:
         raise DataError(f"{path}: no examples to test on (every line is blank, a comment or a header)")
+    counted = {"skipped": skipped} if skip_bad else {}
     if model.task == "regression":
-        return {"mse": squared / rows, "mae": absolute / rows, "rows": rows}
-    metrics = {"error_rate": wrong / rows, "rows": rows}
+        return {"mse": squared / rows, "mae": absolute / rows, "rows": rows, **counted}
+    metrics = {"error_rate": wrong / rows, "rows": rows, **counted}
     if proba:
         area = auc(*map(np.concatenate, zip(*kept, strict=True)))
         metrics |= {"log_loss": log_loss / rows} | ({} if np.isnan(area) else {"auc": area})
@@ -783,6 +839,11 @@ def in_memory(source: Source) -> SparseData:
     (chunk,) = list(chunks(source, chunk_rows=1 << 62)) or [None]
     if chunk is None:
         raise DataError(f"{source.path}: no examples")
+    if chunk.weights is not None:  # (``SparseData`` holds none: they would be dropped)
+        raise DataError(
+            f"{source.path}: importance weights other than 1, which data read into memory do not keep; "
+            "train on the file (ocolearn train, pipeline.train_file), which streams them"
+        )
     labels = None if source.task == "regression" else list(source.labels)
     return SparseData(chunk.X, chunk.y, labels)
 

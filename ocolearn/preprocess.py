@@ -153,6 +153,52 @@ class Normalize(Preprocess, name="normalize"):
         return _over(w, state), np.zeros(w.shape[:-1])
 
 
+class Means(NamedTuple):
+    count: jax.Array  # (k,) cells seen (not missing) in each imputed column
+    mean: jax.Array  # (k,) their running mean
+
+
+class Impute(Preprocess, name="impute", static=("columns", "indicators")):
+    """Online mean imputation with missing-value indicators: river's ``StatImputer`` with
+    ``stats.Mean()``, beside scikit-learn's ``SimpleImputer(add_indicator=True)``. A missing
+    cell of feature ``columns[i]`` is read as 0 with its indicator feature ``indicators[i]`` 1
+    (``ocolearn.data.csvfile.Table``); then::
+
+        mean_i <- mean of the cells of column i seen so far that were not missing
+        x'_c = x_c + m_i mean_i,   the indicator m_i kept as a feature
+
+    so a missing cell becomes the column's running mean (0 before any cell is seen, as river's
+    ``StatImputer``), a present one stays. Linear in x (``x_c`` is 0 where ``m_i`` is 1), so it
+    folds into the raw weights: ``w_in[m_i] = w[m_i] + w[c] mean_i``. Dense rows only."""
+
+    columns: tuple = ()
+    indicators: tuple = ()
+
+    def init(self, dim):
+        zeros = jnp.zeros((len(self.columns),), jnp.float32)
+        return Means(zeros, zeros)
+
+    def observe(self, state, x):
+        _table_rows(x)
+        seen = 1.0 - x[..., list(self.indicators)]
+        count = state.count + seen
+        return Means(count, state.mean + seen * ratio(x[..., list(self.columns)] - state.mean, count))
+
+    def transform(self, state, x):
+        _table_rows(x)
+        return jnp.asarray(x).at[..., list(self.columns)].add(x[..., list(self.indicators)] * state.mean)
+
+    def fold(self, state, w):
+        w = np.array(w, np.float64)
+        w[..., list(self.indicators)] += w[..., list(self.columns)] * np.asarray(state.mean, np.float64)
+        return w, np.zeros(w.shape[:-1])
+
+
+def _table_rows(x):
+    if isinstance(x, Sparse):
+        raise ConfigError("impute needs dense rows (the columns of a table)")
+
+
 def _half_delta(state: Moments, x):
     """``(x - mean) / 2`` as ``x/2 - mean/2``: the same bits halved (halving is exact above
     float32's subnormals), finite for any two float32 numbers."""

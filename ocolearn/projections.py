@@ -354,7 +354,7 @@ class L2Ball(Projection, name="l2_ball"):
         the same rounds in a run in chunks, and in every configuration of a sweep, where the
         ``lax.cond`` on t stays a branch) U is re-summed from the new weights. Where ||w|| is near
         the radius, the margins between re-sums add up to at most ``16 (26 u + (2 G + 24 u) (2 rho
-        + rho^2))`` of ``radius^2`` (rho = |a| ||x|| / radius): the iterate lies inside the ball by
+        + rho^2))`` of ``radius^2`` (``rho = |a| ||x|| / radius``): the iterate lies inside the ball by
         at most half that (1.3e-5 relative for small steps), and a re-sum lies above ``||w||^2`` by
         at most ``2 gamma(ceil(log2 d) + 3)``. The allowances for the worst case can put a
         projected step inside too: the sums' (measured 2.4e-5 inside at d = 64 and a step of 2
@@ -486,7 +486,7 @@ def _threshold_by_pairs(v, z):
 
 class L1Ball(Projection, name="l1_ball"):
     """F = {u : ||u||_1 <= radius}, exactly (Duchi, Shalev-Shwartz, Singer and Chandra 2008,
-    Figure 1 on |w|; theta by ``_simplex_threshold``): ``P(w) = sign(w) max(|w| - theta, 0)``;
+    Figure 1 on ``|w|``; theta by ``_simplex_threshold``): ``P(w) = sign(w) max(|w| - theta, 0)``;
     ``P(w) = w`` inside. The threshold is found only where w is outside (``parts.cond``; under
     ``vmap`` both branches run and the outside ones are kept): inside, ``sign(w) max(|w| - 0, 0)``
     is w itself, bit for bit."""

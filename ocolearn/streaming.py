@@ -57,7 +57,8 @@ def _fingerprint(learner, source: Source, chunk_rows, passes, seed, holdout=0) -
         {
             "learner": learner.to_config(),
             "source": [str(Path(source.path).resolve()), source.format, source.dim, list(source.labels)],
-            "options": [source.zero_based, source.bits, source.skip_bad, chunk_rows, passes, seed, holdout],
+            "options": [source.zero_based, source.bits, source.skip_bad, chunk_rows, passes, seed, holdout]
+            + ([list(source.interactions), source.constant] if source.format == "vw" else []),
             "file": file_identity(source.path),
         },
         sort_keys=True,
@@ -198,19 +199,29 @@ def check_progress(path, where, passes: int, data) -> None:
         raise bad(f"its byte offset {where['offset']} is past the end of {data} ({path_.stat().st_size} bytes)")
 
 
-def _shuffled(X, y, seed, pass_, index):
+def _shuffled(X, y, weights, seed, pass_, index):
     order = np.random.default_rng([seed, pass_, index]).permutation(len(y))
-    return row(X, order), y[order]
+    return row(X, order), y[order], None if weights is None else weights[order]
 
 
-def _split(X, y, first_row, holdout):
-    """``((X, y) to learn from, (X, y) held out)``: with ``holdout`` K, rows K, 2K, 3K, ... of
-    the file (counted from 1, the same rows in every pass) are held out."""
+def _split(X, y, weights, first_row, holdout):
+    """``((X, y, weights) to learn from, (X, y) held out)``: with ``holdout`` K, rows K, 2K, 3K,
+    ... of the file (counted from 1, the same rows in every pass) are held out."""
     held = (np.arange(first_row, first_row + len(y)) + 1) % holdout == 0 if holdout else np.zeros(len(y), bool)
     if not held.any():
-        return (X, y), None
+        return (X, y, weights), None
     keep, out = np.flatnonzero(~held), np.flatnonzero(held)
-    return (row(X, keep), y[keep]), (row(X, out), y[out])
+    return (row(X, keep), y[keep], None if weights is None else weights[keep]), (row(X, out), y[out])
+
+
+def _takes_weights(learner, state, X, y, where: str) -> None:
+    """Refuse rows with importance weights (a VW file's) for a learner that takes no weight
+    (``Learner.weighted_update``), naming ``where`` they begin, before the run traces it."""
+    try:
+        x = jax.tree.map(jax.numpy.asarray, row(X, 0))
+        jax.eval_shape(lambda s: learner.weighted_update(s, (x, y[0]), np.float32(1)), state)
+    except ValueError as e:
+        raise DataError(f"{where}: importance weights other than 1 (VW's), but {e}") from None
 
 
 def run_stream(
@@ -258,10 +269,14 @@ def run_stream(
         last_held = held[p - 1][0] / max(held[p - 1][2], 1) if holdout and p else None
         for chunk in prefetched(chunks(source, start, chunk_rows)):
             skipped += chunk.skipped if p == 0 else 0  # the same lines again in later passes
-            (X, y), out = _split(chunk.X, chunk.y, position.row, holdout)
+            (X, y, weights), out = _split(chunk.X, chunk.y, chunk.weights, position.row, holdout)
             if len(y):
-                X, y = (X, y) if seed is None else _shuffled(X, y, seed, p, index)
-                result = run(learner, X, targets(y), state=state, trace=False, summary=summary)
+                X, y, weights = (X, y, weights) if seed is None else _shuffled(X, y, weights, seed, p, index)
+                if weights is not None:
+                    _takes_weights(
+                        learner, state, X, targets(y), f"{source.path}, the rows from line {chunk.first_line}"
+                    )
+                result = run(learner, X, targets(y), state=state, trace=False, summary=summary, weights=weights)
                 state, summary = result.state, result.trace
                 check_finite(result, f"{source.path}, lines {chunk.first_line}-{chunk.end.line - 1} (pass {p + 1})")
                 rounds += len(y)

@@ -95,6 +95,7 @@ KEYS = {  # the keys of a [[datasets]] table, by kind
     "hyperplane": ("rows", "features", "drift", "noise", "seed"),
     "switches": ("rows", "features", "concepts", "every", "noise", "seed"),
 }
+TOP = ("name", "description", "datasets", "learners", "evaluate")  # a study file's top-level keys
 REGRET_LOSSES = ("", "none", "hinge", "logistic", "squared")
 ORDERS = ("shuffle", "stored")
 CHUNK_SEEDS = 1 << 16  # block j of a file read in chunks shuffles with seed s + j * CHUNK_SEEDS
@@ -210,7 +211,7 @@ def from_dict(raw: dict, source: str = "<study>") -> Study:
     ``ConfigError`` naming the file and the key."""
     from ocolearn.sweep import leaf_paths
 
-    _check_keys(raw, ["name", "description", "datasets", "learners", "evaluate"], "", source)
+    _check_keys(raw, TOP, "", source)
     for key in ("name", "datasets", "learners"):
         if key not in raw:
             raise ConfigError(f"{source}: missing key '{key}'")

@@ -81,7 +81,7 @@ def stack(learners):
 
 def seed_values(seeds):
     """The seeds as uint32 (a count S means seeds 0..S-1, or give a sequence of integers in
-    0..``MAX_SEED``, else a ``ValueError`` naming them); None stays None (the stored order).
+    ``0..MAX_SEED``, else a ``ValueError`` naming them); None stays None (the stored order).
     Seed s shuffles as ``run(..., seed=s)`` does."""
     if seeds is None:
         return None

@@ -1,6 +1,7 @@
-"""The README's experiment and speed numbers equal the committed records.
+"""The documented experiment and speed numbers equal the committed records.
 
-Cheap: it reads README.md and the JSON records (experiments/records/, benchmarks/records/) and
+Cheap: it reads the pages the generators write (docs/experiments.md, docs/benchmarks.md and
+README.md's headline numbers) and the JSON records (experiments/records/, benchmarks/records/) and
 renders the marked blocks again; it reruns no experiment and no benchmark.
 """
 
@@ -13,7 +14,6 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-README = (ROOT / "README.md").read_text()
 
 
 def _module(path):
@@ -25,11 +25,17 @@ def _module(path):
 
 reproduce = _module(ROOT / "experiments" / "reproduce.py")
 tables = _module(ROOT / "benchmarks" / "tables.py")
+PAGES = {path: path.read_text() for path in {*reproduce.TARGETS, *tables.TARGETS}}
 
 
 def blocks(text, kind):
     """{name: content} of each ``<!-- KIND:NAME -->`` block."""
     return dict(re.findall(rf"<!-- {kind}:([\w-]+) -->(.*?)<!-- /{kind}:\1 -->", text, re.S))
+
+
+def documented(kind):
+    """{name: (page, content)} of each ``KIND`` block on the pages the generators write."""
+    return {name: (path, content) for path, text in PAGES.items() for name, content in blocks(text, kind).items()}
 
 
 def test_every_experiment_has_a_record_and_a_readme_block():
@@ -40,45 +46,58 @@ def test_every_experiment_has_a_record_and_a_readme_block():
     for name in scripts | studies:
         record = json.loads((ROOT / "experiments" / "records" / f"{name}.json").read_text())
         assert record, name
-    assert set(blocks(README, "exp")) == set(reproduce.BLOCKS)
+    assert set(documented("exp")) == set(reproduce.BLOCKS)
 
 
-def test_readme_experiment_numbers_equal_the_records():
+def test_documented_experiment_numbers_equal_the_records():
     assert reproduce.main(["--check"]) == 0
-    for name, content in blocks(README, "exp").items():
+    for name, (_, content) in documented("exp").items():
         made = reproduce.BLOCKS[name]()
         # a block on lines of its own is wrapped; one inside a sentence is written as it is
         assert content.strip() == (tables.wrap(made) if content.startswith("\n") else made), name
 
 
 def test_polarity_numbers_come_from_its_record():
-    """Spot check by parsing: the README's error at the configured lambda is the record's mean over orders."""
+    """Spot check by parsing: the documented error at the configured lambda is the record's mean over orders."""
     record = json.loads((ROOT / "experiments" / "records" / "polarity_pegasos.json").read_text())
-    text = blocks(README, "exp")["polarity"]
+    text = documented("exp")["polarity"][1]
     lam = f"{record['confidence']['lambda']:g}"
     at = float(re.search(rf"([\d.]+)% at lambda = {re.escape(lam)} ", text).group(1))
     assert at == pytest.approx(100 * record["validation_error"][lam][0], abs=0.005)
 
 
-def test_readme_speed_numbers_equal_the_records():
+def test_documented_speed_numbers_equal_the_records():
     assert tables.main(["--check"]) == 0
-    assert set(blocks(README, "bench")) == set(tables.BLOCKS)
+    assert set(documented("bench")) == set(tables.BLOCKS)
+
+
+def test_the_readme_keeps_the_headline_numbers():
+    assert "headline" in blocks((ROOT / "README.md").read_text(), "bench")
 
 
 @pytest.mark.parametrize(
     ("kind", "name"),
-    [(kind, name) for kind in ("exp", "bench") for name, c in blocks(README, kind).items() if re.search(r"\d", c)],
+    [(kind, name) for kind in ("exp", "bench") for name, (_, c) in documented(kind).items() if re.search(r"\d", c)],
 )
 def test_the_check_fails_on_a_changed_number(kind, name):
-    """A README whose numbers were edited by hand (one digit changed, in any block) no longer passes."""
-    content = blocks(README, kind)[name]
+    """A page whose numbers were edited by hand (one digit changed, in any block) no longer passes."""
+    path, content = documented(kind)[name]
+    text = PAGES[path]
     digit = re.search(r"\d", content)
     changed = content[: digit.start()] + str((int(digit.group()) + 1) % 10) + content[digit.end() :]
-    edited = README.replace(f"<!-- {kind}:{name} -->{content}", f"<!-- {kind}:{name} -->{changed}", 1)
-    assert edited != README
+    edited = text.replace(f"<!-- {kind}:{name} -->{content}", f"<!-- {kind}:{name} -->{changed}", 1)
+    assert edited != text
     fill = reproduce.fill if kind == "exp" else (lambda text: tables.fill(text, tables.BLOCKS))
     assert fill(edited) != edited
-    assert fill(README) == README
+    assert fill(text) == text
+
+
+def test_every_block_must_stand_on_a_page(tmp_path):
+    """A block the pages lost is an error naming it, not a table silently left unwritten."""
+    page = tmp_path / "page.md"
+    page.write_text("<!-- bench:ogd -->\n<!-- /bench:ogd -->\n")
+    with pytest.raises(SystemExit, match="sweep"):
+        tables.write([page], tables.BLOCKS, "bench", check=True)
 
 
 def test_stream_table_shows_predict_and_test_and_a_run_without_vw(monkeypatch):
@@ -117,3 +136,20 @@ def test_stream_table_shows_predict_and_test_and_a_run_without_vw(monkeypatch):
     record["results"] = [r for r in record["results"] if r["name"].startswith("ocolearn")]
     assert "Vowpal" not in tables.stream_table().split("|---|")[-1]
     assert "need every run" in tables.stream_targets()
+
+
+def test_users_table_shows_the_best_repeat_every_repeat_peak_memory_and_the_ratios(monkeypatch):
+    record = json.loads((ROOT / "benchmarks" / "records" / "startup_cpu.json").read_text())  # (its machine)
+    record |= {"params": {"rows": 1000, "d": 20, "documents": "synthetic"}, "notes": ["a row left out"]}
+    record["command"] = "python benchmarks/bench_users.py --rows 1000 --scratch /tmp/x --out /tmp/y"
+    record["results"] = [
+        {"name": "ocolearn train, CSV", "seconds": [3.0, 2.5, 2.75], "peak_mb": [300.0, 310.0, 305.0]},
+        {"name": "ocolearn train, svmlight", "seconds": [2.0, 2.25, 2.5], "peak_mb": [290.0, 280.0, 285.0]},
+    ]
+    record["ratios"] = [{"of": "a", "to": "b", "what": "CSV against svmlight", "ratio": 2.5 / 2.0}]
+    monkeypatch.setattr(tables, "load", lambda name, device="cpu": record)
+    table = tables.users_table()
+    assert "| ocolearn train, CSV | 2.50 (3.00, 2.50, 2.75) | 310 |" in table
+    assert "| ocolearn train, svmlight | 2.00 (2.00, 2.25, 2.50) | 290 |" in table
+    assert "| CSV against svmlight | 1.25 |" in table and table.endswith("a row left out.")
+    assert "1,000 rows x 20 features" in table and "--scratch FOLDER" in table

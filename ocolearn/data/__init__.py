@@ -40,6 +40,7 @@ class OtherFormat(DataError):
         "csv": "a CSV file",
         "mira": "a MIRA-format file",
         "text": "a folder of documents",
+        "vw": "a VW-format file",
     }
 
     def __init__(self, problem: str, why: str, fmt: str):

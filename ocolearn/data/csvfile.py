@@ -2,18 +2,45 @@
 
 ``csv_rows`` splits and checks the rows (ragged rows are errors naming the line); it is the one
 CSV parser, used by the streamed reader here (``csv_lines``: the target column as labels, the
-feature columns as dense rows) and by the tables of ``ocolearn.data`` (``parse_csv``).
+feature columns as rows of numbers) and by the tables of ``ocolearn.data`` (``parse_csv``).
+
+**Columns.** A ``Table`` says how the feature columns become a row of numbers; ``train``'s first
+pass finds it (``survey``) and the model file keeps it, so every door reads a file as the
+model was trained. The one rule (``column_kind``): a column is *numeric* when every cell that
+is not missing is a number, else *categorical*; ``--numeric`` and ``--categorical`` declare a
+column's kind instead. A cell is *missing* when it is one of ``MISSING`` (pandas' ``read_csv``
+defaults, exactly as written, and UCI's ``?``): ``''``, ``NA``, ``NaN``, ``nan``, ``null``,
+``NULL``, ``None``, ``N/A``, ``#N/A``, ``<NA>``, ... The row of numbers, ``Table.dim`` wide:
+
+- features ``0..n-1``: the numeric columns in file order, a missing cell read as 0;
+- then one missing-value indicator (1 where the cell is missing) for each numeric column that
+  had a missing cell in the first pass (scikit-learn's ``SimpleImputer(add_indicator=True)``,
+  "missing-only"); the ``impute`` part (``ocolearn.preprocess.Impute``) replaces the 0 by the
+  running mean of the column. A missing cell at prediction in a column that had none in
+  training is an error naming the file, line and column (no indicator carries it), or skipped
+  with ``--skip-bad``;
+- then the categorical columns one-hot: one feature per category found in the first pass
+  (sorted); a value not found then, or a missing cell, is all zeros (scikit-learn's
+  ``OneHotEncoder(handle_unknown="ignore")``).
+
+A file of numbers alone (``Table.plain``) reads as it always did: one feature per column.
+``table_rows`` is the one function that turns columns of cells into these rows, for files and
+for in-memory tables (``table_of`` finds the ``Table`` of columns in memory).
 """
 
 from __future__ import annotations
 
 import csv
+import math
+from typing import NamedTuple
 
 import numpy as np
 
 from ocolearn.data import (
+    MISSING,
     DataError,
     OtherFormat,
+    _number,
     check_target,
     header_names,
     numbered,
@@ -22,7 +49,13 @@ from ocolearn.data import (
     shown_names,
     skip_bom,
 )
+from ocolearn.data.csvfast import plain_block
 from ocolearn.data.sparse_text import Block, Reader, _decode, _value, byte_blocks, read_line
+
+# A categorical column may hold at most this many categories (each is a feature of every row,
+# which CSV rows hold dense); a column of more (names, identifiers) is an error naming it.
+MAX_CATEGORIES = 1000
+KINDS = ("numeric", "categorical")
 
 
 def csv_rows(lines, source, header, first_line: int):
@@ -76,10 +109,11 @@ def csv_header(path) -> list[str]:
     return header_names(fields, path)
 
 
-def csv_columns(path, target: str, columns=(), labelled=True):
+def csv_columns(path, target: str, columns=(), labelled=True, ignore=(), option=""):
     """``(position of the target column or None, positions of the feature columns, header)`` of a CSV
-    file: ``columns`` by name (a model's), else every column but the target. Without
-    ``labelled`` the target column may be missing (prediction input)."""
+    file: ``columns`` by name (a model's, or ``--columns``), else every column but the target
+    and those in ``ignore``. Without ``labelled`` the target column may be missing (prediction input).
+    ``option`` (``--columns``) gave the ``columns``, as an error names them."""
     header = csv_header(path)
     if len(header) == 1 and header[0] not in (target, *columns):  # (another format read as CSV: the line)
         problem = f"{path}, line 1: not a CSV header of column names (no comma): {shown(header[0])}"
@@ -92,42 +126,285 @@ def csv_columns(path, target: str, columns=(), labelled=True):
         raise DataError(f"{path}: the CSV file {hint}; columns: {shown_names(header)}")
     position = {name: j for j, name in enumerate(header)}  # (names are distinct: ``header_names``)
     t = position.get(target)
-    names = list(columns) or [h for j, h in enumerate(header) if j != t]
+    unknown = next((n for n in ignore if n not in position), None)
+    if unknown is not None:
+        raise DataError(f"--ignore {unknown}: {path} has no column {shown(unknown)}; columns: {shown_names(header)}")
+    names = [n for n in columns or [h for j, h in enumerate(header) if j != t] if n not in ignore]
+    if labelled and target in names:
+        raise DataError(f"--columns {target}: {shown(target)} is the target, not a feature")
     if not names:  # (a model of no features: nothing could ever read it)
         raise DataError(
             f"{path}: no feature columns besides the target {shown(target)}; columns: {shown_names(header)}"
         )
     missing = next((n for n in names if n not in position), None)
     if missing is not None:
-        raise DataError(f"{path}: no column {shown(missing)} (a feature of the model); columns: {shown_names(header)}")
+        where = (
+            f"{option} {missing}: {path} has no column {shown(missing)}"
+            if option
+            else f"{path}: no column {shown(missing)} (a feature of the model)"
+        )
+        raise DataError(f"{where}; columns: {shown_names(header)}")
     return t, [position[n] for n in names], header
 
 
-def csv_lines(data: bytes, first_line: int, path, target, features, header) -> Block:
+class Table(NamedTuple):
+    """How feature columns become a row of numbers (see the module docstring): kept in the model file."""
+
+    numeric: tuple = ()  # the numeric columns, in file order: features 0..n-1
+    missing: tuple = ()  # those of them with a missing-value indicator, features n..n+k-1 in this order
+    categorical: tuple = ()  # ((column, (its categories, sorted)), ...): one-hot features after
+
+    @property
+    def names(self) -> list[str]:
+        """The feature columns the table reads: the numeric ones, then the categorical ones."""
+        return [*self.numeric, *(name for name, _ in self.categorical)]
+
+    @property
+    def dim(self) -> int:
+        return len(self.numeric) + len(self.missing) + sum(len(c) for _, c in self.categorical)
+
+    @property
+    def plain(self) -> bool:
+        """Numbers alone, one feature per column (a block of them may be parsed as numbers directly)."""
+        return not self.missing and not self.categorical
+
+    def imputed(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """``(features of the columns with an indicator, their indicators' features)``."""
+        n, at = len(self.numeric), {name: j for j, name in enumerate(self.numeric)}
+        return tuple(at[name] for name in self.missing), tuple(range(n, n + len(self.missing)))
+
+    def settings(self) -> dict:
+        """The table as the model file's JSON keeps it."""
+        categorical = [[name, list(c)] for name, c in self.categorical]
+        return {"numeric": list(self.numeric), "missing": list(self.missing), "categorical": categorical}
+
+    @classmethod
+    def of_settings(cls, settings: dict) -> Table:
+        """The table of a model file's settings: its ``table``, or for a model from before tables
+        its ``columns``, numbers alone; a table that is not one, or does not make the model's
+        ``dim`` features, is an error (``ocolearn.modelfile.check`` names the file)."""
+        table = settings.get("table")
+        if not table:
+            return cls(tuple(settings.get("columns") or ()))
+        try:
+            categorical = tuple((str(name), tuple(map(str, c))) for name, c in table.get("categorical", ()))
+            read = cls(
+                tuple(map(str, table.get("numeric", ()))), tuple(map(str, table.get("missing", ()))), categorical
+            )
+        except (AttributeError, TypeError, ValueError):
+            raise DataError(f"its table of columns is not one: {shown(table)}") from None
+        if not set(read.missing) <= set(read.numeric) or read.dim != settings.get("dim"):
+            raise DataError(f"its table of columns makes {read.dim} features, for dim {settings.get('dim')!r}")
+        return read
+
+
+def is_missing(cell) -> bool:
+    """Whether a cell holds no value: a missing-value marker (``MISSING``), None, a float NaN, or
+    a value written as a marker (pandas' ``NA``, ``<NA>``)."""
+    if isinstance(cell, str):
+        return cell.strip() in MISSING
+    return cell is None or (isinstance(cell, float) and math.isnan(cell)) or str(cell) in MISSING
+
+
+class _Column:
+    """What a first pass learns of one column: a missing cell, its first cell that is not a
+    number (with its place), its distinct cells (up to one more than ``MAX_CATEGORIES``)."""
+
+    def __init__(self):
+        self.missing, self.text, self.values = False, None, set()
+
+    def add(self, cells, places) -> None:
+        for i, cell in enumerate(cells):
+            if is_missing(cell):
+                self.missing = True
+                continue
+            cell = cell if isinstance(cell, str) else repr(cell)
+            if self.text is None and _number(cell) is None:
+                self.text = (places(i), cell)
+            if len(self.values) <= MAX_CATEGORIES:
+                self.values.add(cell)
+
+
+def column_kind(name: str, column: _Column, declared: dict, source) -> str:
+    """The one rule: a column's declared kind (``--numeric``, ``--categorical``), else numeric
+    when every cell that is not missing is a number, else categorical. A column declared
+    numeric with a cell that is not a number is an error naming the cell's place."""
+    kind = declared.get(name) or ("categorical" if column.text else "numeric")
+    if kind == "numeric" and column.text:
+        where, cell = column.text
+        raise DataError(f"{where}, column {name!r}: {shown(cell)} is not a number (--numeric {name})")
+    if kind == "categorical" and len(column.values) > MAX_CATEGORIES:
+        raise DataError(
+            f"{source}: column {name!r} is categorical (a cell that is not a number: {shown(column.text[1])}, "
+            f"{column.text[0]}) with more than {MAX_CATEGORIES} distinct values; leave it out with --ignore {name}"
+            if column.text
+            else f"{source}: column {name!r} (--categorical) has more than {MAX_CATEGORIES} distinct values"
+        )
+    return kind
+
+
+def _declared(kinds) -> dict:
+    """``{column: kind}`` of the declared ``((column, kind), ...)``; a column declared both
+    numeric and categorical is an error."""
+    declared = {}
+    for name, kind in kinds:
+        if declared.get(name, kind) != kind:
+            raise DataError(f"--categorical {name} and --numeric {name}: a column is one or the other")
+        declared[name] = kind
+    return declared
+
+
+def _table(names, found: dict, declared: dict, source) -> Table:
+    """The ``Table`` of the columns ``names`` from what a first pass ``found`` of each (``_Column``)."""
+    unknown = next((n for n in declared if n not in names), None)
+    if unknown is not None:
+        option = f"--{declared[unknown]} {unknown}"
+        raise DataError(f"{option}: {source} has no feature column {shown(unknown)}; features: {shown_names(names)}")
+    kinds = {name: column_kind(name, found[name], declared, source) for name in names}
+    numeric = tuple(n for n in names if kinds[n] == "numeric")
+    categorical = tuple((n, tuple(sorted(found[n].values))) for n in names if kinds[n] == "categorical")
+    return Table(numeric, tuple(n for n in numeric if found[n].missing), categorical)
+
+
+def table_of(columns: dict, categorical=(), numeric=(), source="the table") -> Table:
+    """The ``Table`` of columns in memory (``{name: array of str, or of numbers with NaN for
+    missing}``), by the rule of a CSV file's first pass (``column_kind``)."""
+    found = {}
+    for name, cells in columns.items():
+        found[name] = _Column()
+        found[name].add(_cells(cells), lambda i: f"{source}, row {i}")
+    kinds = [(n, "categorical") for n in categorical] + [(n, "numeric") for n in numeric]
+    return _table(list(columns), found, _declared(kinds), source)
+
+
+def _cells(values) -> list:
+    """A column's cells as a list (str, float, None)."""
+    values = np.asarray(values)
+    return values.astype(np.float64).tolist() if values.dtype.kind in "biuf" else values.tolist()
+
+
+def table_rows(table: Table, columns: dict, where=lambda i: f"row {i}") -> np.ndarray:
+    """The rows of numbers (``(n, table.dim)`` float64) of columns of cells ``{name: array}``
+    (strings as a CSV file holds them, or numbers with NaN for missing), laid out by ``table``
+    (see the module docstring); ``where(i)`` names row i in an error (a cell that is not a
+    number in a numeric column, a missing cell in a column without an indicator)."""
+    n = len(np.asarray(columns[table.names[0]]))
+    out = np.zeros((n, table.dim))
+    indicator = {name: len(table.numeric) + k for k, name in enumerate(table.missing)}
+    for j, name in enumerate(table.numeric):
+        for i, cell in enumerate(_cells(columns[name])):
+            if name in indicator and is_missing(cell):
+                out[i, indicator[name]] = 1.0
+            else:
+                out[i, j] = _number_cell(cell, f"{where(i)}, column {name!r}")
+    at = len(table.numeric) + len(table.missing)
+    for name, categories in table.categorical:
+        code = {c: k for k, c in enumerate(categories)}
+        for i, cell in enumerate(_cells(columns[name])):
+            k = code.get(cell if isinstance(cell, str) else repr(cell))
+            if k is not None:  # (a category not seen in training, or a missing cell: all zeros)
+                out[i, at + k] = 1.0
+        at += len(categories)
+    if not np.all(np.isfinite(out)):
+        i = int(np.argmax(~np.all(np.isfinite(out), axis=1)))
+        raise DataError(f"{where(i)}: a value that is not a finite number")
+    return out
+
+
+def _number_cell(cell, where: str) -> float:
+    """A numeric column's cell (text, or a number) as a number; a missing one is an error here
+    (a column with a missing-value indicator reads it before, ``table_rows``)."""
+    if is_missing(cell):
+        raise DataError(
+            f"{where}: a missing value ({shown(cell)}), but the model saw none in this column in training, "
+            "so it has no missing-value indicator for it (--skip-bad skips the row)"
+        )
+    return _value(cell, where) if isinstance(cell, str) else _value(repr(float(cell)), where)
+
+
+def survey(source) -> Table:
+    """The first pass over a CSV file that finds its ``Table`` (the feature columns: ``columns``
+    or all but the target and ``ignore``; their kinds by ``column_kind``, declared by
+    ``kinds``); with ``skip_bad`` a row that is malformed or has no target is left out, as
+    training will leave it out."""
+    from ocolearn.data.stream import Position
+
+    t, features, header = csv_columns(source.path, source.target, source.columns, True, source.ignore, "--columns")
+    found = {header[j]: _Column() for j in features}
+    declared = _declared(source.kinds)
+    for data, first_line, _ in byte_blocks(source, Position()):
+        lines = _decode(data, first_line, source.path).split("\n")
+        try:
+            rows = _checked(csv_rows(lines, source.path, header, first_line), t, header, source.path, declared)
+        except DataError:
+            if not source.skip_bad:
+                raise
+            rows = []
+            for number, line in enumerate(lines, first_line):
+                try:
+                    rows += _checked(csv_rows([line], source.path, header, number), t, header, source.path, declared)
+                except DataError:
+                    pass
+        place = lambda i, rows=rows: f"{source.path}, line {rows[i][0]}"  # noqa: E731
+        for j in features:
+            found[header[j]].add([fields[j] for _, fields in rows], place)
+    return _table([header[j] for j in features], found, declared, source.path)
+
+
+def _checked(rows, target, header, path, declared):
+    """``rows`` whose target is there (``check_target``) and whose cells of columns declared
+    numeric are numbers or missing; else an error naming the first bad one."""
+    for number, fields in rows:
+        check_target(fields[target], f"{path}, line {number}", header[target])
+        for j, name in enumerate(header):
+            if declared.get(name) == "numeric" and not is_missing(fields[j]) and _number(fields[j]) is None:
+                raise DataError(
+                    f"{path}, line {number}, column {name!r}: {shown(fields[j])} is not a number (--numeric {name})"
+                )
+    return rows
+
+
+def csv_lines(data: bytes, first_line: int, path, target, features, header, table: Table) -> Block:
     """Rows of a CSV file's lines (the header line, line 1, is skipped): the ``target``
     column (a position from ``csv_columns``, or None) as label names, the ``features``
-    columns as dense features (indices 0..d-1). A ragged row or a field that is not a finite
-    number is an error naming the line and column."""
-    labels, rows, numbers = [], [], []
-    for number, fields in csv_rows(_decode(data, first_line, path).split("\n"), path, header, first_line):
+    columns (``table.names``' positions) as the dense rows ``table_rows`` makes of them. A
+    ragged row or a cell that cannot be read is an error naming the line and column. A block of
+    plain numbers (``table.plain``) is read by compiled code (``ocolearn.data.csvfast``: the same
+    rows); any other block by the loop below."""
+    if table.plain and (block := plain_block(data, first_line, target, features, len(header))) is not None:
+        return block
+    rows = csv_rows(_decode(data, first_line, path).split("\n"), path, header, first_line)
+    labels, numbers = [], [number for number, _ in rows]
+    for number, fields in rows:
         if target is not None:  # (not a class named '' or 'NA')
             check_target(fields[target], f"{path}, line {number}", header[target])
         labels.append(fields[target] if target is not None else "")
-        rows.append([_value(fields[j], f"{path}, line {number}, column {header[j]!r}") for j in features])
-        numbers.append(number)
-    d = len(features)
+    if table.plain:  # (numbers alone: a cell that is not one is an error naming it)
+        where = f"{path}, line {{}}, column {{!r}}"
+        values = [[_number_cell(fields[j], where.format(n, header[j])) for j in features] for n, fields in rows]
+        values = np.asarray(values, np.float64).reshape(len(rows), table.dim)
+    else:
+        columns = {header[j]: [fields[j] for _, fields in rows] for j in features}
+        values = (
+            table_rows(table, columns, lambda i: f"{path}, line {numbers[i]}") if rows else np.zeros((0, table.dim))
+        )
+    d = table.dim
     return Block(
         np.asarray(labels, str),
         np.arange(len(rows) + 1, dtype=np.int64) * d,
         np.tile(np.arange(d, dtype=np.int64), len(rows)),
-        np.asarray(rows, np.float64).reshape(-1),
+        values.reshape(-1),
         np.asarray(numbers, np.int64),
     )
 
 
 def _parsers(source):
-    target, features, header = csv_columns(source.path, source.target, source.columns, source.labelled)  # read once
-    columns = (target if source.labelled else None, features, header)  # (prediction input: labels unread)
+    table = source.table or Table(tuple(source.columns))
+    names = table.names or ()
+    target, features, header = csv_columns(source.path, source.target, names, source.labelled, source.ignore)
+    if not source.table:  # (a source read without a first pass: every feature column a number)
+        table = Table(tuple(header[j] for j in features))
+    columns = (target if source.labelled else None, features, header, table)  # (prediction input: labels unread)
     parse = lambda d, f: csv_lines(d, f, source.path, *columns)  # noqa: E731
     return parse, parse
 

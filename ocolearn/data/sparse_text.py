@@ -1,10 +1,10 @@
 """Rows as every reader produces them, and what the readers share.
 
-A reader (one module per format: ``svmlight``, ``mira``, ``csvfile``, ``textdirs``) turns
+A reader (one module per format: ``svmlight``, ``mira``, ``csvfile``, ``textdirs``, ``vw``) turns
 bytes into ``Block``s: labels as written, CSR-style rows of (index, value) and each row's line
-number. ``fill_rows`` pads a block's rows into the ``Sparse`` arrays the learners read;
-``SparseData`` is a whole data set in memory. Every malformed line is an error that names the
-file, the line number and the expected form.
+number (and a VW file's importance weights and tags). ``fill_rows`` pads a block's rows into
+the ``Sparse`` arrays the learners read; ``SparseData`` is a whole data set in memory. Every
+malformed line is an error that names the file, the line number and the expected form.
 """
 
 from __future__ import annotations
@@ -50,6 +50,8 @@ class Block(NamedTuple):
     indices: np.ndarray  # (nnz,) int64, as written (not shifted to 0-based)
     values: np.ndarray  # (nnz,) float64
     lines: np.ndarray  # (n,) int64: the line number of each row
+    weights: np.ndarray | None = None  # (n,) float64 importance weights (VW), or None: each row counts once
+    tags: np.ndarray | None = None  # (n,) str tags (VW), which predict writes after each prediction
 
 
 class Reader(NamedTuple):
@@ -211,6 +213,9 @@ def _mira_label(label: str, tokens, where: str) -> str:
     ``index:value`` features, which MIRA would read as features named by numbers)."""
     if "," in label and (not tokens or label.endswith(",")):
         raise OtherFormat(f"{where}, label: {shown(label)} is not a name", "a line with commas", "csv")
+    bar = next((token for token in tokens if "|" in token), None) if _number(label) is not None else None
+    if bar is not None or label.startswith("|"):  # (VW's namespaces: ``1 |a x``, ``1 'tag|a x``, ``|a x``)
+        raise OtherFormat(f"{where}: {shown(bar or label)} holds a bar '|'", "namespaces after bars", "vw")
     if numbered(tokens) and (_number(label) is not None or numbered([label])):
         raise OtherFormat(f"{where}: the features are numbers ({shown(tokens[0])}), not names", "", "svmlight")
     return label
@@ -252,6 +257,8 @@ def _rows_by_line(data: bytes, first_line: int, path, row_of, label_dtype, place
         except DataError as e:  # (svmlight is the commands' default format: a hint at the others)
             if label_dtype is np.float64 and "," in line:
                 raise OtherFormat(str(e), "a line with commas", "csv") from None
+            if label_dtype is np.float64 and "|" in line:
+                raise OtherFormat(str(e), "a line with '|'", "vw") from None
             if label_dtype is np.float64 and label[:1].isalpha() and _number(label) is None:
                 raise OtherFormat(str(e), "a name as the label", "mira") from None
             if label_dtype is np.float64 and any(_word(token) for token in tokens):  # (1 good fun)

@@ -33,7 +33,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ocolearn.data import DataError, arrays, check_labels, csvfile, mira, shown, svmlight, textdirs
+from ocolearn.data import DataError, arrays, check_labels, csvfile, mira, shown, svmlight, textdirs, vw
+from ocolearn.data.interactions import with_crosses
 from ocolearn.data.sparse_text import (
     FLOAT32_MAX,
     Block,
@@ -62,11 +63,11 @@ class Source(NamedTuple):
     """A file of examples and how to read it: the one description every command reads through."""
 
     path: str  # (or ``ocolearn.data.arrays.Arrays``, for the formats "dense" and "csr")
-    format: str = "svmlight"  # or "mira", "csv" (dense: every column but the target), "text" (folders)
+    format: str = "svmlight"  # or "mira", "csv" (dense: every column but the target), "text" (folders), "vw"
     dim: int = 0  # the number of features (2**bits when hashing)
     labels: tuple = ()  # the class names, in class order
     zero_based: bool = False  # svmlight indices start at 0
-    bits: int | None = None  # hash indices (svmlight) or names (mira, text) into 2**bits buckets
+    bits: int | None = None  # hash indices (svmlight) or names (mira, text, vw) into 2**bits buckets
     skip_bad: bool = False
     width: int | None = None  # entries per padded row (None: per chunk, a multiple of 8)
     target: str = ""  # csv: the label column
@@ -77,6 +78,11 @@ class Source(NamedTuple):
     order_seed: int | None = None  # text: the documents are read in an order shuffled by this seed
     task_key: str = ""  # at train time, the door's key of the task (--task, data.task): errors name its
     # keys of listed labels and dim (``ocolearn.names.key_of``); "": they are a model's
+    ignore: tuple = ()  # csv: columns left out of the features (--ignore)
+    kinds: tuple = ()  # csv: ((column, "numeric" or "categorical"), ...) declared (--numeric, --categorical)
+    table: object = None  # csv: the ``ocolearn.data.csvfile.Table`` the first pass found (or a model's)
+    interactions: tuple = ()  # vw, csv, svmlight: namespaces, columns or indices crossed (``data.interactions``)
+    constant: bool = True  # vw: each row holds VW's constant feature
 
 
 class Chunk(NamedTuple):
@@ -85,11 +91,13 @@ class Chunk(NamedTuple):
     end: Position  # just after the last row
     skipped: int  # malformed lines skipped in it
     first_line: int  # the file's line of its first row (a CSV file's first row is on line 2)
+    weights: np.ndarray | None = None  # float32 importance weights of the rows (VW), or None: once each
+    tags: np.ndarray | None = None  # str tags of the rows (VW), or None
 
 
 READERS = {
     reader.name: reader
-    for reader in (svmlight.READER, mira.READER, csvfile.READER, textdirs.READER, arrays.DENSE, arrays.CSR)
+    for reader in (svmlight.READER, mira.READER, csvfile.READER, textdirs.READER, vw.READER, arrays.DENSE, arrays.CSR)
 }
 
 
@@ -115,14 +123,27 @@ def _parse(source: Source, parsers, data: bytes, first_line: int) -> tuple[Block
             good.append(exact(line, number))
         except DataError:
             skipped += 1
+            if not source.labelled:  # (prediction input: the row kept, unread, so each line still gets one)
+                good.append(unread_row(source, number))
     return concat(good), skipped
+
+
+def unread_row(source: Source, line: int) -> Block:
+    """A row that stands for the skipped line ``line`` of prediction input: every value NaN, so
+    its score is NaN and ``predict`` writes an empty line for it, keeping the output aligned
+    with the input's rows."""
+    dense = reader_of(source).dense
+    label = np.array([""]) if source.format != "svmlight" else np.full(1, np.nan)
+    entries = np.arange(source.dim if dense else 1, dtype=np.int64) + _shift(source)
+    values = np.full(len(entries), np.nan)
+    return Block(label, np.array([0, len(entries)], np.int64), entries, values, np.array([line], np.int64))
 
 
 PARSERS = 2  # blocks parsed at once, on threads (the compiled parser releases the GIL)
 
 
 def _owned(block: Block, *_) -> Block:
-    return Block(*(np.array(a) for a in block))
+    return Block(*(None if a is None else np.array(a) for a in block))
 
 
 def _parsed(source: Source, start: Position, then=_owned):
@@ -131,7 +152,7 @@ def _parsed(source: Source, start: Position, then=_owned):
     thread (by default a copy of the block: the parser's arrays may be its scratch, see
     ``Reader.parsers``); memory stays a few blocks."""
     reader = reader_of(source)
-    parsers = reader.parsers(source)
+    parsers = with_crosses(source, reader.parsers(source))
 
     def work(data, first_line, offset):
         block, skipped = _parse(source, parsers, data, first_line)
@@ -154,12 +175,22 @@ def concat(blocks: list[Block]) -> Block:
     if not blocks:
         return Block(np.zeros(0), np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros(0, np.int64))
     counts = np.concatenate([np.diff(b.indptr) for b in blocks])
+
+    def extra(field, fill, dtype):  # (weights, tags: where any block has them, the others' defaults)
+        parts = [getattr(b, field) for b in blocks]
+        if all(p is None for p in parts):
+            return None
+        filled = [np.full(len(b.labels), fill, dtype) if p is None else p for b, p in zip(blocks, parts, strict=True)]
+        return np.concatenate(filled)
+
     return Block(
         np.concatenate([b.labels for b in blocks]),
         np.r_[0, np.cumsum(counts)].astype(np.int64),
         np.concatenate([b.indices for b in blocks]),
         np.concatenate([b.values for b in blocks]),
         np.concatenate([b.lines for b in blocks]),
+        extra("weights", 1.0, np.float64),
+        extra("tags", "", str),
     )
 
 
@@ -232,6 +263,8 @@ class Rows(NamedTuple):
     lines: np.ndarray  # (n,) line numbers, for errors
     ends: np.ndarray  # (n,) the offset just after each row (``Reader.after``), where a stream reads on
     bad: tuple | None  # (row, DataError) of the first entry out of range, raised by the chunk that takes it
+    weights: np.ndarray | None = None  # (n,) importance weights (``Block.weights``)
+    tags: np.ndarray | None = None  # (n,) tags (``Block.tags``)
 
 
 def _rows(source: Source, block: Block, data, first_line: int, offset: int) -> Rows:
@@ -254,7 +287,8 @@ def _rows(source: Source, block: Block, data, first_line: int, offset: int) -> R
         y = None
     ends = reader.after(data, first_line, offset, block.lines)
     counts, labels = np.diff(block.indptr), np.array(block.labels)  # (the block may be the parser's scratch)
-    return Rows(None if reader.dense else idx, val, counts, y, labels, block.lines, ends, bad)
+    weights, tags = (None if a is None else np.array(a) for a in (block.weights, block.tags))
+    return Rows(None if reader.dense else idx, val, counts, y, labels, block.lines, ends, bad, weights, tags)
 
 
 def _aligned(shape, dtype) -> np.ndarray:
@@ -264,6 +298,18 @@ def _aligned(shape, dtype) -> np.ndarray:
     raw = np.empty(size + 64, np.uint8)
     start = -raw.ctypes.data % 64
     return raw[start : start + size].view(dtype).reshape(shape)
+
+
+def _joined(segments, field: str):
+    """The chunk's ``field`` of ``Rows`` (weights as float32, tags), joined from its
+    ``(rows, a, b)`` segments; None where the rows have none (or weights that are all 1)."""
+    parts = [getattr(rows, field) for rows, _, _ in segments]
+    if parts[0] is None:  # (one reader's blocks: all have the field, or none)
+        return None
+    joined = np.concatenate([part[a:b] for part, (_, a, b) in zip(parts, segments, strict=True)])
+    if field == "weights":  # (rows that count once each: the unweighted rounds, the same program as before)
+        return None if np.all(joined == 1) else joined.astype(np.float32)
+    return joined
 
 
 def chunks(source: Source, start: Position | None = None, chunk_rows: int = 65536):
@@ -312,7 +358,8 @@ def chunks(source: Source, start: Position | None = None, chunk_rows: int = 6553
         rows, _, b = segments[-1]
         position = Position(int(rows.ends[b - 1]), int(rows.lines[b - 1]) + 1, row)
         first_rows, first = segments[0][:2]
-        return Chunk(X, y, position, skipped, int(first_rows.lines[first]))
+        weights, tags = (_joined(segments, field) for field in ("weights", "tags"))
+        return Chunk(X, y, position, skipped, int(first_rows.lines[first]), weights, tags)
 
     for data, first_line, offset, (rows, bad) in _parsed(source, start, partial(_rows, source)):
         skipped += bad
@@ -397,11 +444,10 @@ def scan(source: Source) -> Scan:
         labels = block.labels
         if source.labelled and labels.dtype.kind in "US":  # (names; svmlight's numbers are printed by %g)
             check_labels(labels, block.lines, partial(reader_of(source).place, source))
-        if source.labelled and source.format == "svmlight" and np.isnan(labels).any():  # (NaN: no label)
+        if source.labelled and source.format in ("svmlight", "vw") and np.isnan(labels).any():  # (NaN: no label)
             line = int(block.lines[np.flatnonzero(np.isnan(labels))[0]])
-            raise DataError(
-                f"{source.path}, line {line}: a line without a label (it starts with a feature); training needs labels"
-            )
+            how = "it starts with a feature" if source.format == "svmlight" else "a tag alone, or nothing, before '|'"
+            raise DataError(f"{source.path}, line {line}: a line without a label ({how}); training needs labels")
         if len(spellings) <= MAX_LABELS:
             spellings |= written
         runs += int(np.count_nonzero(labels[1:] != labels[:-1])) + (previous is None or labels[0] != previous)

@@ -33,7 +33,7 @@ class CoinBetting(Learner, name="coin_betting", static=("per_coordinate",)):
     ``per_coordinate``: one such bettor per feature (c_{t,i} = -g_{t,i} / L_{t,i},
     ``w_{t+1,i} = theta_{t,i} Wealth_{t,i} / (t + 1)``), the form that adapts to each feature's
     scale. The paper assumes ||g_t|| <= 1; dividing by the largest gradient seen so far (as
-    Orabona and Tommasi 2017 do) keeps every |c_t| <= 1, so the wealth stays positive, without
+    Orabona and Tommasi 2017 do) keeps every ``|c_t| <= 1``, so the wealth stays positive, without
     asking for a bound. With a fixed ``L`` the regret against any u is
     O(L ||u|| sqrt(T log(1 + ||u|| T / epsilon))). Every bet moves with t, so a round is O(d)
     even on sparse x.
