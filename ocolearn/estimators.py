@@ -19,7 +19,8 @@ then B with one pass, bit for bit (sparse rows: when both are padded to the same
 sum over a row's padding is then the same sum). Rows are NumPy arrays, ``scipy.sparse``
 matrices (CSR, CSC, ...) or pandas and polars DataFrames (``ocolearn.data.containers``), and the
 same rows give the same model whatever holds them: a DataFrame's columns are read as numbers
-(``table_of``; text, categorical or missing cells go through the tabular hook), and a sparse
+(``table_of``; text, categorical or missing cells as a CSV file's: ``ocolearn.data.csvfile``, the
+categories one-hot, a missing numeric cell imputed online with an indicator), and a sparse
 matrix at most 256 features wide, or whose dense rows are no larger than its sparse ones, is read
 as the dense rows it holds (``dense_enough``); a wider one becomes padded ``Sparse`` rows in
 O(nnz), as wide as the longest row (a ``partial_fit`` takes rows of the kind its first call
@@ -114,6 +115,7 @@ from ocolearn.pipeline import (
     probabilities,
     scoring_learner,
     steps_of,
+    table_steps,
     target_map,
     with_intercept_field,
     with_pipeline,
@@ -234,13 +236,14 @@ class _Online(BaseEstimator):
 
     def _validated(self, X, y="no_validation", *, reset: bool, **options):
         """scikit-learn's ``validate_data`` on rows in any container: a DataFrame's columns as
-        numbers (``containers.matrix_of``; text, categorical or missing cells through the
-        tabular hook, its column encoding fitted on ``reset``, kept in ``table_spec_``), its
-        column names checked as scikit-learn checks a DataFrame's (``feature_names_in_``)."""
+        numbers (``containers.matrix_of``; text, categorical or missing cells by a CSV file's rule,
+        its ``Table`` fitted on ``reset`` and kept in ``table_spec_``, whose missing cells
+        ``_compose`` imputes online), its column names checked as scikit-learn checks a DataFrame's
+        (``feature_names_in_``)."""
         frame = X if is_frame(X) else None
         spec = None
         if frame is not None:
-            X, spec = matrix_of(frame, None if reset else getattr(self, "table_spec_", None))
+            X, spec = matrix_of(frame, None if reset else getattr(self, "table_spec_", None), fit=reset)
             if not reset:
                 _check_feature_names(self, frame, reset=False)
         with warnings.catch_warnings():
@@ -280,7 +283,7 @@ class _Online(BaseEstimator):
             steps = default_steps(not isinstance(rows, Sparse), bool(self.fit_intercept), self.scale)
         except ValueError as e:  # ConfigError: an unknown scale, or standardize with sparse rows
             raise ValueError(str(e)) from None
-        return with_pipeline(learner, steps)
+        return with_pipeline(learner, table_steps(getattr(self, "table_spec_", None)) + steps)
 
     def _check_options(self):
         if not _is_int(self.max_iter) or self.max_iter < 1:

@@ -155,14 +155,36 @@ def test_a_frames_column_names_are_checked_as_scikit_learns_are():
         fitted.predict(pd.DataFrame(b, columns=names[::-1]))
 
 
-@pytest.mark.xfail(strict=False, reason="categorical columns need the tabular parts' hook (containers.tabular_rows)")
-def test_a_frame_with_a_categorical_column_trains_and_predicts():
+def test_a_frames_categorical_column_is_one_hot_as_a_csv_files_is():
     a, b, ya, _ = split(load_breast_cancer)
-    color = np.where(a[:, 0] > np.median(a[:, 0]), "red", "blue")
-    frame = pd.DataFrame(a[:, 1:5], columns=["a", "b", "c", "d"]).assign(color=pd.Categorical(color))
+    names = ["a", "b", "c", "d"]
+    colors = np.where(a[:, 0] > np.median(a[:, 0]), "red", "blue")
+    frame = pd.DataFrame(a[:, 1:5], columns=names).assign(color=pd.Categorical(colors))
     fitted = OnlineClassifier().fit(frame, ya)
-    test = pd.DataFrame(b[:, 1:5], columns=["a", "b", "c", "d"]).assign(color="green")  # unseen: ignored
-    assert fitted.predict(test).shape == (len(b),)
+    one_hot = np.column_stack([a[:, 1:5], colors == "blue", colors == "red"])  # (the categories sorted)
+    expected = OnlineClassifier().fit(one_hot, ya)
+    np.testing.assert_array_equal(fitted.coef_, expected.coef_)
+    test = pl.DataFrame(b[:, 1:5], schema=names).with_columns(color=pl.lit("green"))  # unseen: all zeros
+    np.testing.assert_array_equal(
+        fitted.predict(test), expected.predict(np.column_stack([b[:, 1:5], np.zeros((len(b), 2))]))
+    )
+    with pytest.raises(ValueError, match="column 'a' holds text or missing values; the model was fitted on numbers"):
+        OnlineClassifier().fit(a[:, 1:5], ya).predict(pd.DataFrame(b[:, 1:5], columns=names).astype(object))
+
+
+def test_a_frame_with_missing_cells_trains_as_the_same_csv_file_does(tmp_path):
+    from ocolearn.pipeline import train_file
+
+    a, _, ya, _ = split(load_breast_cancer)
+    X = a[:200, :4].copy()
+    X[::7, 1] = np.nan  # a missing cell in column x1 every 7th row
+    frame = pd.DataFrame(X, columns=["x0", "x1", "x2", "x3"])
+    fitted = OnlineClassifier().fit(frame, ya[:200])
+    frame.assign(y=ya[:200]).to_csv(tmp_path / "d.csv", index=False, na_rep="NA")
+    model = train_file("perceptron", [], tmp_path / "d.csv", "csv", target="y")
+    assert model.settings["pipeline"][0]["kind"] == "impute"
+    np.testing.assert_array_equal(fitted.model_.w, model.w)
+    np.testing.assert_array_equal(fitted.model_.offset, model.offset)
 
 
 def test_train_on_an_svmlight_file_of_raw_dense_rows_learns(tmp_path):

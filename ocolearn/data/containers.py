@@ -5,8 +5,8 @@ polars DataFrames, read as one set of rows whatever holds them.
   boolean) columns, a missing cell NaN; an object array of ``str`` for any other column
   (object, string, categorical), a missing cell None. The one place a DataFrame is read.
 - ``matrix_of(frame)``: the float64 ``(n, d)`` matrix of a table of numbers (``table_of``); a
-  table with a text, categorical or missing cell goes through ``tabular_rows``, the hook of the
-  tabular parts.
+  table with a text, categorical or missing cell goes through ``tabular_rows``, a CSV file's
+  rule (categories one-hot, missing values indicated).
 - ``rows_of(X)``: rows as the runner takes them (``ocolearn.run``, ``pipeline.train`` and the
   estimators call it).
 - ``dense_enough(X)``: whether a sparse matrix is read as dense rows: where a dense row is
@@ -59,33 +59,33 @@ def table_of(frame) -> dict[str, np.ndarray]:
     return table
 
 
-def matrix_of(frame, spec=None):
+def matrix_of(frame, spec=None, fit=True):
     """``(X, spec)``: the float64 ``(n, d)`` matrix of a DataFrame's columns where every cell is a
-    number (``spec`` None), or else what the tabular hook makes of them (``tabular_rows``:
-    ``spec`` the encoding it fitted, or the one given, to apply at prediction)."""
+    number (``spec`` None), or else what the tabular parts make of them (``tabular_rows``:
+    ``spec`` the ``Table`` it fitted, or the one given, to apply at prediction); ``fit`` False
+    (prediction without a ``Table``) refuses a column of text or missing values."""
     table = table_of(frame)
-    if spec is None and all(a.dtype == np.float64 and not np.isnan(a).any() for a in table.values()):
-        n = len(frame)
-        return (np.column_stack(list(table.values())) if table else np.zeros((n, 0))), None
+    if spec is None:
+        other = next((name for name, a in table.items() if a.dtype != np.float64 or np.isnan(a).any()), None)
+        if other is None:
+            return (np.column_stack(list(table.values())) if table else np.zeros((len(frame), 0))), None
+        if not fit:
+            raise ValueError(f"column {other!r} holds text or missing values; the model was fitted on numbers alone")
     return tabular_rows(table, spec)
 
 
-# ---- HOOK (the lead connects it at the merge) -------------------------------------------------
 def tabular_rows(table: dict[str, np.ndarray], spec=None):
-    """HOOK for the tabular parts (issue 38.1, ``ocolearn/data/csvfile.py``): ``(X, spec)``, the
-    float64 rows of a table with text, categorical or missing cells, ``spec`` the column
-    encoding (categories, imputation) fitted on it when ``spec`` is None, else applied as given.
-    Until it is connected, such a table is an error naming its first such column."""
-    for name, column in table.items():
-        if column.dtype == object or np.isnan(column).any():
-            kind = "missing values" if column.dtype != object else "text or categories"
-            raise ValueError(
-                f"column {name!r} holds {kind}: encode it first (e.g. scikit-learn's OneHotEncoder or SimpleImputer)"
-            )
-    raise ValueError("a column spec was fitted on a table with text, categories or missing values; this one has none")
+    """``(X, spec)``: the float64 rows of a table with text, categorical or missing cells, by the
+    tabular parts' rule (``ocolearn.data.csvfile``, a CSV file's: ``table_of`` learns the
+    ``Table`` from the columns where ``spec`` is None, ``table_rows`` lays them out: numeric
+    columns, a missing-value indicator for those with a missing cell, the categories one-hot, a
+    category unseen in training all zeros). The missing numeric cells are 0 here;
+    ``pipeline.table_steps(spec)`` imputes them online, as the estimators do."""
+    from ocolearn.data.csvfile import table_of as layout_of
+    from ocolearn.data.csvfile import table_rows as laid_out
 
-
-# -------------------------------------------------------------------------------------------------
+    spec = layout_of(table, source="the DataFrame") if spec is None else spec
+    return laid_out(spec, table), spec
 
 
 def csr_rows(X):
