@@ -54,7 +54,8 @@ def same(a, b) -> bool:
     if isinstance(a, str) or isinstance(b, str):
         return a == b
     return all(
-        x.dtype == y.dtype and x.shape == y.shape and (x.view(np.uint8) == y.view(np.uint8)).all()
+        (x is None and y is None)  # (a block's weights and tags: VW's)
+        or (x.dtype == y.dtype and x.shape == y.shape and (x.view(np.uint8) == y.view(np.uint8)).all())
         for x, y in zip(a, b, strict=True)
     )
 

@@ -285,3 +285,29 @@ def test_a_csv_as_people_have_it_is_within_scikit_learns_column_transformer(tmp_
     else:
         assert evaluate(ours, test)["mse"] <= 1.1 * theirs
     assert len("".join(predictions(ours, test)).split("\n")) == 1000 + 1
+
+
+def test_an_interaction_of_numeric_columns_beside_categories_and_imputation_is_read_alike_at_every_door(tmp_path):
+    """``--interactions a,b`` on a file with a categorical column and missing cells: the product
+    column follows the table's features (numbers, indicators, one-hot), so the model file loads
+    (its table and its crosses make its dim), ``test``'s MSE is that of ``predict``'s values, and
+    the product is learned (y depends on a*b: the MSE falls far below the model without it)."""
+    rng = np.random.default_rng(0)
+    a, b, color = rng.standard_normal(600), rng.standard_normal(600), rng.choice(["red", "green", "blue"], 600)
+    y = a + b + 3 * a * b + (color == "red")
+    lines = [f"{'' if i % 13 == 0 else f'{a[i]:.6f}'},{b[i]:.6f},{color[i]},{y[i]:.6f}" for i in range(600)]
+    path = tmp_path / "t.csv"
+    path.write_text("a,b,color,y\n" + "\n".join(lines) + "\n")
+    mse = {}
+    for name, extra in [("crossed", ["--interactions", "a,b"]), ("plain", [])]:
+        model = tmp_path / f"{name}.npz"
+        args = ["train", "--learner", "ogd", "--format", "csv", "--target", "y", "--passes", "3", "--quiet"]
+        assert main([*args, *extra, str(path), "--model", str(model)]) == 0
+        m = load(model)
+        assert m.settings["dim"] == 2 + 1 + 3 + len(extra) // 2  # a and b, a's indicator, one-hot of 3, a*b
+        values = np.concatenate([np.array(c.split(), float) for c in predictions(m, str(path))])
+        mse[name] = evaluate(m, str(path))["mse"]
+        assert mse[name] == pytest.approx(np.mean((values - y) ** 2), rel=1e-6)
+    assert mse["crossed"] < 0.2 * mse["plain"]
+    with pytest.raises(DataError, match="no numeric feature column 'color'"):
+        train_file("ogd", [], str(path), "csv", target="y", interactions=("a,color",))

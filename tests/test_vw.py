@@ -229,7 +229,11 @@ def test_csv_interactions_name_columns_or_first_letters():
     assert csv_pairs(["a1,c"], names) == [(0, 3)]
     assert csv_pairs(["ab"], names) == [(0, 2), (1, 2)]
     assert csv_pairs(["aa"], names) == [(0, 0), (0, 1), (1, 1)]  # (within a letter each pair once, as VW's -q aa)
-    for spec, words in [("a1,z", "no feature column 'z'"), ("az", "starts with 'z'"), ("abc", "two columns A,B")]:
+    for spec, words in [
+        ("a1,z", "no numeric feature column 'z'"),
+        ("az", "starts with 'z'"),
+        ("abc", "two columns A,B"),
+    ]:
         with pytest.raises(DataError, match=words):
             csv_pairs([spec], names)
     with pytest.raises(DataError, match="b1 x a1 is crossed twice"):

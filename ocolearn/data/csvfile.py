@@ -193,8 +193,11 @@ class Table(NamedTuple):
             )
         except (AttributeError, TypeError, ValueError):
             raise DataError(f"its table of columns is not one: {shown(table)}") from None
-        if not set(read.missing) <= set(read.numeric) or read.dim != settings.get("dim"):
-            raise DataError(f"its table of columns makes {read.dim} features, for dim {settings.get('dim')!r}")
+        from ocolearn.data.interactions import csv_pairs  # (the products follow the table's features)
+
+        dim = read.dim + len(csv_pairs(settings.get("interactions") or (), read.numeric))
+        if not set(read.missing) <= set(read.numeric) or dim != settings.get("dim"):
+            raise DataError(f"its table of columns makes {dim} features, for dim {settings.get('dim')!r}")
         return read
 
 

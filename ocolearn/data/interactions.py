@@ -35,7 +35,8 @@ def csv_pairs(interactions, names, option: str = OPTION) -> list[tuple[int, int]
             missing = next((n for n in (left, right) if n not in position), None)
             if missing is not None:
                 raise DataError(
-                    f"{option} {shown(spec)}: no feature column {shown(missing)}; columns: {shown_names(names)}"
+                    f"{option} {shown(spec)}: no numeric feature column {shown(missing)} (products are of numbers); "
+                    f"numeric columns: {shown_names(names)}"
                 )
             found = [(position[left], position[right])]
         elif len(spec) == 2:
