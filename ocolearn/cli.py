@@ -4,7 +4,7 @@
     ocolearn sweep CONFIG [--out DIR] [--set key=value ...] [--chunk-size C]
     ocolearn study CONFIG [--out DIR] [--set key=value ...]
 
-    ocolearn train --learner NAME [--set key=value ...] DATA --model MODEL [--format F] [--target COLUMN]
+    ocolearn train [--learner NAME] [--set key=value ...] DATA --model MODEL [--format F] [--target COLUMN]
                    [--task T] [--passes N] [--stop-early] [--average] [--normalized] [--chunk-rows R]
                    [--checkpoint PATH [--checkpoint-every N]] [--resume] [--holdout K] [--quiet] [--skip-bad]
                    [--columns A,B] [--ignore A,B] [--categorical A,B] [--numeric A,B]   (csv's columns)
@@ -160,7 +160,7 @@ def _train(args) -> int:
     from ocolearn.io import writable
     from ocolearn.progress import Progress, report
 
-    tracker = tracking.start(args.track, "train", args.learner)
+    tracker = tracking.start(args.track, "train", args.learner or "default")
     progress = Progress(quiet=args.quiet)
     if args.checkpoint_every and not args.checkpoint:
         raise DataError("--checkpoint-every needs --checkpoint PATH")
@@ -221,7 +221,8 @@ def _train(args) -> int:
     options = {k: v for k, v in vars(args).items() if k != "func"}
     metrics = {k: v for k, v in trained.settings.items() if k in TRACKED_TRAINING}
     tracker.log(params={**options, "learner": trained.settings["learner"]}, metrics=metrics, files=[args.model])
-    print(*report(args.learner, trained.settings, progress), f"wrote {args.model}", sep="\n", file=sys.stderr)
+    name = args.learner or trained.settings["learner"]["kind"]
+    print(*report(name, trained.settings, progress), f"wrote {args.model}", sep="\n", file=sys.stderr)
     return 0
 
 
@@ -256,6 +257,7 @@ def _predict(args) -> int:
 
 def _test(args) -> int:
     from ocolearn import pipeline as models
+    from ocolearn.metrics import formatted
 
     trained = _model(args)
     with _as_trained(args, trained):
@@ -268,7 +270,7 @@ def _test(args) -> int:
             for label, counts in zip(trained.labels, value, strict=True):
                 print(label, " ".join(map(str, counts)))
         else:
-            print(key, _metric(value) if isinstance(value, float) else value)
+            print(key, formatted(value) if isinstance(value, float) else value)
     return 0
 
 
@@ -346,12 +348,6 @@ def _as_trained(args, trained):
             f"{_trained_on(args, trained)}: give it {_format(trained)} data, or train a model with --format {e.fmt}"
         )
         raise DataError(e.told(advice)) from None
-
-
-def _metric(value: float) -> str:
-    """A metric as ``test`` prints it: six decimals, or ``%.6g`` where those would mislead (an MSE
-    of 1e77 printed as 78 digits, or 3e-9 as 0.000000)."""
-    return f"{value:.6f}" if value == 0 or 1e-4 <= abs(value) < 1e6 or value != value else f"{value:.6g}"
 
 
 def _export(args) -> int:
@@ -525,7 +521,10 @@ def parser() -> argparse.ArgumentParser:
     st.set_defaults(func=_study)
     t = sub.add_parser("train", help="train a regression or classification learner on a data file; save the model")
     t.add_argument(
-        "--learner", required=True, help="a learner's name: ogd, perceptron, passive_aggressive, mira, pegasos, ..."
+        "--learner",
+        help="a learner's name: ogd, adagrad, perceptron, passive_aggressive, mira, pegasos, ... (default, measured "
+        "best to start with: adagrad on the logistic loss for classes, one-vs-rest over it for more than two, "
+        "ogd on the squared loss at rate 0.02 for numbers; docs/choosing-a-learner.md)",
     )
     t.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="set a field of the learner")
     t.add_argument("data", help="training data")
@@ -549,7 +548,8 @@ def parser() -> argparse.ArgumentParser:
         choices=SCALES,
         default="auto",
         help="online scaling of the features: auto (default: standardize dense rows, normalize sparse rows), "
-        "standardize (running mean and variance), normalize (running max |x_i|, VW-style), none",
+        "standardize (running mean and variance), normalize (running max |x_i|, VW-style), none, river "
+        "(standardize by river's StandardScaler rule exactly: no clip of far rows' predictions)",
     )
     t.add_argument("--passes", type=_at_least(1), default=1)
     t.add_argument(

@@ -1,6 +1,9 @@
 """scikit-learn estimators over any ocolearn learner: ``OnlineClassifier`` and ``OnlineRegressor``.
 
-An estimator holds a learner (a registered name such as ``"pegasos"``, or a learner object),
+An estimator holds a learner (a registered name such as ``"pegasos"``, a learner object, or
+None, the default: ``ocolearn train``'s default learner, ``pipeline.default_learner``: AdaGrad on
+the logistic loss for a classifier, one-vs-rest over it for more than two classes, so that
+``predict_proba`` is there; OGD on the squared loss at river's constant rate for a regressor),
 the preprocessing every door uses (``ocolearn.preprocess.default_steps``): ``scale`` (``"auto"``:
 online standardization of dense rows, river's order, normalize for sparse rows; ``"standardize"``,
 ``"normalize"``, ``"none"``) and ``fit_intercept`` (a constant feature whose weight is the
@@ -100,7 +103,7 @@ try:
 except ImportError:  # one line saying what to install, not a traceback into scipy or sklearn
     raise ImportError("ocolearn.estimators needs scikit-learn and SciPy: pip install 'ocolearn[sklearn]'") from None
 
-from ocolearn import modelfile
+from ocolearn import metrics, modelfile
 from ocolearn.checks import check_rounds
 from ocolearn.config import _build_part
 from ocolearn.data.containers import csr_rows, dense_enough, is_frame, matrix_of, rows_of
@@ -111,9 +114,8 @@ from ocolearn.names import MAX_SEED, is_seed
 from ocolearn.parts import ConfigError, Part, fields_of
 from ocolearn.pipeline import (
     build_learner,
+    default_learner,
     model_of,
-    probabilities,
-    scoring_learner,
     steps_of,
     table_steps,
     target_map,
@@ -126,13 +128,18 @@ from ocolearn.run import run
 _PREFIX = "learner__"
 
 
-def as_learner(learner) -> Learner:
-    """A learner object from a registered name (with its defaults) or a learner itself."""
+def as_learner(learner, task: str = "binary") -> Learner:
+    """A learner object from a registered name (with its defaults) or a learner itself; None is
+    ``train``'s default learner for ``task`` (``pipeline.default_learner``: a classifier's binary
+    learner, AdaGrad on the logistic loss, run one-vs-rest for more classes; a regressor's
+    OGD on the squared loss at rate 0.02)."""
     if isinstance(learner, Learner):
         return learner
+    if learner is None:
+        return build_learner(*default_learner(task))
     if isinstance(learner, str):
         return build_learner(learner)
-    raise ValueError(f"learner must be a registered learner's name or a Learner, got {learner!r}")
+    raise ValueError(f"learner must be a registered learner's name, a Learner or None, got {learner!r}")
 
 
 def _flat_fields(part: Part, prefix: str) -> dict:
@@ -160,6 +167,12 @@ def _replace_field(part: Part, path: str, value) -> Part:
     return part.replace(**{head: value})
 
 
+def _scoring_learner(learner: Learner) -> Learner:
+    """The learner whose loss scores one output: a one-vs-rest's base, a pipeline's learner."""
+    inner = getattr(learner, "base", None) or getattr(learner, "learner", None)
+    return _scoring_learner(inner) if isinstance(inner, Learner) else learner
+
+
 def as_rows(X, dense=None):
     """Validated rows as the runner takes them (``containers.rows_of``): a float32 array, or
     padded ``Sparse`` rows for a sparse matrix not read dense."""
@@ -174,6 +187,8 @@ def _is_int(value) -> bool:
 class _Online(BaseEstimator):
     """What both estimators share: parameters, the runner, the model and its file."""
 
+    _task = "binary"  # whose default learner ``learner=None`` is (``as_learner``)
+
     # An online learner's step on an example of weight 2 is not two steps on two copies of it
     # (nor on copies in another order): scikit-learn expects these two checks to fail for its
     # own SGDClassifier, SGDRegressor, Perceptron and PassiveAggressive estimators, with this reason.
@@ -184,7 +199,7 @@ class _Online(BaseEstimator):
 
     def __init__(
         self,
-        learner="perceptron",
+        learner=None,
         *,
         fit_intercept=True,
         scale="auto",
@@ -209,7 +224,7 @@ class _Online(BaseEstimator):
         params = super().get_params(deep=False)
         if deep:
             try:
-                params.update(_flat_fields(as_learner(self.learner), _PREFIX))
+                params.update(_flat_fields(as_learner(self.learner, self._task), _PREFIX))
             except ValueError:
                 pass  # an invalid learner is reported by fit, not by get_params
         return params
@@ -218,7 +233,7 @@ class _Online(BaseEstimator):
         fields = {k[len(_PREFIX) :]: params.pop(k) for k in list(params) if k.startswith(_PREFIX)}
         super().set_params(**params)
         if fields:
-            learner = as_learner(self.learner)
+            learner = as_learner(self.learner, self._task)
             for path, value in fields.items():
                 learner = _replace_field(learner, path, value)
             self.learner = learner
@@ -335,7 +350,7 @@ class _Online(BaseEstimator):
             "bits": None,
             "estimator": {
                 "class": type(self).__name__,
-                "learner": as_learner(self.learner).to_config(),
+                "learner": as_learner(self.learner, self._task).to_config(),
                 "fit_intercept": bool(self.fit_intercept),
                 "scale": self.scale,
                 "max_iter": int(self.max_iter),
@@ -394,11 +409,15 @@ class _Online(BaseEstimator):
             _build_part(Learner, table, "learner", str(path)), False
         )  # fit_intercept sets it
         average = bool(options.get("average", model.settings.get("averaged", False)))
-        kinds = [step.get("kind") for step in model.settings.get("pipeline", [])]  # a file of any door
+        steps = model.settings.get("pipeline", [])
+        kinds = [step.get("kind") for step in steps]  # a file of any door
+        unclipped = {"kind": "standardize", "clip": 0.0} in steps  # (--scale river)
         estimator = cls(
             learner,
             fit_intercept=options.get("fit_intercept", "intercept" in kinds),
-            scale=options.get("scale", next((k for k in kinds if k in ("standardize", "normalize")), "none")),
+            scale=options.get(
+                "scale", "river" if unclipped else next((k for k in kinds if k in ("standardize", "normalize")), "none")
+            ),
             max_iter=options.get("max_iter", options.get("passes", 1)),  # "passes", "seed": the earlier names
             random_state=options.get("random_state", options.get("seed")),
             average=average,
@@ -417,7 +436,7 @@ def _has_probability(estimator) -> bool:
     (scikit-learn's ``SGDClassifier`` has ``predict_proba`` for ``loss="log_loss"`` alone, and
     ``"modified_huber"``, which ocolearn has not); otherwise an ``AttributeError`` saying why."""
     try:
-        loss = scoring_learner(as_learner(estimator.learner)).loss
+        loss = _scoring_learner(as_learner(estimator.learner, estimator._task)).loss
     except ValueError:
         return False
     if not isinstance(loss, Logistic):
@@ -445,7 +464,7 @@ class OnlineClassifier(ClassifierMixin, _Online):
 
     def __init__(
         self,
-        learner="perceptron",
+        learner=None,
         *,
         fit_intercept=True,
         scale="auto",
@@ -469,7 +488,7 @@ class OnlineClassifier(ClassifierMixin, _Online):
         self.class_weight = class_weight
 
     def _for_classes(self, k: int) -> Learner:
-        learner = as_learner(self.learner)
+        learner = as_learner(self.learner, self._task)
         if k == 2:
             return learner
         if "classes" in fields_of(type(learner)):
@@ -557,7 +576,7 @@ class OnlineClassifier(ClassifierMixin, _Online):
     @available_if(_has_probability)
     def predict_proba(self, X):
         """Class probabilities ``(n, K)`` in the order of ``classes_`` (the logistic loss only)."""
-        return probabilities(self._scores(X))
+        return metrics.probabilities(self._scores(X))
 
     @available_if(_has_probability)
     def predict_log_proba(self, X):
@@ -568,15 +587,18 @@ class OnlineClassifier(ClassifierMixin, _Online):
 
 class OnlineRegressor(RegressorMixin, _Online):
     """A regressor trained online by an ocolearn learner with a regression loss; ``predict`` is
-    ``coef_ . x + intercept_``. The default, OGD on the squared loss (``eta_t = 0.1 / sqrt(t)``),
-    takes steps proportional to the error, so that, like scikit-learn's ``SGDRegressor``, it
-    fits targets of any scale alike (a rate-bounded learner such as AdaGrad moves the intercept
-    by at most its ``eta`` a round, far too slowly for targets in the hundreds): one pass over
-    scikit-learn's diabetes data gives its ``SGDRegressor``'s test error (README)."""
+    ``coef_ . x + intercept_``. The default (``learner=None``), OGD on the squared loss at the
+    constant rate 0.02 (river's ``LinearRegression``: ``SGD(0.01)`` on ``(p - y)^2``), takes steps
+    proportional to the error, so that it fits targets of any scale alike (a rate-bounded learner
+    such as AdaGrad moves the intercept by at most its ``eta`` a round, far too slowly for targets
+    in the hundreds): one pass over scikit-learn's diabetes data gives river's held-out MSE
+    (docs/choosing-a-learner.md)."""
+
+    _task = "regression"
 
     def __init__(
         self,
-        learner="ogd",
+        learner=None,
         *,
         fit_intercept=True,
         scale="auto",
@@ -598,7 +620,7 @@ class OnlineRegressor(RegressorMixin, _Online):
         )
 
     def _learner(self) -> Learner:
-        learner = as_learner(self.learner)
+        learner = as_learner(self.learner, self._task)
         if getattr(learner, "classes", 0):
             raise ValueError(f"a regressor needs a single-output learner, got {type(learner).__name__} with classes")
         return learner

@@ -60,7 +60,7 @@ def is_seed(value) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool) and 0 <= value <= MAX_SEED
 
 
-SCALES = ("auto", "standardize", "normalize", "none")  # online scaling, see ``ocolearn.preprocess``
+SCALES = ("auto", "standardize", "normalize", "none", "river")  # online scaling, see ``ocolearn.preprocess``
 
 
 def number(text: str):

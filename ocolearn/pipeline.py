@@ -25,7 +25,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ocolearn import sizes
+from ocolearn import metrics, sizes
 from ocolearn.config import ConfigError, _build_part, apply_overrides
 from ocolearn.data import DataError
 from ocolearn.data.containers import rows_of
@@ -275,6 +275,50 @@ def prepare(source: Source, task: str = "", key: str = "--task") -> tuple[Source
     return source, task, found
 
 
+# The learner a door trains when none is named, by task: chosen by measurement on six data sets
+# (benchmarks/default_learner.py; docs/choosing-a-learner.md), each within 2 points of accuracy or
+# 10% of MSE of river's StandardScaler() | LogisticRegression() / LinearRegression(), held out and
+# progressively. Classifiers: AdaGrad on the logistic loss (probabilities; per-coordinate rates,
+# which never diverge on the logistic loss's bounded gradients); more than two classes one-vs-rest
+# over it. Regression: OGD on the squared loss at river's constant rate (0.02 on (p - y)^2 / 2 is
+# river's SGD(0.01) on (p - y)^2), which moves the intercept to targets in the hundreds within a
+# pass where a decaying or per-coordinate rate lags (AdaGrad: diabetes MSE 27,000 against 3,445).
+DEFAULT_LEARNERS = {
+    "binary": ("adagrad", ("loss=logistic",)),
+    "multiclass": ("one_vs_rest", ("base.kind=adagrad", "base.loss=logistic")),
+    "regression": ("ogd", ("schedule.kind=constant", "schedule.eta=0.02")),
+}
+
+
+def default_learner(task: str) -> tuple[str, tuple[str, ...]]:
+    """``(name, overrides)`` of the learner trained when none is named (``DEFAULT_LEARNERS``):
+    ``task`` regression, multiclass, else binary."""
+    return DEFAULT_LEARNERS.get(task, DEFAULT_LEARNERS["binary"])
+
+
+def named_or_default(name, overrides, num_labels: int, task: str) -> tuple[Learner, str]:
+    """``(learner, default)``: the learner named (``build_learner``), or without a name the
+    task's default learner with ``overrides`` set after its own settings (replacing those of the
+    same keys); ``default`` is how train
+    names the default (``"adagrad --set loss=logistic"``), "" for a learner named. An error of a
+    setting given to the default names the default."""
+    if name:
+        return build_learner(name, overrides, num_labels, task), ""
+    kind = next((o for o in overrides if o.replace(" ", "").startswith("kind=")), None)
+    if kind is not None:
+        raise ConfigError(f"--set {kind}: name the learner with --learner, not --set kind", "kind")
+    chosen, settings = default_learner(task)
+    default = " ".join([chosen, *(f"--set {v}" for v in settings)])
+    given = {o.split("=", 1)[0].strip() for o in overrides}
+    kept = tuple(v for v in settings if v.split("=", 1)[0] not in given)  # (--set schedule.eta=0.01 replaces 0.02)
+    try:
+        return build_learner(chosen, (*kept, *overrides), num_labels, task), default
+    except ConfigError as e:
+        raise ConfigError(
+            f"{e} (no --learner: the default learner for {task or 'this'} data is {default})", e.key
+        ) from None
+
+
 def build_learner(name: str, overrides=(), num_labels: int = 2, task: str = "") -> Learner:
     """A learner from its registered name and ``key=value`` overrides of its fields; a learner
     with ``classes`` gets the data's number of labels for a multiclass task."""
@@ -454,7 +498,7 @@ def model_of(learner: Learner, state, labels, dim: int, averaged=False, settings
 
 
 def train_file(
-    name: str,
+    name: str | None,
     overrides,
     path,
     fmt: str = "svmlight",
@@ -498,12 +542,18 @@ def train_file(
     the target and ``ignore``) are numeric or ``categorical`` by the first pass's rule, or as
     declared (``ocolearn.data.csvfile``). A VW file's rows hold VW's constant feature instead of
     the intercept step (unless not ``intercept``), and the ``interactions`` (pairs of namespaces,
-    ``ocolearn.data.vw``; of columns or indices for CSV and svmlight)."""
+    ``ocolearn.data.vw``; of columns or indices for CSV and svmlight). With no ``name`` (None or
+    "") the learner is the task's default (``default_learner``), ``overrides`` set after its own
+    settings; the settings record it (``default_learner``) and the first pass's progressive
+    figures (``progressive_metrics``)."""
     from ocolearn.streaming import run_stream
 
-    learner = build_learner(name, overrides, len(labels or ()) or 2, task)
+    # (the default's settings are checked once the task is known: ogd's schedule.eta is not adagrad's)
+    early = overrides if name or task else ()
+    learner, default = named_or_default(name, early, len(labels or ()) or 2, task)
     if averaged and not has_average(learner):
-        raise ConfigError(f"--average: {name!r} keeps no averaged weights (perceptron, mira, ocp_svm do)")
+        which = f"the default learner ({learner.name})" if default else repr(learner.name)
+        raise ConfigError(f"--average: {which} keeps no averaged weights (perceptron, mira, ocp_svm do)")
     options = dict(skip_bad=skip_bad, order_seed=order_seed if fmt == "text" else None)
     kinds = tuple((n, "categorical") for n in categorical) + tuple((n, "numeric") for n in numeric)
     options |= dict(columns=tuple(columns), ignore=tuple(ignore), kinds=kinds)
@@ -529,7 +579,8 @@ def train_file(
             f"--stop-early: {source.path} is a regression task, with no mistakes to stop on "
             "(--holdout K reports a held-out loss after each pass)"
         )
-    learner = build_learner(name, overrides, len(source.labels), task)
+    learner, default = named_or_default(name, overrides, len(source.labels), task)
+    name = learner.name
     check_learner(learner, task, source.labels, source.path)
     quantities = all(_is_integer(label) for label in source.labels) and {float(v) for v in source.labels} - {-1, 0, 1}
     if warn and not declared and task == "binary" and quantities and loss_name(learner) in REGRESSION_LOSSES:
@@ -581,6 +632,9 @@ def train_file(
         "rounds": result.rounds,
         "average_loss": float(result.summary.loss) / max(result.rounds, 1),
         **_pass_means(result, holdout),
+        "progressive": progressive_metrics(task, result.first_pass, metrics.has_probabilities(learner)),
+        "default_learner": default,
+        "learner_loss": loss_name(learner),
     }
     return model_of(learner, result.state, source.labels, source.dim, averaged, settings, normalize)
 
@@ -595,6 +649,21 @@ def _as_options(e: ConfigError, path) -> ConfigError:
     if (e.key or "").startswith("learner."):
         return ConfigError(f"{path}: --learner/--set: {e}", e.key)
     return e
+
+
+def progressive_metrics(task: str, sums, probabilities: bool) -> dict:
+    """The first pass's progressive figures under the names ``test`` prints (``evaluate``), from
+    the runner's sums over the pass (``streaming.StreamResult.first_pass``: each row predicted
+    before it was learned): ``mse`` for regression, ``accuracy`` and ``error_rate`` for
+    classifiers (a score of exactly 0, the first row's, is a mistake for either label, the
+    runner's rule: ``run.is_mistake``), and ``log_loss`` where the scores are probabilities."""
+    if not sums:  # (resumed after the first pass from a checkpoint of a version that kept no sums)
+        return {}
+    rows = max(int(sums["rows"]), 1)
+    if task == "regression":
+        return {"mse": sums["squared_error"] / rows}
+    figures = {"accuracy": 1.0 - sums["mistakes"] / rows, "error_rate": sums["mistakes"] / rows}
+    return figures | ({"log_loss": sums["log_loss"] / rows} if probabilities else {})
 
 
 def _pass_means(result, holdout) -> dict:
@@ -669,55 +738,17 @@ def batches(model: Model, path, *, labelled=True, chunk_rows=65536, fmt=None, sk
         yield scores(model, chunk.X), chunk.y, chunk.skipped, chunk.tags
 
 
-def scoring_learner(learner: Learner) -> Learner:
-    """The learner whose loss scores one output: a one-vs-rest's base, a pipeline's learner."""
-    inner = getattr(learner, "base", None) or getattr(learner, "learner", None)
-    return scoring_learner(inner) if isinstance(inner, Learner) else learner
-
-
-def probabilities(s) -> np.ndarray:
-    """Class probabilities ``(n, K)``, in the order of the classes, from the scores of a model of
-    the logistic loss (scikit-learn's ``SGDClassifier.predict_proba``): ``(1 - sigmoid(s),
-    sigmoid(s))`` for two classes, the K one-vs-rest sigmoids normalized to sum to one for K."""
-    with np.errstate(over="ignore"):  # (exp(-s) = inf: a probability of 0)
-        p = 1.0 / (1.0 + np.exp(-np.asarray(s, np.float64)))
-    return np.stack([1.0 - p, p], axis=1) if p.ndim == 1 else p / p.sum(axis=1, keepdims=True)
-
-
-def without_probabilities(model: Model) -> str:
-    """Why the model's scores are not probabilities, or "" where they are: a classifier whose
-    learner (or one-vs-rest base) learned the logistic loss, so that its scores are log-odds."""
-    if model.task == "regression":
-        return "a regression model predicts values, not class probabilities"
-    name = loss_name(scoring_learner(_build_part(Learner, model.settings["learner"], "learner", "the model")))
-    if name != "logistic":
-        why = "whose scores are not probabilities (train with --set loss=logistic)"
-        return f"the model's loss is {name or 'none'!r}, {why}"
-    return ""
-
-
 def check_probabilities(model: Model, option="--proba") -> None:
-    """A ``ConfigError`` naming ``option`` unless the model's scores are probabilities
-    (``without_probabilities``)."""
-    if why := without_probabilities(model):
-        raise ConfigError(f"{option}: {why}")
-
-
-def auc(y, p) -> float:
-    """The area under the ROC curve of class probabilities ``p`` ``(n, K)`` for class indices
-    ``y``: with two classes the chance that a row of class 1 scores above one of class 0 (ties
-    count half: the Mann-Whitney statistic from mid-ranks), with K the mean over the classes of
-    each one-vs-rest area (scikit-learn's ``roc_auc_score``, ``multi_class="ovr"``, macro); NaN
-    where a class has no row."""
-    y = np.asarray(y)
-    areas = []
-    for k in [1] if p.shape[1] == 2 else range(p.shape[1]):
-        values, where, counts = np.unique(p[:, k], return_inverse=True, return_counts=True)
-        ranks = (np.cumsum(counts) - (counts - 1) / 2.0)[where]  # 1-based mid-ranks
-        positive = y == k
-        m, n = int(positive.sum()), int((~positive).sum())
-        areas.append((ranks[positive].sum() - m * (m + 1) / 2.0) / (m * n) if m and n else np.nan)
-    return float(np.mean(areas))
+    """A ``ConfigError`` naming ``option`` unless the model's scores are probabilities: a
+    classifier whose learner (or one-vs-rest base) learned the logistic loss
+    (``metrics.has_probabilities``)."""
+    if model.task == "regression":
+        raise ConfigError(f"{option}: a regression model predicts values, not class probabilities")
+    if not metrics.has_probabilities(model.settings.get("learner", {})):
+        raise ConfigError(
+            f"{option}: the model's learner did not learn the logistic loss, so its scores are not probabilities "
+            "(train with --set loss=logistic)"
+        )
 
 
 def _csv_line(fields) -> str:
@@ -744,7 +775,7 @@ def predictions(model: Model, path, *, raw=False, proba=False, chunk_rows=65536,
     row = total = 0
     for s, _, _, tags in batches(model, path, labelled=False, chunk_rows=chunk_rows, fmt=fmt, skip_bad=skip_bad):
         if proba:
-            lines = [",".join(f"{v:.9g}" for v in r) for r in probabilities(s)]
+            lines = [",".join(f"{v:.9g}" for v in r) for r in metrics.probabilities(s)]
         elif raw or model.task == "regression":
             lines = [" ".join(f"{v:.9g}" for v in np.atleast_1d(r)) for r in s]
         else:
@@ -765,43 +796,46 @@ def predictions(model: Model, path, *, raw=False, proba=False, chunk_rows=65536,
 
 
 def evaluate(model: Model, path, *, chunk_rows=65536, fmt=None, skip_bad=False) -> dict:
-    """Metrics of the model on a labelled file, streamed: ``mse`` and ``mae`` for regression;
-    ``error_rate`` for classifiers (a non-finite score is a mistake), where the scores are
-    probabilities (``without_probabilities``) ``log_loss`` (the mean of ``-log p(true class)``,
-    ``p`` at least float64's epsilon) and ``auc`` (``auc``: it keeps each row's probabilities),
-    and for more than two classes ``confusion`` (rows: the true class, columns: the predicted
-    one); with ``skip_bad`` the malformed lines left out, counted as ``skipped``."""
+    """Metrics of the model on a labelled file, streamed (``ocolearn.metrics``' formulas): ``mse``
+    and ``mae`` for regression; ``error_rate`` and ``accuracy`` for classifiers (a non-finite score
+    is a mistake), where the scores are probabilities (a learner on the logistic loss,
+    ``metrics.has_probabilities``) ``log_loss`` and ``auc`` (two classes; one-vs-rest macro AUC
+    for more), and for more than two classes ``confusion`` (rows: the true class, columns: the
+    predicted one); with ``skip_bad`` the malformed lines left out, counted as ``skipped``. The
+    AUC ranks every row's scores: they are kept, 8 bytes a row and class."""
     K = max(len(model.labels), 2)
     rows, squared, absolute, wrong, skipped = 0, 0.0, 0.0, 0, 0
     confusion = np.zeros((K, K), np.int64)
-    proba = not without_probabilities(model)
-    log_loss, kept = 0.0, []
+    probabilistic = model.task != "regression" and metrics.has_probabilities(model.settings.get("learner", {}))
+    kept, log_loss = [], 0.0
     for s, y, bad, _ in batches(model, path, chunk_rows=chunk_rows, fmt=fmt, skip_bad=skip_bad):
         rows, skipped = rows + len(y), skipped + bad
+        if not len(y):
+            continue
         if model.task == "regression":
-            error = s - np.asarray(y, np.float64)
-            squared, absolute = squared + float(np.sum(error**2)), absolute + float(np.sum(np.abs(error)))
+            squared += metrics.mse(s, y) * len(y)
+            absolute += metrics.mae(s, y) * len(y)
             continue
         guess = classes_of(s)
-        if proba:
-            p = probabilities(s)
-            log_loss -= float(np.sum(np.log(np.maximum(p[np.arange(len(y)), y], np.finfo(np.float64).eps))))
-            kept.append((np.asarray(y), p))
         finite = np.all(np.isfinite(s.reshape(len(y), -1)), axis=1)
         wrong += int(np.sum((guess != y) | ~finite))
         np.add.at(confusion, (y, guess), 1)
+        if probabilistic:
+            log_loss += metrics.log_loss(s, y) * len(y)
+            kept.append((s, y))
     if rows == 0:
         raise DataError(f"{path}: no examples to test on (every line is blank, a comment or a header)")
     counted = {"skipped": skipped} if skip_bad else {}
     if model.task == "regression":
         return {"mse": squared / rows, "mae": absolute / rows, "rows": rows, **counted}
-    metrics = {"error_rate": wrong / rows, "rows": rows, **counted}
-    if proba:
-        area = auc(*map(np.concatenate, zip(*kept, strict=True)))
-        metrics |= {"log_loss": log_loss / rows} | ({} if np.isnan(area) else {"auc": area})
+    result = {"error_rate": wrong / rows, "accuracy": 1.0 - wrong / rows}
+    if probabilistic:
+        scores_, targets_ = (np.concatenate(parts) for parts in zip(*kept, strict=True))
+        result |= {"log_loss": log_loss / rows, "auc": metrics.auc(scores_, targets_)}
+    result |= {"rows": rows, **counted}
     if len(model.labels) > 2:
-        metrics["confusion"] = confusion.tolist()
-    return metrics
+        result["confusion"] = confusion.tolist()
+    return result
 
 
 def read_data(

@@ -1,8 +1,9 @@
 """What a training run over a file shows while it goes and when it ends, as Vowpal Wabbit does.
 
 While it runs, one line: the pass, the rows learned so far, rows per second, the mean loss
-since the last line and the cumulative progressive loss (each row's loss is charged before the
-row is learned, so it estimates the loss on unseen rows: Blum, Kalai & Langford, COLT 1999),
+since the last line and the cumulative progressive loss, both the learner's own loss (each
+row's loss is charged before the row is learned, so it estimates the loss on unseen rows:
+Blum, Kalai & Langford, COLT 1999),
 and, once a pass has ended, the loss on the held-out rows (``--holdout K``, VW's
 ``--holdout_period``). On a terminal the line is redrawn in place every 0.2 s: a carriage
 return, the text, then "erase to the end of the line" (``ESC [K``), so a shorter line leaves
@@ -16,6 +17,8 @@ from __future__ import annotations
 import os
 import sys
 import time
+
+from ocolearn.metrics import formatted
 
 CLEAR = "\x1b[K"  # ANSI: erase from the cursor to the end of the line
 
@@ -58,7 +61,7 @@ class Progress:
         since = f"{(loss - self.loss) / new:.6g}" if new else "-"
         text = (
             f"{where}  rows {rows:,}  {self.learned / max(now - self.start, 1e-9):,.0f} rows/s  "
-            f"loss since last {since}  progressive loss {loss / max(rows, 1):.6g}"
+            f"loss since last {since}  progressive learner loss {loss / max(rows, 1):.6g}"
         )
         if holdout is not None:
             text += f"  held-out {holdout:.6g}"
@@ -90,10 +93,23 @@ def _numbers(values, form=".6g") -> str:
     return " ".join(texts)
 
 
+LOSSES = {"squared": "squared/2, (p - y)^2 / 2"}  # a learner's loss where its name does not say its formula
+
+
+def learner_loss(settings: dict) -> str:
+    """The learner's own loss, named as ``report`` prints it."""
+    name = settings.get("learner_loss") or "of the learner"
+    return LOSSES.get(name, name)
+
+
 def report(name: str, settings: dict, progress: Progress) -> list[str]:
     """The closing lines of a training run, from the model's ``settings`` (see
-    ``ocolearn.pipeline.train_file``): passes, rows, time and speed, the progressive loss of each
-    pass, the held-out loss (and error rate) of each pass, mistakes, skipped lines. Time and
+    ``ocolearn.pipeline.train_file``): passes, rows, time and speed, the learner's own
+    progressive loss of each pass (what it minimizes, not comparable across learners), the
+    default learner's settings where none was named, the first pass's progressive figures under
+    the names ``test`` prints (``progressive mse``, ``progressive accuracy``, ``progressive
+    log_loss``: each row predicted before it was learned), the held-out loss (and error rate) of
+    each pass, mistakes, skipped lines. Time and
     speed are those of ``progress``: of this process, should the run have been resumed."""
     losses, rounds = settings["loss_per_pass"], settings["rounds"]
     passes = len(losses)
@@ -106,11 +122,17 @@ def report(name: str, settings: dict, progress: Progress) -> list[str]:
         f"trained {name} ({settings['task']}): {passes} pass{'es' * (passes != 1)} over {rows:,} rows{kept}, "
         f"{progress.learned:,} rows learned{resumed} in {progress.seconds:.2f} s, "
         f"{progress.learned / max(progress.seconds, 1e-9):,.0f} rows/s",
-        f"progressive loss per pass: {_numbers(losses)}; over the run {settings['average_loss']:.6g}",
+        f"progressive learner loss ({learner_loss(settings)}) per pass: {_numbers(losses)}; "
+        f"over the run {settings['average_loss']:.6g}",
     ]
+    if settings.get("default_learner"):
+        lines.insert(1, f"learner: {settings['default_learner']} (the default; docs/choosing-a-learner.md)")
+    for key, value in settings.get("progressive", {}).items():  # (the first pass's, as test names them)
+        lines.append(f"progressive {key} {formatted(value)}")
     if held:
         lines.append(
-            f"held-out loss per pass (rows {held}, {2 * held}, ...): {_numbers(settings['holdout_loss_per_pass'])}"
+            f"held-out learner loss per pass (rows {held}, {2 * held}, ...): "
+            f"{_numbers(settings['holdout_loss_per_pass'])}"
         )
     if settings["task"] != "regression":
         if held:

@@ -21,6 +21,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ocolearn import metrics
 from ocolearn.checks import (
     check_count,
     check_data,
@@ -55,6 +56,8 @@ class Summary(NamedTuple):
     squared_error: jax.Array  # sum of (prediction - target)^2 of the recorded predictions
     mistakes: jax.Array  # rounds whose recorded prediction has the wrong sign (+-1 targets) or argmax
     nonfinite: jax.Array  # the first round (the learner's t) whose prediction or loss was NaN or inf; 0: none
+    log_loss: jax.Array  # sum of the log losses of the recorded predictions (metrics.log_losses), 0 unless
+    # the learner's scores are log-odds (metrics.has_probabilities)
 
 
 def is_mistake(prediction, target):
@@ -66,13 +69,15 @@ def is_mistake(prediction, target):
     return ~finite | (jnp.argmax(prediction) != target)
 
 
-def round_sums(prediction, target, loss, t=0) -> Summary:
+def round_sums(prediction, target, loss, t=0, probabilities=False) -> Summary:
     """One round's terms of the ``Summary`` sums; ``nonfinite`` is the round ``t`` if its
-    prediction or loss is NaN or infinite, else 0."""
+    prediction or loss is NaN or infinite, else 0; ``log_loss`` the prediction's log loss with
+    ``probabilities`` (``metrics.has_probabilities`` of the learner), else 0."""
     error = prediction - target if prediction.ndim == 0 else jnp.zeros((), prediction.dtype)
     bad = ~(jnp.isfinite(loss) & jnp.all(jnp.isfinite(prediction)))
     nonfinite = jnp.where(bad, t, 0).astype(jnp.int32)
-    return Summary(loss, error * error, is_mistake(prediction, target).astype(jnp.int32), nonfinite)
+    log_loss = metrics.log_losses(prediction, target, jnp) if probabilities else jnp.zeros((), loss.dtype)
+    return Summary(loss, error * error, is_mistake(prediction, target).astype(jnp.int32), nonfinite, log_loss)
 
 
 @jax.jit
@@ -82,7 +87,7 @@ def held_out(learner, state, X, y) -> Summary:
 
     def one(i):
         prediction = learner.predict(state, row(X, i))
-        return round_sums(prediction, y[i], learner.loss.value(prediction, y[i]))
+        return round_sums(prediction, y[i], learner.loss.value(prediction, y[i]), 0, metrics.has_probabilities(learner))
 
     sums = jax.tree.map(jnp.sum, jax.vmap(one)(jnp.arange(y.shape[0])))
     return sums._replace(nonfinite=jnp.zeros((), jnp.int32))
@@ -91,7 +96,7 @@ def held_out(learner, state, X, y) -> Summary:
 def _zero_summary():
     # NumPy zeros: a program takes them as it takes JAX's, without the 0.2 ms of three JAX calls
     # (an estimator's fit, a stream's chunks: a run() per call).
-    return Summary(np.float32(0), np.float32(0), np.int32(0), np.int32(0))
+    return Summary(np.float32(0), np.float32(0), np.int32(0), np.int32(0), np.float32(0))
 
 
 class Result(NamedTuple):
@@ -337,14 +342,16 @@ def _rounds(
         return (learner.tidy(carry[0]), *carry[1:])
 
     if not trace:
+        probabilities = metrics.has_probabilities(learner)
 
         def summed_round(carry, i):
             state, sums, seen = carry
             t = state.t
             state, (prediction, target, loss) = one_round(state, i)
-            terms = round_sums(prediction, target, loss, t)
+            terms = round_sums(prediction, target, loss, t, probabilities)
             first = jnp.where(sums.nonfinite == 0, terms.nonfinite, sums.nonfinite)
-            return (state, Summary(*map(jnp.add, sums[:3], terms[:3]), first), fold_row(seen, row(X, i))), None
+            added = Summary(*map(jnp.add, sums, terms))
+            return (state, added._replace(nonfinite=first), fold_row(seen, row(X, i))), None
 
         def one_pass(carry, p):  # p: the pass's order (given), or its number
             rounds = p if order is not None else round_order(y.shape[0], 1, key, first_pass + p)

@@ -50,6 +50,10 @@ class StreamResult(NamedTuple):
     skipped: int  # malformed lines skipped in a pass (skip_bad)
     loss_per_pass: list = []  # the summed progressive loss of each pass
     holdout_per_pass: list = []  # [summed loss, mistakes, rows] of the held-out rows after each pass
+    first_pass: dict = {}  # the first pass's sums: rows, squared_error, mistakes, log_loss (run.Summary's)
+
+
+FIRST_PASS = ("squared_error", "mistakes", "log_loss")  # the sums StreamResult.first_pass keeps
 
 
 def _fingerprint(learner, source: Source, chunk_rows, passes, seed, holdout=0) -> str:
@@ -166,7 +170,8 @@ def check_progress(path, where, passes: int, data) -> None:
     """A checkpoint's progress record (``where``) as ``run_stream`` writes it, else a ``DataError``
     naming the checkpoint and the entry: a table whose counts are whole numbers >= 0, a pass
     before ``passes``, one entry per pass so far in ``mistakes`` (whole numbers), ``losses``
-    (numbers) and ``holdout`` (``[loss, mistakes, rows]``), and a byte offset within the data
+    (numbers) and ``holdout`` (``[loss, mistakes, rows]``), the first pass's sums (``first_pass``,
+    once that pass is over: a table of numbers), and a byte offset within the data
     file ``data`` (a compressed file's offset counts its decompressed bytes: not checked)."""
     from ocolearn.data import OPENERS
 
@@ -194,6 +199,9 @@ def check_progress(path, where, passes: int, data) -> None:
         value = where[key]
         if not (isinstance(value, list) and len(value) == where["pass"] + 1 and all(map(ok, value))):
             raise bad(f"its progress record's {key!r} is {str(value)[:80]}, not one entry per pass so far")
+    first = where.get("first_pass", {})
+    if not (isinstance(first, dict) and all(isinstance(first.get(k, 0), int | float) for k in ("rows", *FIRST_PASS))):
+        raise bad(f"its progress record's 'first_pass' is {str(first)[:80]}, not the first pass's sums")
     path_ = Path(data)
     if path_.is_file() and path_.suffix not in OPENERS and where["offset"] > path_.stat().st_size:
         raise bad(f"its byte offset {where['offset']} is past the end of {data} ({path_.stat().st_size} bytes)")
@@ -257,6 +265,7 @@ def run_stream(
     mistakes, rounds, skipped, since = where["mistakes"], where["rounds"], where["skipped"], 0
     losses, held = where["losses"], where["holdout"]
     p = where["pass"]
+    first = where.get("first_pass", {})
     progress.begin(rounds, float(summary.loss))
     for p in range(where["pass"], passes):
         start = Position(where["offset"], where["line"], where["row"]) if p == where["pass"] else Position()
@@ -288,11 +297,14 @@ def run_stream(
             mistakes[p], losses[p] = int(summary.mistakes) - base, float(summary.loss) - base_loss
             if checkpoint is not None and since >= max(checkpoint_every, 1):  # (0: every chunk)
                 at = {"pass": p, **position._asdict(), "rounds": rounds, "mistakes": mistakes, "skipped": skipped}
+                at |= {"first_pass": first} if first else {}
                 save_checkpoint(checkpoint, fingerprint, state, summary, {**at, "losses": losses, "holdout": held})
                 since = 0
             progress.show(rounds, float(summary.loss), f"pass {p + 1}/{passes}", holdout=last_held)
         if position.row == 0:
             raise DataError(f"{source.path}: no examples (every line is blank, a comment or skipped)")
+        if p == 0:  # (the sums so far are the first pass's)
+            first = {"rows": rounds, **{k: float(getattr(summary, k)) for k in FIRST_PASS}}
         if holdout and not held[p][2]:  # (its loss and error rate would read 0 over no rows)
             raise DataError(
                 f"--holdout {holdout}: {source.path} has {position.row} rows, so none is held out; "
@@ -304,4 +316,4 @@ def run_stream(
             break
     last_held = held[p][0] / max(held[p][2], 1) if holdout else None
     progress.show(rounds, float(summary.loss), f"pass {min(p + 1, passes)}/{passes}", final=True, holdout=last_held)
-    return StreamResult(state, summary, rounds, mistakes, skipped, losses, held if holdout else [])
+    return StreamResult(state, summary, rounds, mistakes, skipped, losses, held if holdout else [], first)

@@ -73,7 +73,7 @@ from ocolearn.data.sparse_text import SparseData
 from ocolearn.features import Sparse, num_features, row
 from ocolearn.io import writes_folder
 from ocolearn.learners import Learner
-from ocolearn.names import FORMAT_KEYS, MAX_SEED, formats_reading, unread_setting
+from ocolearn.names import FORMAT_KEYS, MAX_SEED, SCALES, formats_reading, unread_setting
 from ocolearn.parts import ConfigError
 from ocolearn.sizes import estimate, refuse
 
@@ -281,8 +281,8 @@ def _check_evaluate(spec: EvaluateSpec, source: str) -> None:
         raise bad("order", "shuffle or stored")
     if spec.regret not in REGRET_LOSSES:
         raise bad("regret", "one of " + ", ".join(REGRET_LOSSES[1:]))
-    if spec.scale not in ("auto", "standardize", "normalize", "none"):
-        raise bad("scale", "auto, standardize, normalize or none")
+    if spec.scale not in SCALES:
+        raise bad("scale", ", ".join(SCALES))
     if not spec.tolerance > 0:
         raise bad("tolerance", "> 0")
     if not spec.progressive and not spec.test:

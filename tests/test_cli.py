@@ -202,7 +202,8 @@ def test_multiclass_test_prints_error_rate_and_confusion(tmp_path, capsys):
     predicted = np.array(call(capsys, "predict", tmp_path / "m.npz", path)[1].split(), int)
     out = call(capsys, "test", tmp_path / "m.npz", path)[1].splitlines()
     assert float(out[0].split()[1]) == pytest.approx(np.mean(predicted != y), abs=1e-6)
-    confusion = np.array([line.split()[1:] for line in out[3:]], int)
+    start = next(i for i, line in enumerate(out) if line.startswith("confusion")) + 1
+    confusion = np.array([line.split()[1:] for line in out[start:]], int)
     expected = np.zeros((3, 3), int)
     np.add.at(expected, (y - 1, predicted - 1), 1)
     np.testing.assert_array_equal(confusion, expected)

@@ -179,7 +179,7 @@ def test_a_frame_with_missing_cells_trains_as_the_same_csv_file_does(tmp_path):
     X = a[:200, :4].copy()
     X[::7, 1] = np.nan  # a missing cell in column x1 every 7th row
     frame = pd.DataFrame(X, columns=["x0", "x1", "x2", "x3"])
-    fitted = OnlineClassifier().fit(frame, ya[:200])
+    fitted = OnlineClassifier("perceptron").fit(frame, ya[:200])
     frame.assign(y=ya[:200]).to_csv(tmp_path / "d.csv", index=False, na_rep="NA")
     model = train_file("perceptron", [], tmp_path / "d.csv", "csv", target="y")
     assert model.settings["pipeline"][0]["kind"] == "impute"

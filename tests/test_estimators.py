@@ -376,7 +376,7 @@ def test_predict_proba_is_scikit_learns_for_the_logistic_loss_only():
         np.testing.assert_allclose(est.predict_log_proba(X), sk.predict_log_proba(X), rtol=1e-4, atol=1e-5)
         assert np.array_equal(est.classes_[np.argmax(est.predict_proba(X), axis=1)], est.predict(X))
     hinge = OnlineClassifier("pegasos").fit(X, y)
-    assert not hasattr(hinge, "predict_proba") and not hasattr(OnlineClassifier(), "predict_log_proba")
+    assert not hasattr(hinge, "predict_proba") and not hasattr(OnlineClassifier("perceptron"), "predict_log_proba")
     with pytest.raises(AttributeError, match="has no attribute 'predict_proba'") as caught:
         hinge.predict_proba(X)
     assert "probabilities need the logistic loss (learner__loss='logistic')" in str(caught.value.__cause__)

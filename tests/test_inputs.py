@@ -937,7 +937,7 @@ def test_a_compressed_file_without_its_suffix_says_so(tmp_path, capsys, suffix):
 
 def test_huge_metrics_and_long_per_pass_lists_are_printed_readably(tmp_path, capsys):
     # Before: "mse 199450000000000...000.000000" (78 digits), and 200 numbers on each per-pass line.
-    from ocolearn.cli import _metric
+    from ocolearn.metrics import formatted as _metric
 
     assert [_metric(v) for v in (1.9945e77, 0.5, 0.0, 3e-9, 123456.5, 1234567.0)] == [
         "1.9945e+77",
@@ -957,8 +957,9 @@ def test_huge_metrics_and_long_per_pass_lists_are_printed_readably(tmp_path, cap
     status, _, err = train(capsys, labelled_svmlight(tmp_path / "d.svm", n=20), tmp_path / "p.npz", "--passes", 30)
     mistakes = next(line for line in err.splitlines() if line.startswith("mistakes per pass: "))
     assert status == 0 and len(mistakes.split()) == 3 + 5 + 4 + 5 and "... (20 more) ..." in mistakes
-    losses = next(line for line in err.splitlines() if line.startswith("progressive loss per pass: "))
-    assert "... (20 more) ..." in losses and len(losses.split()) == 4 + 5 + 4 + 5 + 4
+    losses = next(line for line in err.splitlines() if line.startswith("progressive learner loss ("))
+    losses = losses.split(" per pass: ")[1]
+    assert "... (20 more) ..." in losses and len(losses.split()) == 5 + 4 + 5 + 4
 
 
 def test_two_integer_targets_read_as_classes_by_a_regression_loss_are_noted(tmp_path, capsys):

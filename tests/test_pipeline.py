@@ -53,7 +53,8 @@ def progressive_by_hand(X, y, eta, leaky=False):
 
 def test_standardize_matches_welford_and_river_order():
     X, y = mixed_scales()
-    learner = with_pipeline(OGD(loss=Logistic(), schedule=Constant(0.05)), (Standardize(), Intercept()))
+    # clip = 0: river's rule exactly (the default clips predictions of rows far outside those seen)
+    learner = with_pipeline(OGD(loss=Logistic(), schedule=Constant(0.05)), (Standardize(clip=0.0), Intercept()))
     result = run(learner, X.astype(np.float32), y.astype(np.float32))
     predictions, w, (mean, var) = progressive_by_hand(X.astype(np.float32).astype(np.float64), y, 0.05)
     np.testing.assert_allclose(result.trace.prediction, predictions, rtol=2e-4, atol=2e-4)

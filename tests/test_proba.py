@@ -39,7 +39,7 @@ def test_predict_proba_writes_the_estimators_probabilities_under_a_header_of_cla
 @pytest.mark.parametrize(
     "estimator, load, says",
     [
-        (OnlineClassifier("perceptron"), load_breast_cancer, "the model's loss is 'perceptron'"),
+        (OnlineClassifier("perceptron"), load_breast_cancer, "the model's learner did not learn the logistic loss"),
         (OnlineRegressor(), load_diabetes, "a regression model predicts values"),
     ],
 )

@@ -61,7 +61,7 @@ def redraw(out):
 def test_a_terminal_line_is_redrawn_in_place_and_cleared():
     out = Terminal()
     redraw(out)
-    last = "pass 1/1  rows 2,000  1,000 rows/s  loss since last 0.407684  progressive loss 0.40769"
+    last = "pass 1/1  rows 2,000  1,000 rows/s  loss since last 0.407684  progressive learner loss 0.40769"
     assert out.getvalue().count("\r") == 2 and out.getvalue().endswith(last + CLEAR)
     assert screen(out.getvalue()) == [last]
 
@@ -78,7 +78,7 @@ def test_without_the_clear_a_shorter_redraw_would_leave_stale_digits(monkeypatch
     monkeypatch.setattr("ocolearn.progress.CLEAR", "")  # the line as it was drawn before
     out = Terminal()
     redraw(out)
-    assert screen(out.getvalue())[-1].endswith("progressive loss 0.407696")  # "0.40769" + a stale "6"
+    assert screen(out.getvalue())[-1].endswith("progressive learner loss 0.407696")  # "0.40769" + a stale "6"
 
 
 def test_plain_lines_every_few_seconds_with_the_loss_since_the_last_line():
@@ -88,9 +88,9 @@ def test_plain_lines_every_few_seconds_with_the_loss_since_the_last_line():
         progress.show(rows, loss, "pass 1/2", holdout=0.25)
     progress.show(1000, 200.0, "pass 2/2", final=True)
     assert out.getvalue().splitlines() == [
-        "pass 1/2  rows 500  100 rows/s  loss since last 0.3  progressive loss 0.3  held-out 0.25",
-        "pass 1/2  rows 1,000  100 rows/s  loss since last 0.1  progressive loss 0.2  held-out 0.25",
-        "pass 2/2  rows 1,000  95 rows/s  loss since last -  progressive loss 0.2",
+        "pass 1/2  rows 500  100 rows/s  loss since last 0.3  progressive learner loss 0.3  held-out 0.25",
+        "pass 1/2  rows 1,000  100 rows/s  loss since last 0.1  progressive learner loss 0.2  held-out 0.25",
+        "pass 2/2  rows 1,000  95 rows/s  loss since last -  progressive learner loss 0.2",
     ]
     assert progress.seconds == 10.5
     quiet = io.StringIO()
@@ -160,6 +160,9 @@ def test_a_resumed_run_keeps_the_per_pass_and_held_out_sums(tmp_path):
     options |= dict(checkpoint=ckpt, checkpoint_every=100, resume=True, progress=progress)
     resumed = run_stream(learner, source, **options)
     assert resumed.holdout_per_pass == full.holdout_per_pass and resumed.loss_per_pass == full.loss_per_pass
+    # the first pass's sums (train's progressive figures), carried by the checkpoint into the second pass
+    assert resumed.first_pass == full.first_pass and full.first_pass["rows"] == 225
+    assert full.first_pass["mistakes"] == full.mistakes_per_pass[0]
     assert 0 < progress.learned < resumed.rounds == full.rounds  # the speed is of the rows this run learned
 
 
@@ -177,11 +180,18 @@ def test_train_reports_passes_speed_and_held_out_loss(tmp_path, capsys):
     assert err[0].startswith("pass 2/2  rows 480  ")  # the last progress line
     assert err[1].startswith("trained passive_aggressive (binary): 2 passes over 240 rows (60 more held out), ")
     assert err[1].split(", ")[-1].endswith(" rows/s")
-    assert err[2].startswith(f"progressive loss per pass: {s['loss_per_pass'][0]:.6g} {s['loss_per_pass'][1]:.6g};")
+    losses = f"{s['loss_per_pass'][0]:.6g} {s['loss_per_pass'][1]:.6g};"
+    assert err[2].startswith(f"progressive learner loss (hinge) per pass: {losses}")
+    # the first pass's figures under test's names: each row predicted before it was learned
+    assert s["progressive"] == {
+        "accuracy": 1 - s["mistakes_per_pass"][0] / 240,
+        "error_rate": s["mistakes_per_pass"][0] / 240,
+    }
+    assert err[3:5] == [f"progressive {k} {v:.6f}" for k, v in s["progressive"].items()]
     held = " ".join(f"{v:.6g}" for v in s["holdout_loss_per_pass"])
-    assert err[3] == f"held-out loss per pass (rows 5, 10, ...): {held}"
-    assert err[4].startswith("held-out error rate per pass: ") and err[5].startswith("mistakes per pass: ")
-    assert err[6] == f"wrote {model}"
+    assert err[5] == f"held-out learner loss per pass (rows 5, 10, ...): {held}"
+    assert err[6].startswith("held-out error rate per pass: ") and err[7].startswith("mistakes per pass: ")
+    assert err[8] == f"wrote {model}"
 
 
 def test_a_run_redraws_one_terminal_line_per_chunk_and_ends_it(tmp_path):
@@ -204,7 +214,7 @@ def test_a_run_redraws_one_terminal_line_per_chunk_and_ends_it(tmp_path):
     last = "pass 2/2  rows 400  "
     assert screen(term.getvalue()) == [screen(draws[-1])[0], ""] and draws[-1].startswith(last)
     assert draws[-1].endswith(
-        f"progressive loss {float(got.summary.loss) / 400:.6g}  held-out {loss / rows:.6g}{CLEAR}\n"
+        f"progressive learner loss {float(got.summary.loss) / 400:.6g}  held-out {loss / rows:.6g}{CLEAR}\n"
     )
     assert "held-out" not in draws[0] and f"held-out {got.holdout_per_pass[0][0] / 100:.6g}" in draws[3]
 

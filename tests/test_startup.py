@@ -37,7 +37,7 @@ def _probe(*argv):
         (["train", "--help"], 0, "--holdout"),
         (["--version"], 0, "ocolearn 0.1.0"),
         (["train", "--passes", "two", "x.svm", "--learner", "pa", "--model", "m.npz"], 2, "'two' is not a whole"),
-        (["train", "x.svm", "--model", "m.npz"], 2, "the following arguments are required: --learner"),
+        (["train", "x.svm", "--learner", "pa"], 2, "the following arguments are required: --model"),
         (["train", "--format", "xml", "x", "--learner", "pa", "--model", "m"], 2, "invalid choice: 'xml'"),
         (["fit"], 2, "invalid choice: 'fit'"),
         (

@@ -189,7 +189,7 @@ def test_progress_prints_plain_lines_off_a_terminal_and_nothing_when_quiet():
     assert (
         len(lines) == 2
         and "rows 2,000" in lines[1]
-        and "progressive loss 0.15" in lines[1]
+        and "progressive learner loss 0.15" in lines[1]
         and "\r" not in out.getvalue()
     )
     quiet = io.StringIO()

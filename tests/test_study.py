@@ -246,7 +246,8 @@ def test_progressive_squared_error_equals_river(tmp_path):
     lr = 0.01
     raw = {
         "name": "river",
-        "evaluate": {"orders": 2, "tune": 0.0},  # the default pipeline: online standardization, an intercept
+        # river's StandardScaler rule exactly (the default clips the predictions of far rows), an intercept
+        "evaluate": {"orders": 2, "tune": 0.0, "scale": "river"},
         "datasets": [{"kind": "sklearn", "source": "diabetes"}],
         # OGD on 1/2 (p - y)^2 with step 2 lr is river's SGD(lr) on (p - y)^2, and its weight
         # of the constant feature river's intercept with intercept_lr = lr.

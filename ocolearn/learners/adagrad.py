@@ -59,6 +59,15 @@ class AdaGrad(Learner, name="adagrad", static=("intercept",)):
     pipeline appends last): it takes its step ``v_d`` but neither the L1 shrinkage nor the
     projection, which apply to the other coordinates (scikit-learn's SGD leaves its intercept
     unpenalized).
+
+    **Its defaults need tuning for regression.** Its steps are bounded by its rate, not by the
+    error, a coordinate moving about ``eta`` = 0.1 a round, so the intercept does not reach targets
+    on a raw scale within a pass: with the defaults and the default pipeline it loses to the mean on
+    scikit-learn's diabetes (held-out MSE 27,060 against the mean's 4,965) and river's TrumpApproval
+    (1,272 against 2.82) (``benchmarks/default_learner.py --registry``; docs/choosing-a-learner.md).
+    Set ``eta`` near the targets' scale (or ``loss = 'logistic'`` for classes: the default
+    classifier), or use ``ogd`` at a constant rate (``train``'s default for regression); as a
+    classifier its defaults beat the majority class on the four classification sets.
     """
 
     eta: float = hyper(0.1, gt=0)

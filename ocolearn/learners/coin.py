@@ -37,6 +37,15 @@ class CoinBetting(Learner, name="coin_betting", static=("per_coordinate",)):
     asking for a bound. With a fixed ``L`` the regret against any u is
     O(L ||u|| sqrt(T log(1 + ||u|| T / epsilon))). Every bet moves with t, so a round is O(d)
     even on sparse x.
+
+    **Its defaults need tuning for regression.** It assumes gradients of about unit size (the
+    comparator's scale is learned slowly), so the intercept does not reach targets on a raw scale
+    within a pass: with the defaults and the default pipeline it loses to the mean on diabetes
+    (held-out MSE 19,160 against the mean's 4,965) and TrumpApproval (14.9 against 2.82)
+    (``benchmarks/default_learner.py --registry``; docs/choosing-a-learner.md). Set ``epsilon`` (the
+    initial wealth) near the targets' scale, or use ``ogd`` at a constant rate (``train``'s default
+    for regression); as a classifier its defaults beat the majority class on the four classification
+    sets.
     """
 
     epsilon: float = hyper(1.0, gt=0)

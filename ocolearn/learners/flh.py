@@ -61,6 +61,15 @@ class FLH(Learner, name="flh", static=("levels",)):
     (``checks.check_rounds``) rather than overwrite a live expert (the slots are a fixed shape
     under ``jit``, so they cannot grow). With exp-concave losses and ONS experts (the default)
     the regret on every interval ``[r, s]`` is O(d log^2 T), the paper's adaptive regret.
+
+    **Its defaults need tuning for regression.** Its experts are ONS learners (``gamma`` 0.5) whose
+    steps assume bounded gradients, so the intercept does not reach targets on a raw scale within a
+    pass: with the defaults and the default pipeline it loses to the mean on diabetes (held-out MSE
+    28,280 against the mean's 4,965) and TrumpApproval (1,641 against 2.82)
+    (``benchmarks/default_learner.py --registry``; docs/choosing-a-learner.md). Set the base's
+    ``gamma`` and ``epsilon`` to the losses' scale, or use ``ogd`` at a constant rate (``train``'s
+    default for regression); as a classifier its defaults beat the majority class on the four
+    classification sets.
     """
 
     base: Learner = ONS(0.5, 1.0)

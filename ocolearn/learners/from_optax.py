@@ -54,6 +54,10 @@ class FromOptax(Learner, name="optax", static=("transformation", "intercept")):
     ``intercept=True``: the last coordinate of w is an intercept's weight, left out of P
     (``keep_last``). A weight decay inside the transformation (``adamw``'s ``weight_decay``) is
     the transformation's own and shrinks every coordinate, the intercept's included.
+
+    **Its defaults need tuning**: it has none to run with: optax's ``learning_rate`` must be set
+    (``hyperparams.learning_rate``), so it is left out of the comparison with the constant predictor
+    (``benchmarks/default_learner.py --registry``; docs/choosing-a-learner.md).
     """
 
     transformation: str | optax.GradientTransformation = "sgd"

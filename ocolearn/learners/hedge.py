@@ -31,6 +31,11 @@ class Hedge(Learner, name="hedge"):
     >>> state = hedge.update(hedge.init(2), (jnp.array([1.0, 0.0]), 0.0))
     >>> [round(v, 4) for v in state.w.tolist()]
     [0.25, 0.75]
+
+    **Its defaults need tuning** in the sense that it is not a learner of feature rows: its rows are
+    experts' losses in [0, 1]^N and its targets unused, so on a table it loses to the majority class
+    everywhere (wine: 0.178 against 0.467) (``benchmarks/default_learner.py --registry``;
+    docs/choosing-a-learner.md). Use it on experts' losses, with ``eta`` from ``tuned``.
     """
 
     eta: float = hyper(1.0, gt=0)

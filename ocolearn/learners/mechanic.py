@@ -66,6 +66,14 @@ class Mechanic(Learner, name="mechanic", static=("betas",)):
     Behind an ``Intercept`` step the base leaves the intercept out of its own projection or
     regularizer (its ``intercept`` field, where it has one); the decay ``lambda ... w / ||w||``
     and the scale include the intercept's weight, with every other coordinate of w.
+
+    **Its defaults need tuning for regression.** It scales its base's steps from ``s_init`` = 1e-8
+    up, slowly, so the intercept does not reach targets on a raw scale within a pass: with the
+    defaults and the default pipeline it loses to the mean on diabetes (held-out MSE 5,328 against
+    the mean's 4,965) and TrumpApproval (3.89 against 2.82) (``benchmarks/default_learner.py
+    --registry``; docs/choosing-a-learner.md). Set ``s_init`` near the weights' expected size, or
+    use ``ogd`` at a constant rate (``train``'s default for regression); as a classifier its
+    defaults beat the majority class on the four classification sets.
     """
 
     base: Learner = OGD(Squared(), InvSqrt(1.0))

@@ -45,6 +45,14 @@ class MetaGrad(Learner, name="metagrad", static=("rates", "intercept")):
 
     ``intercept=True``: the last coordinate is an intercept's weight, left out of U (each expert's
     projection bounds the others, ``ball_in_norm``); D = 2 radius still sets the rates and Sigma_1.
+
+    **Its defaults need tuning for regression.** Its rates and domain assume ``lipschitz`` = 1 and
+    ``radius`` = 1, so the intercept does not reach targets on a raw scale within a pass: with the
+    defaults and the default pipeline it loses to the mean on diabetes (held-out MSE 25,040 against
+    the mean's 4,965) and TrumpApproval (206 against 2.82) (``benchmarks/default_learner.py
+    --registry``; docs/choosing-a-learner.md). Set ``radius`` and ``lipschitz`` to the data's scale,
+    or use ``ogd`` at a constant rate (``train``'s default for regression); as a classifier its
+    defaults beat the majority class on the four classification sets.
     """
 
     radius: float = hyper(1.0, gt=0)

@@ -48,6 +48,12 @@ class OMD(Learner, name="omd", static=("intercept",)):
     >>> state = eg.update(eg.init(2), (jnp.array([0.0, 1.0]), 0.0))
     >>> [round(v, 4) for v in state.w.tolist()]
     [0.75, 0.25]
+
+    **Its defaults need tuning.** Its rate ``eta`` = 1 / sqrt(t) on standardized rows of d features
+    (a gradient of size about sqrt(d + 1)) overshoots: behind the default pipeline it loses to the
+    majority class on wine (held-out accuracy 0.333 against 0.467) and breast_cancer (0.427 against
+    0.629), and to the mean on diabetes (MSE 1.8e7 against 4,965) (``benchmarks/default_learner.py
+    --registry``; docs/choosing-a-learner.md). Set ``schedule.eta`` to 0.1 (OGD's default) or below.
     """
 
     loss: Loss = Squared()

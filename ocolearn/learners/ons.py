@@ -38,6 +38,15 @@ class ONS(Learner, name="ons", static=("intercept",)):
     ``intercept=True``: the last coordinate is an intercept's weight, left out of the ball: the
     generalized projection bounds the other coordinates and moves the last to where the form is
     least given them (``ball_in_norm``).
+
+    **Its defaults need tuning for regression.** Its steps assume gradients of about unit size
+    (``gamma`` = 1, ``epsilon`` = 1), so the intercept does not reach targets on a raw scale within
+    a pass: with the defaults and the default pipeline it loses to the mean on diabetes (held-out
+    MSE 28,290 against the mean's 4,965) and TrumpApproval (1,658 against 2.82)
+    (``benchmarks/default_learner.py --registry``; docs/choosing-a-learner.md). Set ``gamma`` and
+    ``epsilon`` to the losses' scale, or use ``ogd`` at a constant rate (``train``'s default for
+    regression); as a classifier its defaults beat the majority class on the four classification
+    sets.
     """
 
     gamma: float = hyper(1.0, gt=0)
@@ -121,6 +130,15 @@ class SketchedONS(Learner, name="sketched_ons", static=("sketch_size",)):
 
     Behind an ``Intercept`` step ``K_t`` bounds the whole prediction, the intercept's part
     included (a bound on ``w . x_t``, not on the weights).
+
+    **Its defaults need tuning for regression.** Its steps assume gradients of about unit size
+    (``gamma`` = 1, ``epsilon`` = 1), so the intercept does not reach targets on a raw scale within
+    a pass: with the defaults and the default pipeline it loses to the mean on diabetes (held-out
+    MSE 28,180 against the mean's 4,965) and TrumpApproval (1,658 against 2.82)
+    (``benchmarks/default_learner.py --registry``; docs/choosing-a-learner.md). Set ``gamma`` and
+    ``epsilon`` to the losses' scale, or use ``ogd`` at a constant rate (``train``'s default for
+    regression); as a classifier its defaults beat the majority class on the four classification
+    sets.
     """
 
     gamma: float = hyper(1.0, gt=0)

@@ -33,6 +33,12 @@ class Winnow(Learner, name="winnow", static=("balanced",)):
     negative in effect. The score the runner records is ``w . x - threshold``, a tie recorded as
     ``-tiny`` so that its sign is the prediction (the runner counts a score of 0 as a mistake
     for either label, the Perceptron's convention).
+
+    **Its defaults need tuning.** Its multiplicative updates are for non-negative features;
+    standardized rows are signed, and it does no better than the majority class on breast_cancer
+    (held-out accuracy 0.629, the majority's) and river's Phishing (0.543, the majority's)
+    (``benchmarks/default_learner.py --registry``; docs/choosing-a-learner.md). Use ``balanced =
+    true`` and non-negative features (``--scale normalize`` of counts or indicators).
     """
 
     promotion: float = hyper(2.0, gt=1)
