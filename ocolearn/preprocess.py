@@ -242,10 +242,10 @@ def default_steps(dense: bool, intercept: bool = True, scale: str = "auto") -> t
     0.371, 0.889 and 0.356; Pegasos 0.923 and 0.881, 0.511 and 0.289; logistic OGD 0.762 and
     0.811 (the one loss), 0.756 and 0.489; OGD (squared, diabetes) 3,227 and 4,898; ``train``'s
     default learner on the same rows as svmlight files 0.902 and 0.664, 0.889 and 0.778, MSE
-    2,981 and 4,772. Standardized
-    dense rows score 0.944 to 0.978 on the two (MSE 3,345 on diabetes): ``ocolearn.data.containers``
-    reads an in-memory sparse matrix of few features as dense rows. ``river`` is ``standardize``
-    by river's rule exactly, without the clip of far rows' predictions (``Standardize(clip=0)``)."""
+    2,981 and 4,772. Standardized dense rows score 0.944 to 0.978 on the two (MSE 3,345 on
+    diabetes): ``ocolearn.data.containers`` reads an in-memory sparse matrix of few features as
+    dense rows. ``river`` is ``standardize`` by river's rule exactly, without the clip of far
+    rows' predictions (``Standardize(clip=0)``)."""
     if scale not in SCALES:
         raise ConfigError(f"{scale!r} is not one of {', '.join(SCALES)}", "scale")
     if scale == "auto":
