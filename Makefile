@@ -1,5 +1,6 @@
 # Two commands on a fresh machine: `make demo` (the iris regret study) and `make test`.
-# Each makes the local virtual environment .venv on first use.
+# Each makes the local virtual environment .venv on first use: `make demo` installs ocolearn alone
+# (its dependencies), `make test` and the targets below add the test extras (pytest, ruff, ...).
 # `make records`: every experiment's record (experiments/records/), figure and number (docs/experiments.md).
 # `make regenerate`: `make records` and `make bench`.
 # `make bench`: the CPU benchmarks' records (benchmarks/records/) and the speed numbers (docs/benchmarks.md);
@@ -9,6 +10,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+TEST_STAMP := $(VENV)/.installed-test
 
 .PHONY: demo test test-all lint format bench bench-gpu records readme regenerate clean docs
 
@@ -27,9 +29,14 @@ BENCH_OUT ?= benchmarks/records
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check uv \
-		&& $(BIN)/uv pip install --quiet --python $(BIN)/python --compile-bytecode -e '.[test]' \
-		|| $(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+		&& $(BIN)/uv pip install --quiet --python $(BIN)/python --compile-bytecode -e . \
+		|| $(BIN)/python -m pip install --quiet --disable-pip-version-check -e .
 	touch $(STAMP)
+
+$(TEST_STAMP): $(STAMP)
+	$(BIN)/uv pip install --quiet --python $(BIN)/python --compile-bytecode -e '.[test]' \
+		|| $(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	touch $(TEST_STAMP)
 
 # `make docs`: the documentation site, docs/_build/html (open index.html), from a fresh environment
 # (-E: the reference pages are generated from the code, which Sphinx does not track), warnings as
@@ -48,7 +55,7 @@ docs: $(DOCS_STAMP)
 demo: $(STAMP)
 	$(BIN)/python experiments/iris_regret.py --out runs/iris_regret
 
-test: $(STAMP)
+test: $(TEST_STAMP)
 	$(BIN)/ruff format --check ocolearn tests experiments benchmarks
 	$(BIN)/ruff check ocolearn tests experiments benchmarks
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal $(TEST_SELECTION)
@@ -56,11 +63,11 @@ test: $(STAMP)
 test-all:
 	$(MAKE) test CI=true
 
-format: $(STAMP)
+format: $(TEST_STAMP)
 	$(BIN)/ruff format ocolearn tests experiments benchmarks
 	$(BIN)/ruff check --fix ocolearn tests experiments benchmarks
 
-bench: $(STAMP)
+bench: $(TEST_STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python benchmarks/bench_ogd.py --out $(BENCH_OUT)
 	$(BIN)/python benchmarks/bench_sweep.py --out $(BENCH_OUT)
@@ -77,13 +84,13 @@ bench-gpu:
 	python benchmarks/bench_sweep.py --device gpu --no-peers --configs 256 4096 65536 --out $(BENCH_OUT)
 	python benchmarks/bench_classifiers.py --device gpu --no-peers --out $(BENCH_OUT)
 
-records: $(STAMP)
+records: $(TEST_STAMP)
 	$(BIN)/python experiments/reproduce.py --polarity-data $(POLARITY_DATA)
 
 # everything a run produces: experiment records and figures, CPU benchmark records, documented numbers
 regenerate: records bench
 
-readme: $(STAMP)
+readme: $(TEST_STAMP)
 	$(BIN)/python benchmarks/tables.py
 	$(BIN)/python experiments/reproduce.py --readme-only
 

@@ -43,6 +43,7 @@ from ocolearn.pipeline import (
     check_learner,
     check_step,
     csv_settings,
+    csv_steps,
     error_rate,
     loss_name,
     model_of,
@@ -194,12 +195,16 @@ def fit_learner(learner, data: SparseData, where: str, keys=CONFIG_KEYS):
 
 
 def steps_for(experiment: Experiment, X) -> tuple:
-    """The ``[pipeline]`` parts for rows like ``X`` (``ocolearn.preprocess.default_steps``)."""
-    spec = experiment.pipeline
+    """The ``[pipeline]`` parts for rows like ``X`` (``ocolearn.preprocess.default_steps``),
+    behind a CSV file's imputation (``ocolearn.pipeline.csv_steps``)."""
+    spec, data = experiment.pipeline, experiment.data
     try:
-        return default_steps(not isinstance(X, Sparse), spec.intercept, spec.scale)
+        steps = default_steps(not isinstance(X, Sparse), spec.intercept, spec.scale)
     except ConfigError as e:
         raise ConfigError(f"{experiment.source}: 'pipeline.scale': {e}") from None
+    if data.format != "csv":
+        return steps
+    return (*csv_steps(data.source, data.target), *steps)
 
 
 def learner_of(experiment: Experiment, data: SparseData, learner=None):

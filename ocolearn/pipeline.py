@@ -682,13 +682,23 @@ def _pass_means(result, holdout) -> dict:
 
 
 def table_steps(table) -> tuple[Preprocess, ...]:
-    """The imputation of a table's missing numeric cells (``Impute``), where its columns have
-    any (``ocolearn.data.csvfile.Table``, or None), else none: the parts in front of the
-    default ones for rows that ``csvfile.table_rows`` made."""
-    if table is None or not table.missing:
+    """The imputation of a table's numeric columns (``Impute``: the running mean of each, and
+    the missing cells of those with an indicator), where it has any (``ocolearn.data.csvfile.Table``,
+    or None), else none: the parts in front of the default ones for rows that
+    ``csvfile.table_rows`` made. Every numeric column's mean is kept, so a model imputes a
+    missing cell in any of them (``Table.of_settings``)."""
+    if table is None or not table.numeric:
         return ()
     columns, indicators = table.imputed()
     return (Impute(columns, indicators),)
+
+
+def csv_steps(path, target: str) -> tuple[Preprocess, ...]:
+    """The imputation in front of the rows of the CSV file ``path`` (``table_steps`` of its first
+    pass's table, ``csvfile.survey``), as ``train`` puts it there: for ``run``, ``sweep`` and studies."""
+    from ocolearn.data.csvfile import survey
+
+    return table_steps(survey(source_of(path, "csv", target=target)))
 
 
 def csv_settings(source: Source) -> dict:

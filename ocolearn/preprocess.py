@@ -168,22 +168,29 @@ class Normalize(Preprocess, name="normalize"):
 
 
 class Means(NamedTuple):
-    count: jax.Array  # (k,) cells seen (not missing) in each imputed column
+    count: jax.Array  # (k,) cells seen (not missing) in each column
     mean: jax.Array  # (k,) their running mean
 
 
 class Impute(Preprocess, name="impute", static=("columns", "indicators")):
     """Online mean imputation with missing-value indicators: river's ``StatImputer`` with
-    ``stats.Mean()``, beside scikit-learn's ``SimpleImputer(add_indicator=True)``. A missing
-    cell of feature ``columns[i]`` is read as 0 with its indicator feature ``indicators[i]`` 1
-    (``ocolearn.data.csvfile.Table``); then::
+    ``stats.Mean()``, beside scikit-learn's ``SimpleImputer(add_indicator=True)``, which fills
+    every column and adds indicators for the columns that had a missing value when fitted. It
+    keeps the running mean of every feature in ``columns`` (a table's numeric columns,
+    ``ocolearn.data.csvfile.Table``); ``indicators[i]`` is the indicator feature of
+    ``columns[i]``, or -1 for a column without one. A missing cell of a column with an
+    indicator is read as 0 with the indicator 1; then::
 
         mean_i <- mean of the cells of column i seen so far that were not missing
         x'_c = x_c + m_i mean_i,   the indicator m_i kept as a feature
 
     so a missing cell becomes the column's running mean (0 before any cell is seen, as river's
     ``StatImputer``), a present one stays. Linear in x (``x_c`` is 0 where ``m_i`` is 1), so it
-    folds into the raw weights: ``w_in[m_i] = w[m_i] + w[c] mean_i``. Dense rows only."""
+    folds into the raw weights: ``w_in[m_i] = w[m_i] + w[c] mean_i``. A column without an
+    indicator has no missing cell in the rows a pipeline learns from (its table's first pass
+    found none); the final means are a model's, and its table reads a missing cell of such a
+    column as the column's mean (``Table.of_settings``), the score the imputed row gets. Dense
+    rows only."""
 
     columns: tuple = ()
     indicators: tuple = ()
@@ -192,19 +199,26 @@ class Impute(Preprocess, name="impute", static=("columns", "indicators")):
         zeros = jnp.zeros((len(self.columns),), jnp.float32)
         return Means(zeros, zeros)
 
-    def observe(self, state, x):
+    def _missing(self, x):
+        """``(..., k)``: 1 where the cell of ``columns[i]`` is missing (its indicator), else 0."""
         _table_rows(x)
-        seen = 1.0 - x[..., list(self.indicators)]
+        has = np.asarray(self.indicators) >= 0
+        return jnp.where(has, x[..., np.where(has, self.indicators, 0).tolist()], 0.0)
+
+    def observe(self, state, x):
+        seen = 1.0 - self._missing(x)
         count = state.count + seen
-        return Means(count, state.mean + seen * ratio(x[..., list(self.columns)] - state.mean, count))
+        half = 0.5 * x[..., list(self.columns)] - 0.5 * state.mean  # (halved: finite for any float32 cells)
+        return Means(count, state.mean + 2.0 * (seen * ratio(half, count)))
 
     def transform(self, state, x):
-        _table_rows(x)
-        return jnp.asarray(x).at[..., list(self.columns)].add(x[..., list(self.indicators)] * state.mean)
+        return jnp.asarray(x).at[..., list(self.columns)].add(self._missing(x) * state.mean)  # (finite means)
 
     def fold(self, state, w):
-        w = np.array(w, np.float64)
-        w[..., list(self.indicators)] += w[..., list(self.columns)] * np.asarray(state.mean, np.float64)
+        w, mean = np.array(w, np.float64), np.asarray(state.mean, np.float64)
+        for i, (c, m) in enumerate(zip(self.columns, self.indicators, strict=True)):
+            if m >= 0:
+                w[..., m] += w[..., c] * mean[i]
         return w, np.zeros(w.shape[:-1])
 
 

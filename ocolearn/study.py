@@ -376,6 +376,7 @@ class Dataset(NamedTuple):
     rows: int
     dense: bool
     source: Any = None  # a file read in chunks (``DatasetSpec.chunk_rows``): its ``Source``; draw is None
+    steps: tuple = ()  # the parts in front of the default ones: a CSV file's imputation (``pipeline.csv_steps``)
 
 
 def blocks(data: Dataset, rows, draw: int = 0):
@@ -506,7 +507,7 @@ def read_dataset(spec: DatasetSpec, key: str = "task") -> Dataset:
             raise DataError(f"{spec.source}: no examples")
         source = source._replace(width=source.width or width or None)
         labels = None if task == "regression" else list(source.labels)
-        return Dataset(spec, task_of(labels), labels, None, rows, reader_of(source).dense, source)
+        return Dataset(spec, task_of(labels), labels, None, rows, reader_of(source).dense, source, _steps(spec))
     if spec.kind == "sklearn":
         data = _sklearn(spec, key)
     elif spec.kind == "river":
@@ -521,7 +522,17 @@ def read_dataset(spec: DatasetSpec, key: str = "task") -> Dataset:
     else:
         options = dict(bits=spec.bits, dim=spec.dim, task=spec.task, zero_based=spec.zero_based, labels=spec.labels)
         data = read_examples(DataSpec(spec.source, spec.format, target=spec.target, **options), key)
-    return Dataset(spec, task_of(data.labels), data.labels, lambda s: data, len(data.y), not isinstance(data.X, Sparse))
+    dense = not isinstance(data.X, Sparse)
+    return Dataset(spec, task_of(data.labels), data.labels, lambda s: data, len(data.y), dense, None, _steps(spec))
+
+
+def _steps(spec: DatasetSpec) -> tuple:
+    """A data set's parts in front of the default ones: a CSV file's imputation, as ``train`` has it."""
+    if spec.kind != "file" or spec.format != "csv":
+        return ()
+    from ocolearn.pipeline import csv_steps
+
+    return csv_steps(spec.source, spec.target)
 
 
 def task_of(labels) -> str:
@@ -566,7 +577,7 @@ def fitted(entry: StudyLearner, data: Dataset, spec: EvaluateSpec, where: str, k
         steps = default_steps(data.dense, spec.intercept, spec.scale)
     except ConfigError as e:
         raise ConfigError(f"{where}: evaluate.{e}") from None
-    return inner, steps, prefix
+    return inner, (*data.steps, *steps), prefix
 
 
 def grid(entry: StudyLearner, inner, steps, prefix: str):
@@ -727,6 +738,8 @@ def run_study(study: Study, out_dir, progress=None) -> dict:
             entry["learners"][name] = numbers
             curves[spec.name][name] = curve
         results["datasets"][spec.name] = entry
+        del data, comparators  # (one data set held at a time, and its compiled programs:
+        jax.clear_caches()  # each data set's shapes make programs of their own, of no use to the next)
     from ocolearn.significance import compare, paired
 
     key = "progressive" if study.evaluate.progressive else "held_out"

@@ -123,7 +123,9 @@ def test_every_door_reads_every_doors_model(tmp_path, capsys, table, writer, rea
     path, X, y = table
     model_path = WRITERS[writer](tmp_path, path, capsys)
     model = load(model_path)
-    assert model.settings["pipeline"] == [{"kind": "standardize", "clip": 1.0}, {"kind": "intercept", "value": 1.0}]
+    impute = [] if writer == "estimator" else [{"kind": "impute", "columns": [0, 1, 2, 3], "indicators": [-1] * 4}]
+    steps = [{"kind": "standardize", "clip": 1.0}, {"kind": "intercept", "value": 1.0}]
+    assert model.settings["pipeline"] == [*impute, *steps]
     if writer == "estimator":
         path = path.with_suffix(".svm")  # its model reads column j of a matrix as feature j
     expected = predict(model, X)  # the model file's own scoring of the raw rows

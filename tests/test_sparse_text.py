@@ -150,3 +150,54 @@ def test_bag_of_words_counts_each_word(tmp_path):
     assert hashed.X.todense()[1, feature_hash("great", 8)] >= 2
     with pytest.raises(DataError, match="documents without labels"):
         read_text_folders(tmp_path / "pos")
+
+
+@pytest.mark.parametrize("shift, buckets, drop", [(0, 0, False), (1, 0, False), (1, 0, True), (0, 7, False)])
+def test_pad_in_numpy_writes_what_the_compiled_loop_writes(shift, buckets, drop):
+    """``pad``'s two ways (NumPy for small blocks, compiled past them): the same padded rows,
+    and the same first entry out of range with every entry before it written."""
+    from ocolearn.data.sparse_text import _pad_loop, _pad_small
+
+    rng = np.random.default_rng(1)
+    for _ in range(30):
+        counts = rng.integers(0, 6, rng.integers(1, 9))
+        indptr = np.r_[3, 3 + np.cumsum(counts)].astype(np.int64)  # (rows of a block's middle: indptr[0] > 0)
+        indices = rng.integers(0, 12, indptr[-1] + 2).astype(np.int64)  # (0 - 1 < 0 and >= 10: out of range)
+        values = rng.normal(size=indptr[-1] + 2)
+        got = []
+        for way in (_pad_loop, _pad_small):
+            idx, val = np.zeros((counts.size, 6), np.int32), np.zeros((counts.size, 6), np.float32)
+            got.append((way(indptr, indices, values, shift, buckets, 10, idx, val, drop), idx, val))
+        (at, idx, val), (at_np, idx_np, val_np) = got
+        assert at == at_np
+        np.testing.assert_array_equal(idx, idx_np)
+        np.testing.assert_array_equal(val.view(np.int32), val_np.view(np.int32))
+
+
+def test_compiled_loops_run_where_numba_has_no_folder_to_cache_them(monkeypatch):
+    """Where numba finds no writable cache folder (a read-only install, no home), it refuses
+    ``cache=True``; ``compiled.njit`` then compiles in the process instead. A compiled function
+    calls the compiled functions of its module and those it imported (``vw`` calls ``svmlight``'s),
+    whichever is called first."""
+    import sys
+    import types
+
+    from numba.core.caching import CacheImpl
+
+    from ocolearn.data import compiled
+
+    monkeypatch.setattr(CacheImpl, "_locator_classes", [])
+    one, other = types.ModuleType("ocolearn_compiled_one"), types.ModuleType("ocolearn_compiled_other")
+    for module in (one, other):
+        monkeypatch.setitem(sys.modules, module.__name__, module)
+        module.njit = compiled.njit
+    exec(
+        "@njit()\ndef half(x):\n    return x / 2\n\n@njit(inline='always')\ndef twice(x):\n    return 2 * half(x) * 2",
+        vars(one),
+    )
+    other.twice = one.twice  # (as ``from one import twice``)
+    exec("@njit()\ndef f(x):\n    return twice(x) + 1", vars(other))
+    lazy = other.f
+    assert isinstance(lazy, compiled.Lazy) and lazy(20) == 41 and other.f is lazy.dispatcher
+    assert one.half(3) == 1.5 and not isinstance(one.half, compiled.Lazy)
+    assert type(lazy.dispatcher._cache).__name__ == "NullCache"  # (compiled, not cached)

@@ -77,3 +77,27 @@ def test_import_ocolearn_is_lazy_and_sets_the_xla_option_first():
     env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"} | {"PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert done.stdout == "ok\n", done.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("form", ["csv", "text"])
+def test_train_on_a_small_file_loads_no_numba(tmp_path, form):
+    """numba's start (0.7 to 0.8 s of CPU: ``ocolearn.data.compiled``) is not paid by a command
+    whose data is too small for compiled loops to pay: a small CSV file or folder of text is read
+    and padded by Python and NumPy."""
+    if form == "csv":
+        data = tmp_path / "d.csv"
+        data.write_text("a,b,label\n" + "".join(f"{i % 7},{i % 3}.5,{i % 2}\n" for i in range(200)))
+        options = ["--target", "label"]
+    else:
+        data = tmp_path / "reviews"
+        for label in ("pos", "neg"):
+            (data / label).mkdir(parents=True)
+            for i in range(20):
+                (data / label / f"{i}.txt").write_text(f"a {label} review, number {i}")
+        options = []
+    args = ["train", "--learner", "ogd", data, "--format", form, *options, "--passes", "2", "--model", tmp_path / "m"]
+    done = _probe(*args)
+    assert done.returncode == 0, done.stderr
+    loaded = done.stdout.strip().splitlines()[-1].split()
+    assert "jax" in loaded and "numba" not in loaded

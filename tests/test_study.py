@@ -607,3 +607,21 @@ def test_set_reaches_a_data_set_by_the_key_the_messages_name(tmp_path):
         status, err = cli("study", str(path), "--set", given, "--out", str(tmp_path / "out"))
         assert status == 2 and err.count("\n") == 1 and err.startswith("ocolearn: error: "), err
         assert expected in err, err
+
+
+def test_a_study_holds_one_data_set_s_compiled_programs_at_a_time(tmp_path, monkeypatch):
+    """The programs compiled for a data set's shapes are dropped before the next data set:
+    each data set starts with none of the previous one's (the sweep's jit cache is empty)."""
+    from ocolearn import sweep
+
+    held = []
+    evaluate = studies.evaluate_learner
+
+    def counted(study, entry, data, *rest):
+        if entry is next(iter(study.learners.values())):  # (each data set's first learner)
+            held.append(sweep._sweep_chunk._cache_size())
+        return evaluate(study, entry, data, *rest)
+
+    monkeypatch.setattr(studies, "evaluate_learner", counted)
+    studies.run_study(studies.from_dict(small()), tmp_path)
+    assert len(held) == 2 and held[1] == 0

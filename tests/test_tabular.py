@@ -16,7 +16,7 @@ from ocolearn.data import DataError
 from ocolearn.data.csvfile import Table, survey, table_of, table_rows
 from ocolearn.data.stream import Source
 from ocolearn.modelfile import load, save, scores
-from ocolearn.pipeline import evaluate, predictions, read_data, train_file
+from ocolearn.pipeline import data_for, evaluate, predictions, read_data, train_file
 from ocolearn.preprocess import Impute
 
 EFFECT = {"red": 1.0, "green": -1.0, "blue": 0.5, "yellow": 0.0, "purple": 0.2}
@@ -132,7 +132,8 @@ def test_train_test_predict_read_the_file_as_trained(tmp_path):
     model = train_file("ogd", [], train, "csv", target="y", chunk_rows=64)
     s = model.settings
     assert s["columns"] == ["a", "b", "c", "color"] and s["pipeline"][0]["kind"] == "impute"
-    assert Table.of_settings(s) == Table(("a", "b", "c"), ("a", "b"), (("color", ("blue", "green", "red", "yellow")),))
+    colors = (("color", ("blue", "green", "red", "yellow")),)
+    assert Table.of_settings(s)._replace(means=()) == Table(("a", "b", "c"), ("a", "b"), colors)
     assert model.w.shape == (3 + 2 + 4,)
     # The model scores the rows table_rows makes of the cells: an unseen category scores as none.
     rows = list(csv.DictReader(test.open()))
@@ -287,6 +288,111 @@ def test_a_csv_as_people_have_it_is_within_scikit_learns_column_transformer(tmp_
     assert len("".join(predictions(ours, test)).split("\n")) == 1000 + 1
 
 
+def clean_in_training(tmp_path):
+    """A model trained by ``train`` on a file whose column ``c`` has no missing cell (``a`` and
+    ``b`` have), and a test file with ``NA`` and empty cells in ``c``: ``(model path, test file,
+    the test file's rows, the mean of c's training cells in float64)``."""
+    train = write_table(tmp_path / "train.csv", 200, 1)
+    model = tmp_path / "m.npz"
+    args = ["train", "--learner", "ogd", str(train), "--format", "csv", "--target", "y", "--model", str(model)]
+    assert main([*args, "--quiet"]) == 0
+    rows = list(csv.DictReader(write_table(tmp_path / "test.csv", 40, 2, unseen=True).open()))
+    for i, row in enumerate(rows):
+        row["c"] = {0: "NA", 1: ""}.get(i % 3, row["c"])
+    test = tmp_path / "test.csv"
+    with test.open("w", newline="") as f:
+        out = csv.DictWriter(f, ["a", "b", "color", "c", "y"], lineterminator="\n")
+        out.writeheader()
+        out.writerows(rows)
+    mean_c = np.mean([float(r["c"]) for r in csv.DictReader(train.open())])
+    return model, test, rows, mean_c
+
+
+def test_a_missing_cell_in_a_column_clean_in_training_is_its_mean_at_every_door(tmp_path, capsys):
+    """scikit-learn's ``SimpleImputer(add_indicator=True)`` fills every column with its mean
+    (indicators only for the columns with a missing value when fitted), river's ``StatImputer``
+    any missing value: a row with ``c`` missing scores as the row with c's training mean, the
+    same at ``predict``, ``test``, the model file read from Python, and ``data_for``."""
+    model_path, test, rows, mean_c = clean_in_training(tmp_path)
+    model = load(model_path)
+    table = Table.of_settings(model.settings)
+    # The float64 transcription: a and b as their indicators lay them out, c's missing cells its mean.
+    X = np.zeros((len(rows), model.w.shape[-1]))
+    colors = ("blue", "green", "red", "yellow")
+    for i, row in enumerate(rows):
+        for j, name in enumerate("ab"):
+            gone = row[name] in ("", "NA")
+            X[i, j], X[i, 3 + j] = (0.0, 1.0) if gone else (float(row[name]), 0.0)
+        X[i, 2] = mean_c if row["c"] in ("", "NA") else float(row["c"])
+        X[i, 5:] = [row["color"] == c for c in colors]
+    want = X.astype(np.float32) @ model.w - model.offset  # (rows are float32; c's mean: float32's running one)
+    assert main(["predict", str(model_path), str(test)]) == 0
+    np.testing.assert_allclose(np.array(capsys.readouterr().out.split(), float), want, rtol=1e-6, atol=1e-6)
+    assert table.missing == ("a", "b") and table.means[2] == pytest.approx(mean_c, rel=1e-6)
+    cells = {k: [r[k] for r in rows] for k in ("a", "b", "c", "color")}
+    np.testing.assert_allclose(scores(model, table_rows(table, cells)), want, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(scores(model, data_for(model, test).X), want, rtol=1e-6, atol=1e-6)
+    y = np.array([float(r["y"]) for r in rows])
+    assert main(["test", str(model_path), str(test)]) == 0
+    mse = dict(line.split() for line in capsys.readouterr().out.splitlines())["mse"]
+    assert float(mse) == pytest.approx(np.mean((want - y) ** 2), rel=1e-5)
+    # A model from before (its impute part kept the columns with an indicator only) has no mean for c:
+    old = {**model.settings, "pipeline": [{"kind": "impute", "columns": [0, 1], "indicators": [3, 4]}]}
+    save(model._replace(settings=old), tmp_path / "old.npz")
+    capsys.readouterr()
+    assert main(["predict", str(tmp_path / "old.npz"), str(test)]) == 2
+    err = capsys.readouterr().err
+    assert (
+        err.startswith(f"ocolearn: error: {test}, line 2, column 'c': a missing value ('NA')") and err.count("\n") == 1
+    )
+    broken = {**model.settings, "pipeline_state": [[[1.0], [0.5]], *model.settings["pipeline_state"][1:]]}
+    save(model._replace(settings=broken), tmp_path / "broken.npz")
+    with pytest.raises(
+        DataError, match="broken.npz: not a usable ocolearn model: its imputation's state is not a mean"
+    ):
+        load(tmp_path / "broken.npz")
+
+
+def test_impute_keeps_the_mean_of_a_column_without_an_indicator_as_rivers_stat_imputer():
+    from river import preprocessing, stats
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(1.0, 2.0, (30, 3))
+    gone = rng.random((30, 3)) < 0.3
+    gone[:, 1] = False  # (column 1: no missing cell, no indicator)
+    raw = np.c_[np.where(gone, 0.0, X), gone[:, [0, 2]]].astype(np.float32)
+    part = Impute((0, 1, 2), (3, -1, 4))
+    river = preprocessing.StatImputer(*((f"x{j}", stats.Mean()) for j in range(3)))
+    state = part.init(5)
+    for i in range(len(X)):
+        got = np.asarray(part.transform(state, raw[i]))
+        assert got[1] == raw[i, 1]  # (unchanged, to the bit)
+        row = {f"x{j}": None if gone[i, j] else X[i, j] for j in range(3)}
+        np.testing.assert_allclose(got[[0, 2]], [river.transform_one(row)[k] for k in ("x0", "x2")], rtol=1e-6)
+        river.learn_one(row)
+        state = part.observe(state, raw[i])
+    np.testing.assert_allclose(state.mean, [dict(river.imputers)[f"x{j}"].get() for j in range(3)], rtol=1e-6)
+    w = rng.normal(size=5)
+    w_in, _ = part.fold(jax.tree.map(np.asarray, state), w)
+    assert w_in[1] == w[1] and w_in[3] == w[3] + w[0] * np.float64(state.mean[0])
+
+
+def test_run_imputes_a_csv_files_missing_cells(tmp_path, capsys):
+    """``ocolearn run`` on a CSV file reads it by the same table as ``train`` and runs the same
+    ``impute`` part: its model keeps the mean of each numeric column's cells."""
+    train = write_table(tmp_path / "train.csv", 120, 1)
+    config = tmp_path / "run.toml"
+    config.write_text(
+        f'name = "impute"\n[data]\nsource = "{train}"\nformat = "csv"\ntarget = "y"\n[learner]\nkind = "ogd"\n'
+    )
+    assert main(["run", str(config), "--out", str(tmp_path / "out")]) == 0
+    model = load(tmp_path / "out" / "model.npz")
+    assert model.settings["pipeline"][0] == {"kind": "impute", "columns": [0, 1, 2], "indicators": [3, 4, -1]}
+    cells = list(csv.DictReader(train.open()))
+    means = [np.mean([float(r[k]) for r in cells if r[k] not in ("", "NA")]) for k in "abc"]
+    np.testing.assert_allclose(Table.of_settings(model.settings).means, means, rtol=1e-6)
+
+
 def test_an_interaction_of_numeric_columns_beside_categories_and_imputation_is_read_alike_at_every_door(tmp_path):
     """``--interactions a,b`` on a file with a categorical column and missing cells: the product
     column follows the table's features (numbers, indicators, one-hot), so the model file loads
@@ -311,3 +417,19 @@ def test_an_interaction_of_numeric_columns_beside_categories_and_imputation_is_r
     assert mse["crossed"] < 0.2 * mse["plain"]
     with pytest.raises(DataError, match="no numeric feature column 'color'"):
         train_file("ogd", [], str(path), "csv", target="y", interactions=("a,color",))
+
+
+def test_a_study_imputes_a_csv_files_missing_cells_as_train_does(tmp_path):
+    """A study's ``file`` data set in CSV runs its learners behind the same ``impute`` part as
+    ``train`` (``pipeline.csv_steps``), in memory and read in chunks: each numeric column's mean,
+    an indicator for those with missing cells."""
+    from ocolearn.learners.ogd import OGD
+    from ocolearn.preprocess import Impute, default_steps
+    from ocolearn.study import DatasetSpec, EvaluateSpec, StudyLearner, fitted, read_dataset
+
+    train = write_table(tmp_path / "train.csv", 120, 1)
+    for chunk_rows in (0, 50):
+        data = read_dataset(DatasetSpec("file", str(train), format="csv", target="y", chunk_rows=chunk_rows))
+        _, steps, _ = fitted(StudyLearner(OGD()), data, EvaluateSpec(), "learners.ogd")
+        assert isinstance(steps[0], Impute) and steps[0].columns == (0, 1, 2) and steps[0].indicators == (3, 4, -1)
+        assert steps[1:] == default_steps(True, True, "auto")

@@ -4,6 +4,7 @@ by one; one line per document, starting with its name, in a documented order."""
 from collections import Counter
 
 import numpy as np
+import pytest
 from test_cli import call, one_line_error, text_corpus
 
 from ocolearn.data.sparse_text import feature_hash
@@ -195,3 +196,62 @@ def test_a_document_whose_label_is_not_known_is_named_by_its_path(tmp_path, caps
     ):
         status, _, err = call(capsys, *command)
         assert (status, err) == (2, f"ocolearn: error: {data / 'pr2' / 'more' / 'c.txt'}: {problem}\n")
+
+
+MIXED = [  # ASCII (compiled) and not (word by word), with what the tokenizer must get right
+    "Great film, GREAT acting; isn't it? It's 10/10 -- don''t miss_it. rock'n'roll 'quoted' end'",
+    "Crème brûlée, NAÏVE café; ÉCOLE école. Straße 2024 — ½ ١٢٣ 東京 tokyo",
+    "\ufeffa byte-order mark then words: Alpha alpha ALPHA",
+    "",
+    "\r\n\t  spaces\r\nand\tTABS__ _x_ 42 4.2 4,200 $5 e-mail o'clock ''' a'b'c",
+]
+
+
+@pytest.mark.parametrize("bits", [3, 18, 40])
+def test_compiled_hashing_gives_the_word_by_word_rows(tmp_path, bits, monkeypatch):
+    """``hashed_rows`` (ASCII documents tokenized and hashed in compiled code) gives exactly the
+    rows of ``tokens``, ``feature_hash`` and ``_hashed``: the same indices in the same order, the
+    same counts, with colliding words (3 bits) and without folding (40 bits)."""
+    from ocolearn.data import compiled
+    from ocolearn.data.textdirs import _hashed, hashed_rows, words_of
+
+    monkeypatch.setattr(compiled, "SMALL", -1)  # (compiled however small: ``compiled.worth``)
+
+    paths = []
+    for i, text in enumerate(MIXED + [t.upper() for t in MIXED]):
+        paths.append(tmp_path / f"{i}.txt")
+        paths[-1].write_bytes(text.encode())
+    counts, indices, values = hashed_rows(paths, bits)
+    rows = [_hashed(words_of(p), bits) for p in paths]
+    assert counts.tolist() == [len(r) for r in rows]
+    assert indices.tolist() == [i for r in rows for i in r]
+    assert values.tolist() == [v for r in rows for v in r.values()]
+    assert rows[0][feature_hash("isn't", bits)] >= 1 and rows[0][feature_hash("10", bits)] >= 2
+
+
+def test_a_folder_is_read_once_for_all_passes(tmp_path, capsys, monkeypatch):
+    """Each document is read (and tokenized) once however many passes; a block of documents one
+    of which has changed since is read again; the blocks of one folder are kept at a time."""
+    from pathlib import Path
+
+    from ocolearn.data.textdirs import text_blocks, text_documents, text_rows
+
+    corpus = text_corpus(tmp_path / "reviews")
+    reads = []
+    read_bytes = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda self: reads.append(self.relative_to(corpus)) or read_bytes(self))
+    args = ["train", "--learner", "perceptron", "--format", "text", "--bits", 12, corpus, "--passes", 4, "--quiet"]
+    status, _, err = call(capsys, *args, "--model", tmp_path / "m.npz")
+    assert status == 0, err
+    assert len(reads) == len(set(reads)) == 120
+    documents = text_documents(corpus, seed=0)
+    block = text_rows(documents, 1, 12)
+    assert text_rows(documents, 1, 12) is block and len(reads) == 120  # (kept)
+    changed = next(i for i, (_, f) in enumerate(documents) if f.name == "000.txt" and f.parent.name == "pos")
+    documents[changed][1].write_text("a new and longer document")
+    again = text_rows(documents, 1, 12)
+    a, b = again.indptr[changed : changed + 2]
+    assert again.indices[a:b].tolist() == [feature_hash(w, 12) for w in "a new and longer document".split()]
+    assert text_rows(documents, 1, 12) is again
+    list(text_blocks(text_corpus(tmp_path / "other"), 0))  # (another folder: this one's blocks dropped)
+    assert text_rows(documents, 1, 12) is not again

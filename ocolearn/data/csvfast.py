@@ -24,10 +24,9 @@ differ from the Python path's: pyarrow, polars).
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
-from ocolearn.data import MISSING
+from ocolearn.data import MISSING, compiled
 from ocolearn.data.sparse_text import FLOAT32_MAX, Block
 
 TARGET, UNUSED = -1, -2  # ``roles`` of the target column and of a column neither target nor feature
@@ -62,7 +61,7 @@ _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 _U0, _U1, _U32 = np.uint64(0), np.uint64(1), np.uint64(32)
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@compiled.njit(inline="always")
 def _product(a, b):
     """The 128-bit product of two uint64 as ``(high, low)``."""
     a_lo, a_hi, b_lo, b_hi = a & _M32, a >> _U32, b & _M32, b >> _U32
@@ -71,7 +70,7 @@ def _product(a, b):
     return p3 + (p1 >> _U32) + (p2 >> _U32) + (mid >> _U32), (p0 & _M32) | (mid << _U32)
 
 
-@numba.njit(cache=True, nogil=True)
+@compiled.njit()
 def _eisel_lemire(w, q, pow5):
     """The bits of the float64 nearest ``w * 10^q`` (``w`` > 0, up to 19 digits), or 0 where the
     algorithm cannot decide (then ``float()`` does)."""
@@ -107,7 +106,7 @@ def _eisel_lemire(w, q, pow5):
     return (np.uint64(power2) << np.uint64(52)) | mantissa
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@compiled.njit(inline="always")
 def _digits(buf, i, w, significant):
     """Read decimal digits from ``buf[i]`` into the mantissa ``w`` (its ``significant`` digits
     counted from the first nonzero one): ``(next position, w, significant, digits read)``."""
@@ -120,7 +119,7 @@ def _digits(buf, i, w, significant):
     return i, w, significant, i - start
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@compiled.njit(inline="always")
 def _decimal(buf, i):
     """Read ``[+-]digits[.digits][(e|E)[+-]digits]`` (Python's ``float()`` spelling of a finite
     number; digits on one side of the point at least) from ``buf[i]``: ``(next position, ok,
@@ -150,12 +149,12 @@ def _decimal(buf, i):
     return i, digits + frac > 0, negative, w, significant, exponent - frac
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@compiled.njit(inline="always")
 def _blank(c):
     return c == 32 or c == 9
 
 
-@numba.njit(cache=True, nogil=True)
+@compiled.njit()
 def _after_header(buf):
     """The position after the first line of ``buf`` if each of its fields is a one-line CSV field
     (no quote, or quoted whole without a quote inside), else -1."""
@@ -177,7 +176,7 @@ def _after_header(buf):
     return -1 if inside else i + 1
 
 
-@numba.njit(cache=True, nogil=True)
+@compiled.njit()
 def _scan(buf, skip_header, roles, width, values, bits, spans, lines, hard, pow5, pow10):
     """Fill ``values`` (rows x ``width`` float64, flat; ``bits`` the same memory as uint64), the target
     spans and each row's line (0-based in the block) in one pass. Returns ``(rows, hard cells)``
@@ -259,7 +258,7 @@ def _scan(buf, skip_header, roles, width, values, bits, spans, lines, hard, pow5
     return n, nhard
 
 
-@numba.njit(cache=True, nogil=True)
+@compiled.njit()
 def _label_bytes(buf, spans, n):
     """The target cells' bytes, one row each, padded with zeros to the longest."""
     longest = 1
@@ -302,8 +301,9 @@ def plain_block(data, first_line: int, target, features, columns: int) -> Block 
     """The ``Block`` that ``ocolearn.data.csvfile.csv_lines`` reads from a block of CSV lines of
     ``columns`` columns (``target``: the position of the labels' column, or None; ``features``:
     those of the feature columns, in order), or None where it is not plain (``numeric_block``) or
-    a column has two roles (the Python path reads it twice)."""
-    if len(set(features)) < len(features) or target in features:
+    a column has two roles (the Python path reads it twice), or too small a block to start numba
+    for (``compiled.worth``)."""
+    if len(set(features)) < len(features) or target in features or not compiled.worth(len(data)):
         return None
     roles = np.full(columns, UNUSED, np.int64)
     roles[list(features)] = np.arange(len(features))

@@ -15,10 +15,13 @@ defaults, exactly as written, and UCI's ``?``): ``''``, ``NA``, ``NaN``, ``nan``
 - features ``0..n-1``: the numeric columns in file order, a missing cell read as 0;
 - then one missing-value indicator (1 where the cell is missing) for each numeric column that
   had a missing cell in the first pass (scikit-learn's ``SimpleImputer(add_indicator=True)``,
-  "missing-only"); the ``impute`` part (``ocolearn.preprocess.Impute``) replaces the 0 by the
-  running mean of the column. A missing cell at prediction in a column that had none in
-  training is an error naming the file, line and column (no indicator carries it), or skipped
-  with ``--skip-bad``;
+  "missing-only"); the ``impute`` part (``ocolearn.preprocess.Impute``) keeps the running mean
+  of every numeric column and replaces the 0 by it. A model's table (``Table.of_settings``)
+  holds the final ``means``: a missing cell in a column without an indicator (none in the
+  first pass, one in a file the model reads) is read as the column's mean, as scikit-learn's
+  ``SimpleImputer`` and river's ``StatImputer`` fill any column; in a table without them (a
+  first pass's, a model file from before) it is an error naming the file, line and column, or
+  skipped with ``--skip-bad``;
 - then the categorical columns one-hot: one feature per category found in the first pass
   (sorted); a value not found then, or a missing cell, is all zeros (scikit-learn's
   ``OneHotEncoder(handle_unknown="ignore")``).
@@ -153,6 +156,7 @@ class Table(NamedTuple):
     numeric: tuple = ()  # the numeric columns, in file order: features 0..n-1
     missing: tuple = ()  # those of them with a missing-value indicator, features n..n+k-1 in this order
     categorical: tuple = ()  # ((column, (its categories, sorted)), ...): one-hot features after
+    means: tuple = ()  # a model's: the final running mean of each numeric column (its ``impute`` part's), or none
 
     @property
     def names(self) -> list[str]:
@@ -169,9 +173,10 @@ class Table(NamedTuple):
         return not self.missing and not self.categorical
 
     def imputed(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """``(features of the columns with an indicator, their indicators' features)``."""
-        n, at = len(self.numeric), {name: j for j, name in enumerate(self.numeric)}
-        return tuple(at[name] for name in self.missing), tuple(range(n, n + len(self.missing)))
+        """``(features of the numeric columns, the indicator feature of each, -1 for none)``:
+        ``ocolearn.preprocess.Impute``'s fields."""
+        n, at = len(self.numeric), {name: k for k, name in enumerate(self.missing)}
+        return tuple(range(n)), tuple(n + at[name] if name in at else -1 for name in self.numeric)
 
     def settings(self) -> dict:
         """The table as the model file's JSON keeps it."""
@@ -181,8 +186,10 @@ class Table(NamedTuple):
     @classmethod
     def of_settings(cls, settings: dict) -> Table:
         """The table of a model file's settings: its ``table``, or for a model from before tables
-        its ``columns``, numbers alone; a table that is not one, or does not make the model's
-        ``dim`` features, is an error (``ocolearn.modelfile.check`` names the file)."""
+        its ``columns``, numbers alone; with the ``means`` of its ``impute`` part's final state
+        where that part imputes every numeric column (``_means``). A table that is not one, or
+        does not make the model's ``dim`` features, is an error (``ocolearn.modelfile.check``
+        names the file)."""
         table = settings.get("table")
         if not table:
             return cls(tuple(settings.get("columns") or ()))
@@ -198,7 +205,25 @@ class Table(NamedTuple):
         dim = read.dim + len(csv_pairs(settings.get("interactions") or (), read.numeric))
         if not set(read.missing) <= set(read.numeric) or dim != settings.get("dim"):
             raise DataError(f"its table of columns makes {dim} features, for dim {settings.get('dim')!r}")
-        return read
+        return read._replace(means=_means(settings, read))
+
+
+def _means(settings: dict, table: Table) -> tuple:
+    """The final means of a model's ``impute`` part (its first part) where it imputes every
+    numeric column of ``table`` (models from before kept the columns with an indicator only),
+    else none; means that are not finite numbers are an error."""
+    pipeline, state = settings.get("pipeline") or [], settings.get("pipeline_state") or []
+    if not (pipeline and state and pipeline[0].get("kind") == "impute"):
+        return ()
+    if list(pipeline[0].get("columns", ())) != list(table.imputed()[0]):
+        return ()
+    try:
+        means = tuple(float(v) for v in state[0][1])
+    except (IndexError, TypeError, ValueError):
+        means = ()
+    if len(means) != len(table.numeric) or not all(map(math.isfinite, means)):
+        raise DataError(f"its imputation's state is not a mean for each of its {len(table.numeric)} numeric columns")
+    return means
 
 
 def is_missing(cell) -> bool:
@@ -290,16 +315,17 @@ def table_rows(table: Table, columns: dict, where=lambda i: f"row {i}") -> np.nd
     """The rows of numbers (``(n, table.dim)`` float64) of columns of cells ``{name: array}``
     (strings as a CSV file holds them, or numbers with NaN for missing), laid out by ``table``
     (see the module docstring); ``where(i)`` names row i in an error (a cell that is not a
-    number in a numeric column, a missing cell in a column without an indicator)."""
+    number in a numeric column, a missing cell in a column without an indicator or a mean)."""
     n = len(np.asarray(columns[table.names[0]]))
     out = np.zeros((n, table.dim))
     indicator = {name: len(table.numeric) + k for k, name in enumerate(table.missing)}
     for j, name in enumerate(table.numeric):
+        fill = table.means[j] if table.means else None
         for i, cell in enumerate(_cells(columns[name])):
             if name in indicator and is_missing(cell):
                 out[i, indicator[name]] = 1.0
             else:
-                out[i, j] = _number_cell(cell, f"{where(i)}, column {name!r}")
+                out[i, j] = _number_cell(cell, f"{where(i)}, column {name!r}", fill)
     at = len(table.numeric) + len(table.missing)
     for name, categories in table.categorical:
         code = {c: k for k, c in enumerate(categories)}
@@ -314,10 +340,13 @@ def table_rows(table: Table, columns: dict, where=lambda i: f"row {i}") -> np.nd
     return out
 
 
-def _number_cell(cell, where: str) -> float:
-    """A numeric column's cell (text, or a number) as a number; a missing one is an error here
-    (a column with a missing-value indicator reads it before, ``table_rows``)."""
+def _number_cell(cell, where: str, fill=None) -> float:
+    """A numeric column's cell (text, or a number) as a number; a missing one is ``fill`` (the
+    column's mean in a model's table), else an error (a column with a missing-value indicator
+    reads it before, ``table_rows``)."""
     if is_missing(cell):
+        if fill is not None:
+            return fill
         raise DataError(
             f"{where}: a missing value ({shown(cell)}), but the model saw none in this column in training, "
             "so it has no missing-value indicator for it (--skip-bad skips the row)"
@@ -383,8 +412,11 @@ def csv_lines(data: bytes, first_line: int, path, target, features, header, tabl
             check_target(fields[target], f"{path}, line {number}", header[target])
         labels.append(fields[target] if target is not None else "")
     if table.plain:  # (numbers alone: a cell that is not one is an error naming it)
-        where = f"{path}, line {{}}, column {{!r}}"
-        values = [[_number_cell(fields[j], where.format(n, header[j])) for j in features] for n, fields in rows]
+        where, fills = f"{path}, line {{}}, column {{!r}}", table.means or [None] * len(features)
+        values = [
+            [_number_cell(fields[j], where.format(n, header[j]), fill) for j, fill in zip(features, fills, strict=True)]
+            for n, fields in rows
+        ]
         values = np.asarray(values, np.float64).reshape(len(rows), table.dim)
     else:
         columns = {header[j]: [fields[j] for _, fields in rows] for j in features}

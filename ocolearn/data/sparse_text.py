@@ -12,10 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
-import numba
 import numpy as np
 
-from ocolearn.data import DataError, OtherFormat, _number, numbered, open_binary, shown, skip_bom
+from ocolearn.data import DataError, OtherFormat, _number, compiled, numbered, open_binary, shown, skip_bom
 from ocolearn.features import Sparse
 
 FLOAT32_MAX = float(np.finfo(np.float32).max)  # a larger number would be infinite in float32
@@ -84,7 +83,7 @@ def byte_blocks(source, start, size=None):
     """``(whole lines as a uint8 array, first line number, offset of its start)`` of a file
     from ``start``; the last line may lack its newline (a truncated file). Each block is read
     into a fresh array (no copies of the bytes but the partial line carried to the next one,
-    read on in doubling sizes) and its newlines are counted by compiled code, off the GIL. A line
+    read on in doubling sizes) and its newlines are counted by NumPy. A line
     longer than ``MAX_LINE_BYTES`` is an error naming it (``line_too_long``)."""
     size = size or BLOCK_BYTES
     with open_binary(source.path) as f:
@@ -111,20 +110,18 @@ def byte_blocks(source, start, size=None):
             rest = data[cut:]
 
 
-@numba.njit(cache=True, nogil=True)
-def _after_last_newline(buf):
-    for i in range(buf.size - 1, -1, -1):
-        if buf[i] == 10:
-            return i + 1
+def _after_last_newline(buf) -> int:
+    """The offset just after the last newline of ``buf`` (0 if none), looked for in its last
+    64 kB first."""
+    for start in (max(0, buf.size - 65536), 0):
+        found = np.flatnonzero(buf[start:] == 10)
+        if found.size:
+            return start + int(found[-1]) + 1
     return 0
 
 
-@numba.njit(cache=True, nogil=True)
-def _newlines(buf):
-    count = 0
-    for i in range(buf.size):
-        count += buf[i] == 10
-    return count
+def _newlines(buf) -> int:
+    return int(np.count_nonzero(buf == 10))
 
 
 def line_ends(buf, ks):
@@ -132,12 +129,18 @@ def line_ends(buf, ks):
     return np.append(np.flatnonzero(buf == 10) + 1, buf.size)[ks]
 
 
-@numba.njit(cache=True, nogil=True)
-def pad(indptr, indices, values, shift, buckets, dim, idx, val, drop):
+def pad(indptr, indices, values, shift, buckets, dim, idx, val, drop) -> int:
     """Write the rows into padded ``idx``/``val`` (zeros beyond each row): indices shifted by
     ``shift`` and folded into ``buckets`` (if > 0) or checked against ``dim`` (``drop``: an
     index beyond it is left out, as a feature the model never saw). Returns -1, or the
-    position of the first entry whose index is out of range."""
+    position of the first entry whose index is out of range (the entries before it written).
+    Compiled where it pays (``compiled.worth``), else in NumPy (``_pad_small``): the same."""
+    way = _pad_loop if compiled.worth(int(indptr[-1] - indptr[0])) else _pad_small
+    return way(indptr, indices, values, shift, buckets, dim, idx, val, drop)
+
+
+@compiled.njit()
+def _pad_loop(indptr, indices, values, shift, buckets, dim, idx, val, drop):
     for r in range(indptr.size - 1):
         a = indptr[r]
         for p in range(a, indptr[r + 1]):
@@ -153,6 +156,22 @@ def pad(indptr, indices, values, shift, buckets, dim, idx, val, drop):
             idx[r, p - a] = i
             val[r, p - a] = values[p]
     return -1
+
+
+def _pad_small(indptr, indices, values, shift, buckets, dim, idx, val, drop) -> int:
+    """``_pad_loop`` in NumPy."""
+    a, b = int(indptr[0]), int(indptr[-1])
+    i = indices[a:b] - shift
+    bad = (i < 0) | ((i >= dim) & (buckets <= 0) & (not drop))
+    first = int(np.argmax(bad)) if bad.any() else b - a
+    counts = np.diff(indptr)
+    rows = np.repeat(np.arange(counts.size), counts)[:first]
+    cols = np.arange(first) - np.repeat(indptr[:-1] - a, counts)[:first]
+    i = i[:first] % buckets if buckets > 0 else i[:first]
+    keep = i < dim if drop and buckets <= 0 else slice(None)
+    idx[rows[keep], cols[keep]] = i[keep]
+    val[rows[keep], cols[keep]] = values[a : a + first][keep]
+    return -1 if first == b - a else a + first
 
 
 DEFAULT_BITS = 18  # hashed features: 2**18 buckets unless told otherwise

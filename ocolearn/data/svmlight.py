@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import threading
 
-import numba
 import numpy as np
 
 from ocolearn.data import DataError, shown
+from ocolearn.data.compiled import njit
 from ocolearn.data.sparse_text import (
     FLOAT32_MAX,
     Block,
@@ -44,13 +44,13 @@ from ocolearn.data.sparse_text import (
 POW10 = 10.0 ** np.arange(23)
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@njit(inline="always")
 def _ends_token(buf, i):
     """Whether a token may end at ``buf[i]``: the end, a blank, a newline or a comment."""
     return i >= buf.size or buf[i] == 32 or buf[i] == 9 or buf[i] == 13 or buf[i] == 10 or buf[i] == 35
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@njit(inline="always")
 def _number(buf, i, pow10):
     """Parse ``[+-]digits[.digits][(e|E)[+-]digits]`` from ``buf[i]`` up to the end of the
     token: (value, next position, ok, hard); ``hard`` when of the right form but beyond the
@@ -110,7 +110,7 @@ def _number(buf, i, pow10):
     return (-value if negative else value), i, True, False
 
 
-@numba.njit(cache=True, nogil=True)
+@njit()
 def _parse(buf, labels, indptr, indices, values, lines, hard, pow10):
     """Fill the outputs in one pass; returns (rows, entries, hard tokens, status, line) with
     status 0 ok, 1 malformed, 2 an index not above the one before it (line relative to the block)."""
@@ -230,7 +230,7 @@ def parse_block(data: bytes, first_line: int, source, slow, copy=True) -> Block:
     return Block(own(labels[:n]), own(indptr[: n + 1]), own(indices[:nnz]), own(values[:nnz]), lines[:n] + first_line)
 
 
-@numba.njit(cache=True, nogil=True)
+@njit()
 def _written(buf, lines, labels):
     """``(start, stop)`` of the label of the rows that show how a block's labels are written:
     the first row of each value, and the first row written otherwise than its value's first (if
@@ -251,9 +251,9 @@ def _written(buf, lines, labels):
         while not _ends_token(buf, b):
             b += 1
         spans[r, 0], spans[r, 1] = a, b
-    first = numba.typed.Dict.empty(numba.float64, numba.int64)
-    keep, other = [], -1
-    for r in range(n):
+    first = {labels[0]: 0}  # each label's first row (n >= 1: blocks with rows)
+    keep, other = [0], -1
+    for r in range(1, n):
         if labels[r] not in first:
             first[labels[r]] = r
             keep.append(r)

@@ -11,12 +11,13 @@ of files; ``document_names`` gives the name ``predict`` writes before each docum
 from __future__ import annotations
 
 import re
+import threading
 from collections import Counter
 from pathlib import Path
 
 import numpy as np
 
-from ocolearn.data import DataError, not_standard_input, regular_file
+from ocolearn.data import DataError, compiled, not_standard_input, regular_file
 from ocolearn.data.sparse_text import (
     DEFAULT_BITS,
     Block,
@@ -39,11 +40,12 @@ def tokens(text: str) -> list[str]:
     return _WORD.findall(text.lower())
 
 
-def words_of(path: Path) -> Counter:
-    """The word counts of a document: UTF-8 text (a byte-order mark left out), as every reader
-    reads; a document that is not is an error naming it and its line (replacing its bytes
-    would drop or change its words unseen; scikit-learn's vectorizers refuse it too)."""
-    data = path.read_bytes()
+def words_of(path: Path, data: bytes | None = None) -> Counter:
+    """The word counts of a document (its bytes ``data``, read if not given): UTF-8 text (a
+    byte-order mark left out), as every reader reads; a document that is not is an error naming
+    it and its line (replacing its bytes would drop or change its words unseen; scikit-learn's
+    vectorizers refuse it too)."""
+    data = path.read_bytes() if data is None else data
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
@@ -52,6 +54,95 @@ def words_of(path: Path) -> Counter:
             f"{path}, line {line}: not UTF-8 text (convert it to UTF-8: iconv -f ITS_ENCODING -t utf-8)"
         ) from None
     return Counter(tokens(text))
+
+
+@compiled.njit(inline="always")
+def _word_byte(b):
+    """Whether the ASCII byte ``b`` is a word's (``\\w``: a letter, a digit or ``_``)."""
+    return 48 <= b <= 57 or 65 <= b <= 90 or 97 <= b <= 122 or b == 95
+
+
+@compiled.njit()
+def _hash_ascii(text, starts, bits):
+    """The rows of the ASCII documents ``text[starts[k]:starts[k + 1]]`` as ``tokens`` and
+    ``_hashed`` make them, in one pass over the bytes: each word lowercased and hashed (32-bit
+    FNV-1a, modulo ``2**bits``: ``feature_hash``), a row's entries in the order of the first word
+    of each index, valued by the count of its words. ``(entries per document, indices, values)``."""
+    counts = np.zeros(starts.size - 1, np.int64)
+    indices = np.empty(text.size // 8 + 16, np.int64)  # (grown as needed: English runs 11 bytes an entry)
+    values = np.empty(indices.size, np.float64)
+    out = 0
+    for d in range(starts.size - 1):
+        p, end, n = starts[d], starts[d + 1], 0
+        words = np.empty((end - p) // 2 + 1, np.int64)  # the document's words' indices, in order
+        while p < end:
+            if not _word_byte(text[p]):
+                p += 1
+                continue
+            h = 0x811C9DC5
+            while True:  # \w+(?:'\w+)*
+                while p < end and _word_byte(text[p]):
+                    b = text[p] + 32 if 65 <= text[p] <= 90 else text[p]
+                    h = ((h ^ b) * 0x01000193) & 0xFFFFFFFF
+                    p += 1
+                if p + 1 < end and text[p] == 39 and _word_byte(text[p + 1]):
+                    h = ((h ^ 39) * 0x01000193) & 0xFFFFFFFF
+                    p += 1
+                else:
+                    break
+            words[n] = h % (1 << bits) if bits < 32 else h
+            n += 1
+        if out + n > indices.size:
+            more_indices, more_values = np.empty(2 * (out + n), np.int64), np.empty(2 * (out + n), np.float64)
+            more_indices[:out], more_values[:out] = indices[:out], values[:out]
+            indices, values = more_indices, more_values
+        # Each index once, at its first word (a stable sort keeps equal indices in word order), counted.
+        order = np.argsort(words[:n], kind="mergesort")
+        firsts = np.empty(n, np.int64)
+        found = np.empty(n, np.int64)
+        times = np.empty(n, np.float64)
+        k = -1
+        for j in range(n):
+            if j == 0 or words[order[j]] != words[order[j - 1]]:
+                k += 1
+                firsts[k], found[k], times[k] = order[j], words[order[j]], 0.0
+            times[k] += 1.0
+        for g in np.argsort(firsts[: k + 1]):
+            indices[out], values[out] = found[g], times[g]
+            out += 1
+        counts[d] = k + 1
+    return counts, indices[:out].copy(), values[:out].copy()
+
+
+def hashed_rows(paths, bits: int):
+    """``(entries per document, indices, values)``: the documents ``paths`` as rows of hashed
+    word counts (``_hashed(words_of(path), bits)``, row after row). ASCII documents are
+    tokenized and hashed in compiled code (``_hash_ascii``) where it pays (``compiled.worth``:
+    more text than ``compiled.SMALL`` bytes), the others (UTF-8) word by word."""
+    data = [path.read_bytes() for path in paths]
+    worth = compiled.worth(sum(len(d) for d in data))
+    fast = [worth and d.isascii() for d in data]
+    plain = [d for d, f in zip(data, fast, strict=True) if f]
+    if plain:
+        starts = np.cumsum([0] + [len(d) for d in plain], dtype=np.int64)
+        counts, indices, values = _hash_ascii(np.frombuffer(b"".join(plain), np.uint8), starts, bits)
+        if len(plain) == len(data):
+            return counts, indices, values
+        ends = np.cumsum(counts)[:-1]
+        plain = zip(np.split(indices, ends), np.split(values, ends), strict=True)
+    pieces = [
+        next(plain) if f else _as_arrays(_hashed(words_of(path, d), bits))
+        for path, d, f in zip(paths, data, fast, strict=True)
+    ]
+    return (
+        np.array([len(i) for i, _ in pieces], np.int64),
+        np.concatenate([i for i, _ in pieces]),
+        np.concatenate([v for _, v in pieces]),
+    )
+
+
+def _as_arrays(row: dict[int, float]):
+    return np.fromiter(row, np.int64, len(row)), np.fromiter(row.values(), np.float64, len(row))
 
 
 def read_text_folders(root, *, vocabulary: dict[str, int] | None = None, bits: int | None = None, labels=None, key=""):
@@ -160,26 +251,60 @@ def document_names(root) -> list[str]:
     return names
 
 
+# Blocks of documents already read (``text_rows``): a folder is read and tokenized once for all the
+# passes over it, up to ``KEPT_BYTES`` of rows (beyond, blocks are read again each pass); those of
+# one folder at a time (``text_blocks``).
+KEPT_BYTES = 256 << 20
+_kept: dict = {}
+_kept_for = None  # (folder, order seed, labelled) of the blocks kept
+_kept_lock = threading.Lock()
+
+
 def text_blocks(root, seed=None, start=0, labelled=True):
     """Blocks of documents for the streaming reader: ``(documents, first document number,
-    index of the first)``, from document ``start`` of ``text_documents(root, seed, labelled)``."""
+    index of the first)``, from document ``start`` of ``text_documents(root, seed, labelled)``.
+    Reading another folder (or order) than the last drops the last one's kept blocks (``text_rows``)."""
+    global _kept_for
+    if _kept_for != (root, seed, labelled):
+        forget()
+        _kept_for = (root, seed, labelled)
     files = text_documents(root, seed, labelled)
     for a in range(start, len(files), DOCUMENTS_PER_BLOCK):
         yield files[a : a + DOCUMENTS_PER_BLOCK], a + 1, a
 
 
 def text_rows(documents, first: int, bits: int) -> Block:
-    """A block of documents as rows of hashed word counts, labelled by their folders; a
-    row's "line" is the document's number in the reading order."""
-    rows = [_hashed(words_of(f), bits) for _, f in documents]
-    counts = [len(r) for r in rows]
-    return Block(
+    """A block of documents as rows of hashed word counts (``hashed_rows``), labelled by their
+    folders; a row's "line" is the document's number in the reading order. A block is kept
+    (``KEPT_BYTES``) under its documents' paths, sizes and modification times: a pass after the
+    first reads it from memory, and a document changed since is read again."""
+    key = (bits, first, tuple((str(f), s.st_size, s.st_mtime_ns) for _, f in documents for s in [f.stat()]))
+    block = _kept.get(key)
+    if block is not None:
+        return block
+    counts, indices, values = hashed_rows([f for _, f in documents], bits)
+    block = Block(
         np.asarray([label for label, _ in documents], str),
         np.r_[0, np.cumsum(counts)].astype(np.int64),
-        np.fromiter((i for r in rows for i in r), np.int64, sum(counts)),
-        np.fromiter((v for r in rows for v in r.values()), np.float64, sum(counts)),
-        np.arange(first, first + len(rows), dtype=np.int64),
+        indices,
+        values,
+        np.arange(first, first + len(documents), dtype=np.int64),
     )
+    for array in block[:5]:
+        array.flags.writeable = False  # (shared by the passes)
+    with _kept_lock:
+        if sum(kept_bytes(b) for b in _kept.values()) + kept_bytes(block) <= KEPT_BYTES:
+            _kept[key] = block
+    return block
+
+
+def kept_bytes(block: Block) -> int:
+    return sum(a.nbytes for a in block[:5])  # (no weights nor tags)
+
+
+def forget() -> None:
+    """Drop the blocks of documents kept in memory (``text_rows``)."""
+    _kept.clear()
 
 
 def _hashed(counts: Counter, bits: int) -> dict[int, float]:

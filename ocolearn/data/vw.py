@@ -34,10 +34,9 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-import numba
 import numpy as np
 
-from ocolearn.data import DataError, shown
+from ocolearn.data import DataError, compiled, shown
 from ocolearn.data.sparse_text import DEFAULT_BITS, FLOAT32_MAX, Block, Reader, _decode, _value, byte_blocks
 from ocolearn.data.svmlight import _number
 
@@ -155,12 +154,12 @@ def vw_lines(data, first_line: int, path, bits: int, interactions=(), constant=T
 # --- the compiled parser: the same rows as ``vw_lines``, or a status sending the block to it -----
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@compiled.njit(inline="always")
 def _blank(c):
     return c == 32 or c == 9 or c == 13
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@compiled.njit(inline="always")
 def _murmur(buf, a, b, seed):
     """``murmurhash3_32(bytes(buf[a:b]), seed)``."""
     h = np.int64(seed) & MASK32
@@ -187,7 +186,7 @@ def _murmur(buf, a, b, seed):
     return h ^ (h >> 16)
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@compiled.njit(inline="always")
 def _hashstring(buf, a, b, seed):
     """``hashstring(bytes(buf[a:b]).decode(), seed)``."""
     value = np.int64(0)
@@ -199,7 +198,7 @@ def _hashstring(buf, a, b, seed):
     return (value + seed) & MASK32
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@compiled.njit(inline="always")
 def _fast_value(buf, a, b, pow10):
     """The number ``buf[a:b]`` (the whole token) in float32's range, and whether it is one the
     fast path reads (else the exact parser decides)."""
@@ -207,7 +206,7 @@ def _fast_value(buf, a, b, pow10):
     return value, ok and not hard and i == b and abs(value) <= FLOAT32_MAX
 
 
-@numba.njit(cache=True, nogil=True)
+@compiled.njit()
 def _parse(buf, mask, constant, first, second, pow10, out, scratch):
     """The rows of ``buf`` into ``out`` (labels, weights, tag starts and ends, line numbers,
     indptr, indices, values): ``(rows, status)``, status 0, or 1 for a line the fast path leaves
@@ -358,7 +357,10 @@ POW10 = 10.0 ** np.arange(23)
 
 def vw_block(data, first_line: int, path, bits: int, interactions=(), constant=True) -> Block:
     """``vw_lines`` of a block of whole lines, by the compiled parser (``_parse``); a block it
-    leaves to the exact parser (an error, say) is ``vw_lines``'s."""
+    leaves to the exact parser (an error, say) is ``vw_lines``'s, as is one too small to start numba
+    for (``compiled.worth``)."""
+    if not compiled.worth(len(data)):
+        return vw_lines(data, first_line, path, bits, interactions, constant)
     buf = np.frombuffer(data, np.uint8)
     mask = (1 << bits) - 1
     first = np.array([ord(pair[0]) for pair in interactions], np.uint8)
