@@ -5,6 +5,7 @@ side by side in the same run with Vowpal Wabbit, scikit-learn (pandas' ``read_cs
 
     python benchmarks/bench_users.py [--rows 300000] [--repeats 3] [--polarity-data FOLDER]
                                      [--scratch benchmarks/scratch] [--out benchmarks/records]
+                                     [--before FOLDER]
 
 The data: ``--rows`` rows of 20 features drawn from N(0, 1), written ``%.6g``, labels -1/1 from a
 hidden linear rule: one CSV file (header ``x0..x19,y``), its svmlight twin and its VW twin (the same
@@ -25,7 +26,10 @@ the best of the repeats, and the record keeps every repeat. The runs:
 - Vowpal Wabbit (its Python package's ``Workspace``, one pass: ``-d FILE.vw --loss_function hinge``);
 - scikit-learn: pandas ``read_csv`` then ``SGDClassifier(loss="hinge")`` for one epoch; on the
   folder, ``HashingVectorizer`` + TF-IDF + ``SGDClassifier`` (5 epochs), reading the files;
-- river: ``stream.iter_csv`` into ``LogisticRegression`` with the hinge loss, one pass.
+- river: ``stream.iter_csv`` into ``LogisticRegression`` with the hinge loss, one pass;
+- with ``--before FOLDER`` (a checkout of an earlier ocolearn, e.g. ``git worktree add FOLDER
+  REV``; its commit is recorded), that ocolearn's CSV ``train`` and polarity command, run from
+  its folder in the same run: the ratios say how much faster this ocolearn is.
 
 Writes ``OUT/users_cpu.json``; ``benchmarks/tables.py``'s ``users_table`` writes its table into docs/benchmarks.md.
 """
@@ -102,8 +106,11 @@ def write_documents(folder: Path, per_label: int = 900, words: int = 700, seed: 
     return folder
 
 
-def ocolearn(*args) -> list[str]:
-    return [sys.executable, "-m", "ocolearn", *map(str, args)]
+def ocolearn(*args, before: Path | None = None) -> list[str]:
+    """``ocolearn ARGS`` of this checkout, or of the checkout ``before`` (run from its folder:
+    ``python -m`` imports the package of the folder it starts in)."""
+    command = [sys.executable, "-m", "ocolearn", *map(str, args)]
+    return command if before is None else ["/bin/sh", "-c", 'cd "$0" && exec "$@"', str(before), *command]
 
 
 def python(code: str) -> list[str]:
@@ -172,8 +179,9 @@ def timed(argv, peaks: list) -> float:
     return seconds
 
 
-def commands(paths: dict, documents: Path, tmp: Path) -> tuple[dict[str, list[str]], list[str]]:
-    """The runs (name: argv) and notes on runs left out."""
+def commands(paths: dict, documents: Path, tmp: Path, before=None) -> tuple[dict[str, list[str]], list[str]]:
+    """The runs (name: argv) and notes on runs left out; ``before``: a checkout of an earlier
+    ocolearn whose CSV ``train`` and polarity command run beside this one's."""
     from ocolearn.data.stream import READERS
 
     rows = {
@@ -202,11 +210,34 @@ def commands(paths: dict, documents: Path, tmp: Path) -> tuple[dict[str, list[st
         f"ocolearn test, {SMALL}-row CSV": ocolearn("test", small_model, paths["small"]),
         'python -c "import jax.numpy"': python("import jax.numpy"),
     }
+    if before is not None:
+        rows |= {
+            BEFORE_CSV: ocolearn(
+                "train",
+                *PEGASOS,
+                paths["csv"],
+                "--format",
+                "csv",
+                "--target",
+                "y",
+                "--model",
+                tmp / "b.npz",
+                before=before,
+            ),
+            BEFORE_TEXT: ocolearn("train", *POLARITY_TRAIN, documents, "--model", tmp / "btext.npz", before=before),
+        }
     return rows, notes
 
 
+BEFORE_CSV, BEFORE_TEXT = "earlier ocolearn (--before) train, CSV", "earlier ocolearn (--before) train, text folder"
 # (numerator, denominator, what the ratio is): best of the repeats over best of the repeats
 RATIOS = [
+    (BEFORE_CSV, "ocolearn train, CSV", "CSV: earlier ocolearn over this one (times faster)"),
+    (
+        BEFORE_TEXT,
+        "ocolearn train, text folder (README's polarity command)",
+        "text folder: earlier ocolearn over this one (issue 39: at least 5)",
+    ),
     ("ocolearn train, CSV", "ocolearn train, svmlight", "CSV against svmlight (issue 39: at most 1.3)"),
     (VW_TEXT, "ocolearn train, svmlight", "VW text against svmlight"),
     ("ocolearn train, CSV", "Vowpal Wabbit, VW text", "CSV against Vowpal Wabbit"),
@@ -228,13 +259,17 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=300_000, help="rows of the CSV file (default 300000)")
     parser.add_argument("--scratch", type=Path, default=SCRATCH, help="folder of the generated data")
     parser.add_argument("--polarity-data", type=Path, help="a folder of text files per label (default: see above)")
+    parser.add_argument("--before", type=Path, help="a checkout of an earlier ocolearn to time beside this one")
     args = parser.parse_args()
+    before = args.before.resolve() if args.before else None
+    commit = ["git", "-C", str(before), "rev-parse", "HEAD"] if before else None
     paths = write_data(args.scratch, args.rows)
     documents = args.polarity_data or (POLARITY if POLARITY.is_dir() else write_documents(args.scratch / "users_docs"))
-    record = Record("users", args.out, args.repeats, rows=args.rows, d=D, documents=documents.name)
+    earlier = {"before": subprocess.run(commit, capture_output=True, text=True).stdout.strip()} if before else {}
+    record = Record("users", args.out, args.repeats, rows=args.rows, d=D, documents=documents.name, **earlier)
     peaks: dict[str, list[float]] = {}
     with tempfile.TemporaryDirectory() as folder:
-        runs, notes = commands(paths, documents, Path(folder))
+        runs, notes = commands(paths, documents, Path(folder), before)
         for name, argv in list(runs.items()):  # the untimed round (``alternate``'s warm-up, run here)
             peaks[name] = []
             try:

@@ -59,6 +59,7 @@ _HOMES = {
         "from_optax",
         "ridge",
     ),
+    "ocolearn.learners.pipeline": ("Pipeline", "raw_linear", "with_pipeline"),
     "ocolearn.losses": (
         "Absolute",
         "EpsilonInsensitive",
@@ -75,7 +76,6 @@ _HOMES = {
     ),
     "ocolearn.mirror_maps": ("Euclidean", "MirrorMap", "NegEntropy", "PNorm", "SignedEntropy"),
     "ocolearn.parts": ("ConfigError",),
-    "ocolearn.pipeline": ("Pipeline", "raw_linear", "with_pipeline"),
     "ocolearn.preprocess": ("Intercept", "Normalize", "Preprocess", "Standardize", "default_steps"),
     "ocolearn.projections": ("Box", "Identity", "L1Ball", "L2Ball", "NonNegative", "Projection", "Simplex"),
     "ocolearn.run": ("Passes", "Result", "Trace", "run", "run_passes"),

@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import difflib
+import gc
 import os
 import signal
 import sys
@@ -187,33 +188,8 @@ def _train(args) -> int:
         args.learner,
         args.set,
         args.data,
-        args.format,
-        bits=args.bits,
-        dim=args.dim,
-        labels=args.labels,
-        zero_based=args.zero_based,
-        skip_bad=args.skip_bad,
-        chunk_rows=args.chunk_rows,
-        passes=args.passes,
-        seed=args.seed,
-        averaged=args.average,
-        stop_early=args.stop_early,
-        checkpoint=args.checkpoint,
-        checkpoint_every=args.checkpoint_every,
-        resume=args.resume,
+        models.TrainOptions.of_args(args),
         progress=progress,
-        holdout=args.holdout,
-        target=args.target,
-        task=args.task,
-        normalize=args.normalized,
-        order_seed=0 if args.order_seed is None else args.order_seed,
-        intercept=not args.no_intercept,
-        scale=args.scale,
-        columns=args.columns,
-        ignore=args.ignore,
-        categorical=args.categorical,
-        numeric=args.numeric,
-        interactions=args.interactions,
         warn=lambda text: warnings.warn(text, Notice, stacklevel=2),  # (shown after the result, see _main)
     )
     trained = trained._replace(settings={**trained.settings, "provenance": provenance.record()})
@@ -752,6 +728,10 @@ def entry() -> None:
     the default handlers back, under which a signal in its last moments killed a finished
     command (status -15 to ``subprocess``)."""
     interrupts.install()
+    # Python collects its youngest objects every 700 new ones: importing JAX and numba makes
+    # hundreds of thousands, kept for good, scanned again at each collection of the older ones
+    # (0.15 s of CPU in a text train). Every 10,000 instead; garbage in cycles waits longer.
+    gc.set_threshold(10_000, *gc.get_threshold()[1:])
     status = main()
     if status in interrupts.STATUS.values():
         for stream in (sys.stdout, sys.stderr):
@@ -762,6 +742,10 @@ def entry() -> None:
         os._exit(status)
     for signum in interrupts.STATUS:
         signal.signal(signum, signal.SIG_IGN)
+    # Python's exit collects garbage over every object left (JAX's and numba's modules: 0.3 s of
+    # CPU after a text train), to the same end as the exit: the command's outputs are written and
+    # closed by now, so the objects are left out of its collections (``gc.freeze``).
+    gc.freeze()
     sys.exit(status)
 
 

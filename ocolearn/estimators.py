@@ -109,6 +109,7 @@ from ocolearn.config import _build_part
 from ocolearn.data.containers import csr_rows, dense_enough, is_frame, matrix_of, rows_of
 from ocolearn.features import Sparse
 from ocolearn.learners import Learner, OneVsRest
+from ocolearn.learners.pipeline import steps_of, with_intercept_field, with_pipeline
 from ocolearn.losses import Logistic
 from ocolearn.names import MAX_SEED, is_seed
 from ocolearn.parts import ConfigError, Part, fields_of
@@ -116,11 +117,8 @@ from ocolearn.pipeline import (
     build_learner,
     default_learner,
     model_of,
-    steps_of,
     table_steps,
     target_map,
-    with_intercept_field,
-    with_pipeline,
 )
 from ocolearn.preprocess import default_steps
 from ocolearn.run import run

@@ -37,6 +37,7 @@ from ocolearn.data.task import Labels, infer
 from ocolearn.data.textdirs import read_text_folders
 from ocolearn.features import Sparse, num_features, row
 from ocolearn.io import atomic_write, write_json, writes_folder
+from ocolearn.learners.pipeline import steps_of, with_pipeline
 from ocolearn.modelfile import save, scores
 from ocolearn.names import key_of
 from ocolearn.pipeline import (
@@ -49,9 +50,7 @@ from ocolearn.pipeline import (
     model_of,
     read_data,
     source_of,
-    steps_of,
     targets,
-    with_pipeline,
 )
 from ocolearn.preprocess import default_steps
 from ocolearn.projections import Identity

@@ -5,13 +5,17 @@ A model file is an ``.npz`` with
 - ``w``: the weights of the raw features, ``(d,)`` for regression and binary tasks, ``(K, d)``
   for K classes; ``offset``: subtracted from ``w . x``, ``()`` or ``(K,)``; float64 (float32 in
   files written before: they load and score as they were). Together they are the
-  whole pipeline folded into one linear model (``ocolearn.pipeline.raw_linear``): the intercept,
+  whole pipeline folded into one linear model (``ocolearn.learners.pipeline.raw_linear``): the intercept,
   the online scaling with its final statistics, and the learner's own constant (Winnow's
   threshold), so ``score(x) = w . x - offset`` for a raw row x;
 - ``labels``: the class names in class order (none for regression);
 - ``settings``: JSON: the task, the learner and the pipeline's parts (``pipeline``, with their
   final statistics in ``pipeline_state``) as config tables, and how to read a file as the model
-  was trained (format, dim, bits, zero_based, target, columns), with what training reported.
+  was trained (format, dim, bits, zero_based, target, columns), with what training reported;
+- ``pipeline_state.N``: the statistics' lists of numbers (a scale per feature: 2^18 of them for
+  hashed text), each an array in place of its JSON list (``{"npz": "pipeline_state.N"}`` there):
+  written and read bit for bit, and without a JSON number per feature. Files written before
+  hold the lists in the JSON; they load the same.
 
 Every door (``train``, ``run``, ``sweep``'s best configuration, the estimators) writes it with
 ``save`` and reads it with ``load``, which checks it before anything uses it; every door scores
@@ -49,12 +53,46 @@ class Model(NamedTuple):
         return "regression" if not self.labels else "binary" if len(self.labels) == 2 else "multiclass"
 
 
+STATE = "pipeline_state"  # the settings' key whose lists of numbers are stored as arrays
+
+
 def save(model: Model, path) -> None:
-    """Write the model file atomically."""
+    """Write the model file atomically (the pipeline's statistics' lists of numbers as arrays)."""
     buffer = io.BytesIO()
-    settings = json_text(model.settings, indent=None)
-    np.savez(buffer, w=model.w, labels=np.asarray(model.labels, str), settings=settings, offset=model.offset)
+    arrays: dict[str, np.ndarray] = {}
+    settings = dict(model.settings)
+    if STATE in settings:
+        settings[STATE] = _arrays_out(settings[STATE], arrays)
+    settings = json_text(settings, indent=None)
+    labels = np.asarray(model.labels, str)
+    np.savez(buffer, w=model.w, labels=labels, settings=settings, offset=model.offset, **arrays)
     atomic_write(path, buffer.getvalue())
+
+
+def _arrays_out(obj, arrays: dict):
+    """``obj`` with each list of numbers of one type (float: float64, int: int64) replaced by
+    ``{"npz": KEY}``, its array put in ``arrays`` under KEY; what ``_arrays_in`` undoes."""
+    if isinstance(obj, dict):
+        return {key: _arrays_out(value, arrays) for key, value in obj.items()}
+    if not isinstance(obj, list | tuple):
+        return obj
+    kinds = set(map(type, obj))
+    if kinds in ({float}, {int}) and (kinds == {float} or all(abs(v) < 1 << 63 for v in obj)):
+        key = f"{STATE}.{len(arrays)}"
+        arrays[key] = np.asarray(obj, np.float64 if kinds == {float} else np.int64)
+        return {"npz": key}
+    return [_arrays_out(value, arrays) for value in obj]
+
+
+def _arrays_in(obj, arrays: dict):
+    """``obj`` with each ``{"npz": KEY}`` replaced by the list of ``arrays[KEY]``."""
+    if isinstance(obj, dict):
+        if list(obj) == ["npz"] and obj["npz"] in arrays:
+            return arrays[obj["npz"]].tolist()
+        return {key: _arrays_in(value, arrays) for key, value in obj.items()}
+    if isinstance(obj, list):
+        return [_arrays_in(value, arrays) for value in obj]
+    return obj
 
 
 def load(path) -> Model:
@@ -63,10 +101,13 @@ def load(path) -> Model:
     regular_file(path, "model file")
     try:
         with np.load(path, allow_pickle=False) as f:
-            for key in ("w", "labels", "settings", "offset"):
+            keys = ("w", "labels", "settings", "offset", *(k for k in f.files if k.startswith(f"{STATE}.")))
+            for key in keys:
                 _fits_memory(f, key, path)
-            arrays = {key: f[key] for key in ("w", "labels", "settings", "offset")}
+            arrays = {key: f[key] for key in keys}
         settings = json.loads(str(arrays["settings"]))
+        if isinstance(settings, dict) and STATE in settings:
+            settings[STATE] = _arrays_in(settings[STATE], arrays)
     except DataError:
         raise
     except FileNotFoundError:

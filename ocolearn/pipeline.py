@@ -1,28 +1,20 @@
-"""A pipeline: preprocessing parts in front of a learner, as one learner.
+"""The doors' one orchestration layer: every door (train/predict/test, run/sweep, the
+estimators, studies) reads data, maps labels, builds the pipeline and scores through these
+functions. ``train_file(name, overrides, path, TrainOptions(...))`` is ``ocolearn train``:
+the CLI's options as one value (``TrainOptions.of_args``), read downward into a ``Source``,
+the learner behind its steps, and the streamed runner (``ocolearn.streaming.run_stream``).
 
-``Pipeline(steps, learner)`` is itself a ``Learner``, so the one runner (``ocolearn.run``), the
-sweeps (``vmap`` over stacked learners), the streams (chunks, checkpoints, resume) and the
-parallel runs take it unchanged: its state carries the steps' statistics beside the
-learner's state, and one round is::
-
-    predict:  x' = T_n(... T_1(x))            with the statistics before the round
-    update:   s_j <- observe_j(s_j, x_{j-1}),  x_j = T_j(s_j, x_{j-1})   for j = 1..n
-              learner.update(state, (x_n, y))
-
-(``ocolearn.preprocess``: river's order, the prediction never uses the round's row in the
-statistics). Every part is affine in x, so the scores of a pipeline are those of one linear
-model of the raw features: ``raw_linear`` folds them into ``(w, offset)`` with
-``score = w . x - offset``, what model files store and every door scores with.
+The learner the doors run, preprocessing parts in front of a learner as one learner, is
+``ocolearn.learners.pipeline.Pipeline``; its names are importable from here as before.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-from typing import Any, NamedTuple
+from dataclasses import dataclass
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 from ocolearn import metrics, sizes
@@ -35,180 +27,18 @@ from ocolearn.data.task import declaring, infer, of_listed
 from ocolearn.data.textdirs import document_names
 from ocolearn.features import Sparse
 from ocolearn.learners import Learner
-from ocolearn.learners.perceptron import Perceptron
+from ocolearn.learners.pipeline import (  # noqa: F401  (their home before ocolearn.learners.pipeline)
+    Pipeline,
+    PipelineState,
+    raw_linear,
+    steps_of,
+    with_intercept_field,
+    with_pipeline,
+)
 from ocolearn.modelfile import Model, classes_of, scores
 from ocolearn.parts import fields_of
-from ocolearn.preprocess import Impute, Intercept, Preprocess, default_steps
+from ocolearn.preprocess import Impute, Preprocess, default_steps
 from ocolearn.run import run_passes
-
-
-class PipelineState(NamedTuple):
-    inner: Any  # the learner's state
-    steps: tuple  # each preprocessing part's state, in order
-
-    @property
-    def t(self):
-        return self.inner.t
-
-    @property
-    def w(self):
-        """The learner's weights over the transformed features."""
-        return self.inner.w
-
-
-class Pipeline(Learner, name="pipeline"):
-    """Preprocessing ``steps`` (``ocolearn.preprocess``) in front of ``learner``; see the module
-    docstring. With no steps it is the learner itself, round for round."""
-
-    steps: tuple = ()
-    learner: Learner = Perceptron()
-
-    def check(self, where=""):
-        super().check(where)
-        for j, step in enumerate(self.steps):
-            step.check(f"{where}.steps.{j}" if where else f"steps.{j}")
-
-    from_files = False  # built by the doors from [pipeline] and [learner], not named in a file
-
-    @property
-    def loss(self):
-        return self.learner.loss
-
-    def to_config(self):
-        return {"kind": self.name, "steps": [s.to_config() for s in self.steps], "learner": self.learner.to_config()}
-
-    @property
-    def classes(self):
-        """The learner's number of classes (0: a binary or real-valued learner), which the runner's
-        data checks and the target maps read."""
-        return getattr(self.learner, "classes", 0)
-
-    @property
-    def tidy_every(self):
-        return self.learner.tidy_every
-
-    def dims(self, num_features: int) -> list[int]:
-        """The width of the rows entering each step, then the learner's."""
-        out = [num_features]
-        for step in self.steps:
-            out.append(step.out_dim(out[-1]))
-        return out
-
-    def init(self, num_features):
-        dims = self.dims(num_features)
-        states = tuple(step.init(d) for step, d in zip(self.steps, dims, strict=False))
-        return PipelineState(self.learner.init(dims[-1]), states)
-
-    def transform(self, states, x):
-        """The row as the learner sees it, with the steps' current statistics."""
-        for step, s in zip(self.steps, states, strict=True):
-            x = step.transform(s, x)
-        return x
-
-    def predict(self, state, x):
-        return self.learner.predict(state.inner, self.transform(state.steps, x))
-
-    def update(self, state, example, weight=None):
-        x, y = example
-        states = []
-        for step, s in zip(self.steps, state.steps, strict=True):
-            s, x = step.step(s, x)
-            states.append(s)
-        if weight is None:
-            return PipelineState(self.learner.update(state.inner, (x, y)), tuple(states))
-        return PipelineState(self.learner.weighted_update(state.inner, (x, y), weight), tuple(states))
-
-    def weighted_update(self, state, example, weight):
-        """The learner's round weighted (``learner.weighted_update``); the steps' statistics take
-        in every row whatever its weight (they describe the rows seen)."""
-        return self.update(state, example, weight)
-
-    def weights(self, state):
-        return self.learner.weights(state.inner)
-
-    def fed_rows(self, X, order):
-        """The rows ``X[order]`` as the learner predicted on them, round by round: each
-        transformed with the statistics of the rows before it (dense rows, ``(T, d')``)."""
-        X = jnp.asarray(X)
-
-        def one(states, i):
-            x = X[i]
-            fed = self.transform(states, x)
-            return tuple(step.step(s, x)[0] for step, s in zip(self.steps, states, strict=True)), fed
-
-        states = self.init(X.shape[1]).steps
-        return np.asarray(jax.lax.scan(one, states, jnp.asarray(order))[1])
-
-    def tidy(self, state):
-        return state._replace(inner=self.learner.tidy(state.inner))
-
-    def unscaled(self, state):
-        return state._replace(inner=self.learner.unscaled(state.inner))
-
-    def mix(self, state):
-        return state._replace(inner=self.learner.mix(state.inner))
-
-    def __getattr__(self, name):
-        # ``averaged`` exists exactly where the learner keeps averaged weights (``hasattr``).
-        if name == "averaged" and hasattr(self.learner, "averaged"):
-            return lambda state: self.learner.averaged(state.inner)
-        raise AttributeError(name)
-
-
-def with_intercept_field(learner: Learner, on: bool = True) -> Learner:
-    """``learner`` with ``intercept = on`` wherever it (or a nested learner, as one-vs-rest's
-    base) has that field: the last coordinate of its weights is then an intercept that its
-    regularizer and projection leave alone."""
-    changes = {}
-    for name in learner.__dataclass_fields__:
-        value = getattr(learner, name)
-        if isinstance(value, Learner):
-            changes[name] = with_intercept_field(value, on)
-    if "intercept" in learner.__dataclass_fields__:
-        changes["intercept"] = on
-    return learner.replace(**changes) if changes else learner
-
-
-def with_pipeline(learner: Learner, steps=(), stacked: int = 0) -> Learner:
-    """The learner behind ``steps`` (itself when there are none); with an ``Intercept`` step
-    its regularizer and projection leave the intercept out (``with_intercept_field``). For a
-    stack of ``stacked`` learners (``ocolearn.sweep.stack_values``) the steps' numbers are
-    stacked alike."""
-    steps = tuple(steps)
-    if not steps:
-        return learner
-    if any(isinstance(s, Intercept) for s in steps):
-        learner = with_intercept_field(learner)
-    if stacked:
-        steps = jax.tree.map(lambda a: jnp.broadcast_to(jnp.asarray(a), (stacked, *jnp.shape(a))), steps)
-    return Pipeline(steps, learner)
-
-
-def steps_of(learner) -> tuple[tuple[Preprocess, ...], Any]:
-    """``(steps, learner)`` of a pipeline, ``((), learner)`` of a bare learner."""
-    return (learner.steps, learner.learner) if isinstance(learner, Pipeline) else ((), learner)
-
-
-def raw_linear(learner: Learner, state, weights=None):
-    """``(w, offset)`` in float64 such that ``score(x) = w . x - offset`` for every raw row x:
-    the steps folded from the last to the first (``Preprocess.fold``), and the learner's own
-    score of an all-zero row (Winnow's threshold) in the offset. ``weights`` replaces the
-    learner's weights (its averaged ones, say)."""
-    steps, inner = steps_of(learner)
-    inner_state = state.inner if steps else state
-    w = np.asarray(inner.weights(inner_state) if weights is None else weights, np.float64)
-    zero = Sparse(np.zeros((1,), np.int32), np.zeros((1,), np.float32), w.shape[-1])
-    constant = np.asarray(inner.predict(inner_state, zero), np.float64)
-    for step, s in zip(reversed(steps), reversed(state.steps if steps else ()), strict=True):
-        w, b = step.fold(jax.tree.map(lambda a: np.asarray(a, np.float64), s), w)
-        constant = constant + np.asarray(b, np.float64)
-    return np.asarray(w, np.float64), -constant
-
-
-# ---------------------------------------------------------------------------------------------
-# The one orchestration layer: every door (train/predict/test, run/sweep, the estimators,
-# studies) reads data, maps labels, builds the pipeline and scores through these functions.
-# ---------------------------------------------------------------------------------------------
 
 REGRESSION_LOSSES = ("squared", "absolute", "epsilon_insensitive")
 
@@ -497,42 +327,88 @@ def model_of(learner: Learner, state, labels, dim: int, averaged=False, settings
     return Model(np.asarray(w, np.float64), list(labels), settings, np.asarray(offset, np.float64))
 
 
+@dataclass(frozen=True)
+class TrainOptions:
+    """``train``'s options as one value (``train_file``): the CLI builds it from its parsed
+    arguments in one call (``of_args``); its defaults are ``ocolearn train``'s. Frozen: one
+    value passed down, never changed on the way.
+
+    Reading the file (``source_of``, ``ocolearn.data``): ``fmt``; ``bits`` and ``dim`` (hashed
+    or found by a first pass); ``labels`` in class order (found when None); ``zero_based``
+    svmlight indices; ``skip_bad`` (skip and count malformed lines); ``chunk_rows``; a CSV
+    file's ``target`` column and feature ``columns`` (default all but the target and
+    ``ignore``), ``categorical`` and ``numeric`` ones (as declared, else the first pass's
+    rule); ``interactions`` (crossed namespaces, columns or indices); a text folder's
+    ``order_seed``; ``task`` (binary, multiclass, regression; "" inferred from the labels).
+
+    The steps in front of the learner (``default_steps``): ``intercept`` (a constant
+    feature, left out of regularizers) and ``scale`` (online scaling: auto, standardize,
+    normalize, none, river).
+
+    The run (``ocolearn.streaming.run_stream``): ``passes``, ``seed`` (the shuffle of each
+    chunk's rows, each pass; None keeps the file's order), ``stop_early`` (after a pass
+    without mistakes), ``holdout`` K (rows K, 2K, ... held out and scored after each pass),
+    and the ``checkpoint`` file, written every ``checkpoint_every`` rows and at the end, that
+    ``resume`` continues from.
+
+    The model (``model_of``): the ``averaged`` weights, and with ``normalize`` each class's weights
+    scaled to unit norm."""
+
+    fmt: str = "svmlight"
+    bits: int | None = None
+    dim: int | None = None
+    labels: tuple[str, ...] | None = None
+    zero_based: bool = False
+    skip_bad: bool = False
+    chunk_rows: int = 65536
+    target: str = ""
+    columns: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    categorical: tuple[str, ...] = ()
+    numeric: tuple[str, ...] = ()
+    interactions: tuple[str, ...] = ()
+    order_seed: int = 0
+    task: str = ""
+    intercept: bool = True
+    scale: str = "auto"
+    passes: int = 1
+    seed: int | None = None
+    stop_early: bool = False
+    holdout: int = 0
+    checkpoint: str | None = None
+    checkpoint_every: int = 0
+    resume: bool = False
+    averaged: bool = False
+    normalize: bool = False
+
+    def __post_init__(self):
+        """Lists of names (the command line's) kept as tuples: the value stays unchangeable."""
+        for key in ("labels", "columns", "ignore", "categorical", "numeric", "interactions"):
+            if isinstance(getattr(self, key), list):
+                object.__setattr__(self, key, tuple(getattr(self, key)))
+
+    @classmethod
+    def of_args(cls, args) -> TrainOptions:
+        """The options of ``ocolearn train``'s parsed arguments (``cli.parser``): the fields of
+        the same names, and ``--format``, ``--no-intercept``, ``--average``, ``--normalized``
+        and ``--order-seed`` (default 0) as their fields."""
+        renamed = dict(fmt=args.format, intercept=not args.no_intercept, averaged=args.average)
+        renamed |= dict(normalize=args.normalized, order_seed=0 if args.order_seed is None else args.order_seed)
+        return cls(**{key: getattr(args, key) for key in cls.__dataclass_fields__ if key not in renamed}, **renamed)
+
+
 def train_file(
     name: str | None,
     overrides,
     path,
-    fmt: str = "svmlight",
+    options: TrainOptions = TrainOptions(),  # noqa: B008  (frozen: one value, never changed)
     *,
-    bits=None,
-    dim=None,
-    labels=None,
-    zero_based=False,
-    skip_bad=False,
-    chunk_rows=65536,
-    passes=1,
-    seed=None,
-    averaged=False,
-    stop_early=False,
-    checkpoint=None,
-    checkpoint_every=0,
-    resume=False,
     progress=None,
-    target="",
-    task="",
-    normalize=False,
-    order_seed=0,
     warn=None,
-    holdout=0,
-    intercept=True,
-    scale="auto",
-    columns=(),
-    ignore=(),
-    categorical=(),
-    numeric=(),
-    interactions=(),
 ) -> Model:
     """Train the named learner on a data file streamed in chunks (``ocolearn.streaming``:
-    constant memory, checkpoints, resume). Without ``labels``, ``dim`` or ``task`` one first
+    constant memory, checkpoints, resume), read and run as ``options`` say (``TrainOptions``,
+    whose fields the names below are). Without ``labels``, ``dim`` or ``task`` one first
     pass finds them. The learner and its step are checked before that pass. A folder of
     text documents is read in an order shuffled by ``order_seed`` (recorded in the model);
     a file whose labels come sorted gets a warning through ``warn``. ``holdout`` K learns
@@ -549,32 +425,35 @@ def train_file(
     from ocolearn.streaming import run_stream
 
     # (the default's settings are checked once the task is known: ogd's schedule.eta is not adagrad's)
-    early = overrides if name or task else ()
-    learner, default = named_or_default(name, early, len(labels or ()) or 2, task)
-    if averaged and not has_average(learner):
+    o = options
+    early = overrides if name or o.task else ()
+    learner, default = named_or_default(name, early, len(o.labels or ()) or 2, o.task)
+    if o.averaged and not has_average(learner):
         which = f"the default learner ({learner.name})" if default else repr(learner.name)
         raise ConfigError(f"--average: {which} keeps no averaged weights (perceptron, mira, ocp_svm do)")
-    options = dict(skip_bad=skip_bad, order_seed=order_seed if fmt == "text" else None)
-    kinds = tuple((n, "categorical") for n in categorical) + tuple((n, "numeric") for n in numeric)
-    options |= dict(columns=tuple(columns), ignore=tuple(ignore), kinds=kinds)
-    if fmt == "vw":  # (VW's constant is a hashed feature of the rows)
+    reading = dict(skip_bad=o.skip_bad, order_seed=o.order_seed if o.fmt == "text" else None)
+    kinds = tuple((n, "categorical") for n in o.categorical) + tuple((n, "numeric") for n in o.numeric)
+    reading |= dict(columns=tuple(o.columns), ignore=tuple(o.ignore), kinds=kinds)
+    if o.fmt == "vw":  # (VW's constant is a hashed feature of the rows)
         from ocolearn.data.vw import check_interactions
 
-        options |= dict(interactions=check_interactions(interactions), constant=intercept)
-    elif interactions:  # (csv: checked against the columns when the file is read)
-        options |= dict(interactions=tuple(interactions))
-    source = source_of(path, fmt, bits=bits, dim=dim, labels=labels, zero_based=zero_based, target=target, **options)
+        reading |= dict(interactions=check_interactions(o.interactions), constant=o.intercept)
+    elif o.interactions:  # (csv: checked against the columns when the file is read)
+        reading |= dict(interactions=tuple(o.interactions))
+    source = source_of(
+        path, o.fmt, bits=o.bits, dim=o.dim, labels=o.labels, zero_based=o.zero_based, target=o.target, **reading
+    )
     dense = reader_of(source).dense
     try:
-        steps = default_steps(dense, intercept and fmt != "vw", scale)
+        steps = default_steps(dense, o.intercept and o.fmt != "vw", o.scale)
     except ConfigError as e:
         raise ConfigError(f"--scale: {e}") from None
     check_step(with_pipeline(learner, steps), source.dim or 8, dense=dense)  # before the data is read
-    declared = task
-    source, task, found = prepare(source, task)
-    if task == "regression" and normalize:  # (it ruins a regression model: mse 6.06 for 1.30 on the trial's file)
+    declared = o.task
+    source, task, found = prepare(source, o.task)
+    if task == "regression" and o.normalize:  # (it ruins a regression model: mse 6.06 for 1.30 on the trial's file)
         raise ConfigError(f"--normalized: {source.path} is a regression task; --normalized is for classifiers")
-    if task == "regression" and stop_early:
+    if task == "regression" and o.stop_early:
         raise ConfigError(
             f"--stop-early: {source.path} is a regression task, with no mistakes to stop on "
             "(--holdout K reports a held-out loss after each pass)"
@@ -590,12 +469,12 @@ def train_file(
         )
     learner = with_pipeline(learner, (*table_steps(source.table), *steps))
     # (the dimension found in the file: its largest index, whose line the memory message names)
-    found_dim = found is not None and not dim and source.bits is None and not dense and found.top_line
+    found_dim = found is not None and not o.dim and source.bits is None and not dense and found.top_line
     where = (
-        f"{source.path}, line {found.top_line}: feature index {found.dim - 1 + (not zero_based)}" if found_dim else ""
+        f"{source.path}, line {found.top_line}: feature index {found.dim - 1 + (not o.zero_based)}" if found_dim else ""
     )
     check_step(learner, source.dim, dense=dense, option=where or "--bits/--dim")
-    if found is not None and found.sorted_labels and task != "regression" and seed is None and warn:
+    if found is not None and found.sorted_labels and task != "regression" and o.seed is None and warn:
         warn(
             f"{source.path}: the labels come sorted (each in one run of rows); an online learner sees one class "
             "after the other. Shuffle the file, or pass --seed with --chunk-rows of at least the number of rows"
@@ -605,38 +484,38 @@ def train_file(
             learner,
             source,
             targets=target_map(task if task == "regression" else learner, source.labels),
-            passes=passes,
-            chunk_rows=chunk_rows,
-            seed=seed,
-            checkpoint=checkpoint,
-            checkpoint_every=checkpoint_every,
-            resume=resume,
-            stop_early=stop_early,
+            passes=o.passes,
+            chunk_rows=o.chunk_rows,
+            seed=o.seed,
+            checkpoint=o.checkpoint,
+            checkpoint_every=o.checkpoint_every,
+            resume=o.resume,
+            stop_early=o.stop_early,
             progress=progress,
-            holdout=holdout,
+            holdout=o.holdout,
         )
     except ConfigError as e:  # (checks.check_rounds: 'passes' or 'learner.levels', as a config's keys)
         raise _as_options(e, source.path) from None
     settings = {
-        "format": fmt,
+        "format": o.fmt,
         "task": task,
         "bits": source.bits,
-        "zero_based": zero_based,
-        "target": target,
+        "zero_based": o.zero_based,
+        "target": o.target,
         **csv_settings(source),
         "order_seed": source.order_seed,
-        **({"interactions": list(source.interactions)} if source.interactions or fmt == "vw" else {}),
-        **({"constant": source.constant} if fmt == "vw" else {}),
+        **({"interactions": list(source.interactions)} if source.interactions or o.fmt == "vw" else {}),
+        **({"constant": source.constant} if o.fmt == "vw" else {}),
         "mistakes_per_pass": result.mistakes_per_pass,
         "skipped_lines": result.skipped,
         "rounds": result.rounds,
         "average_loss": float(result.summary.loss) / max(result.rounds, 1),
-        **_pass_means(result, holdout),
+        **_pass_means(result, o.holdout),
         "progressive": progressive_metrics(task, result.first_pass, metrics.has_probabilities(learner)),
         "default_learner": default,
         "learner_loss": loss_name(learner),
     }
-    return model_of(learner, result.state, source.labels, source.dim, averaged, settings, normalize)
+    return model_of(learner, result.state, source.labels, source.dim, o.averaged, settings, o.normalize)
 
 
 def _as_options(e: ConfigError, path) -> ConfigError:

@@ -253,7 +253,8 @@ def run_stream(
     learns nothing from rows K, 2K, ... and scores each chunk's held-out rows with the weights
     after that chunk (``ocolearn.run.held_out``), summed per pass."""
     progress = progress or Progress(quiet=True)
-    fingerprint = _fingerprint(learner, source, chunk_rows, passes, seed, holdout)
+    # (what a checkpoint is checked against: the data's identity hashes its files, so only with one)
+    fingerprint = None if checkpoint is None else _fingerprint(learner, source, chunk_rows, passes, seed, holdout)
     state, summary = learner.init(source.dim), _zero_summary()
     where = {"pass": 0, "offset": 0, "line": 1, "row": 0, "rounds": 0, "mistakes": [], "skipped": 0}
     where |= {"losses": [], "holdout": []}

@@ -158,7 +158,7 @@ class EvaluateSpec:
     regret is measured in (``hinge``, ``logistic``, ``squared``, ``none``; default by task)
     and ``tolerance`` the gradient norm its offline solver stops at; ``intercept`` and ``scale``
     (``auto``: standardize dense rows online, normalize sparse ones; ``standardize``,
-    ``normalize``, ``none``) the pipeline every learner runs behind (``ocolearn.pipeline``);
+    ``normalize``, ``none``) the pipeline every learner runs behind (``ocolearn.learners.pipeline``);
     ``order``: ``shuffle`` (order s is the rows shuffled by seed s) or ``stored`` (order 0 is
     the data's own order, and orders 1, 2, ... the shuffles by seeds 0, 1, ...)."""
 
@@ -583,7 +583,7 @@ def fitted(entry: StudyLearner, data: Dataset, spec: EvaluateSpec, where: str, k
 def grid(entry: StudyLearner, inner, steps, prefix: str):
     """The grid's learners, stacked behind the pipeline (one learner when untuned), and its
     columns of values."""
-    from ocolearn.pipeline import with_pipeline
+    from ocolearn.learners.pipeline import with_pipeline
     from ocolearn.sweep import product, stack, stack_values
 
     if not entry.tune:

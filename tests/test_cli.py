@@ -2,6 +2,7 @@
 train / predict / test, and every failure a user can provoke as one line ``ocolearn: error: ...``
 with exit status 2. Commands run in-process (``main([...])``) to stay fast."""
 
+import gc
 import os
 import stat
 import subprocess
@@ -408,10 +409,10 @@ def test_the_readme_text_command_gives_a_real_model(tmp_path, capsys):
     rate = float(call(capsys, "test", tmp_path / "m.npz", unseen)[1].split()[1])
     assert rate < 0.1
     # Read in folder order (sorted labels), one pass of the same learner is no better than a constant.
-    from ocolearn.pipeline import evaluate, train_file
+    from ocolearn.pipeline import TrainOptions, evaluate, train_file
 
     sorted_model = train_file(
-        "pegasos", ["lam=0.1"], corpus, "text", order_seed=None, scale="normalize", intercept=False
+        "pegasos", ["lam=0.1"], corpus, TrainOptions(fmt="text", order_seed=None, scale="normalize", intercept=False)
     )
     assert evaluate(sorted_model, unseen)["error_rate"] >= 0.4
 
@@ -621,3 +622,71 @@ def test_the_regression_learners_named_are_the_registrys_and_pipeline_is_not_off
     with pytest.raises(ConfigError, match="known: adagrad") as error:
         build_learner("pegasus")
     assert "pipeline" not in str(error.value)
+
+
+def test_train_options_are_the_command_lines_one_value():
+    """``train``'s parsed arguments become one ``TrainOptions`` (``of_args``): the command line's
+    defaults are its defaults, and each option sets its own field (every field differs here)."""
+    import dataclasses
+
+    import ocolearn.learners.pipeline
+    import ocolearn.pipeline
+    from ocolearn.cli import parser
+    from ocolearn.pipeline import TrainOptions
+
+    assert TrainOptions.of_args(parser().parse_args(["train", "d", "--model", "m"])) == TrainOptions()
+    given = ["--format", "csv", "--chunk-rows", "7", "--target", "y", "--task", "binary", "--bits", "12"]
+    given += ["--dim", "9", "--labels", "a,b", "--zero-based", "--skip-bad", "--columns", "c,d", "--ignore", "e"]
+    given += ["--categorical", "c", "--numeric", "d", "--no-intercept", "-q", "cd", "--scale", "normalize"]
+    given += ["--passes", "3", "--seed", "5", "--order-seed", "4", "--stop-early", "--average", "--normalized"]
+    given += ["--checkpoint", "k.npz", "--checkpoint-every", "6", "--resume", "--holdout", "8"]
+    options = TrainOptions.of_args(parser().parse_args(["train", "d", "--model", "m", *given]))
+    assert options == TrainOptions(
+        fmt="csv",
+        chunk_rows=7,
+        target="y",
+        task="binary",
+        bits=12,
+        dim=9,
+        labels=("a", "b"),
+        zero_based=True,
+        skip_bad=True,
+        columns=("c", "d"),
+        ignore=("e",),
+        categorical=("c",),
+        numeric=("d",),
+        intercept=False,
+        interactions=("cd",),
+        scale="normalize",
+        passes=3,
+        seed=5,
+        order_seed=4,
+        stop_early=True,
+        averaged=True,
+        normalize=True,
+        checkpoint="k.npz",
+        checkpoint_every=6,
+        resume=True,
+        holdout=8,
+    )
+    unchanged = [f.name for f in dataclasses.fields(TrainOptions) if getattr(options, f.name) == f.default]
+    assert unchanged == []
+    # The learner's old home still answers (the pipeline is ocolearn.learners.pipeline's).
+    assert ocolearn.pipeline.Pipeline is ocolearn.learners.pipeline.Pipeline
+
+
+def test_a_finished_command_leaves_its_objects_to_the_exit(monkeypatch):
+    """``entry`` runs ``main`` collecting the youngest objects every 10,000 (not 700: JAX's and
+    numba's imports) and exits with its status after ``gc.freeze``: Python's exit then does not
+    collect garbage over JAX's and numba's objects (its outputs are written by then)."""
+    from ocolearn import cli
+
+    calls = []
+    monkeypatch.setattr(cli.interrupts, "install", lambda: None)
+    monkeypatch.setattr(cli.signal, "signal", lambda *args: None)  # (this process keeps its handlers)
+    monkeypatch.setattr(cli, "main", lambda: calls.append("main") or 2)
+    monkeypatch.setattr(cli.gc, "freeze", lambda: calls.append("freeze"))
+    monkeypatch.setattr(cli.gc, "set_threshold", lambda *counts: calls.append(counts))
+    with pytest.raises(SystemExit) as exit_:
+        cli.entry()
+    assert exit_.value.code == 2 and calls == [(10_000, *gc.get_threshold()[1:]), "main", "freeze"]

@@ -173,7 +173,7 @@ def test_a_frames_categorical_column_is_one_hot_as_a_csv_files_is():
 
 
 def test_a_frame_with_missing_cells_trains_as_the_same_csv_file_does(tmp_path):
-    from ocolearn.pipeline import train_file
+    from ocolearn.pipeline import TrainOptions, train_file
 
     a, _, ya, _ = split(load_breast_cancer)
     X = a[:200, :4].copy()
@@ -181,7 +181,7 @@ def test_a_frame_with_missing_cells_trains_as_the_same_csv_file_does(tmp_path):
     frame = pd.DataFrame(X, columns=["x0", "x1", "x2", "x3"])
     fitted = OnlineClassifier("perceptron").fit(frame, ya[:200])
     frame.assign(y=ya[:200]).to_csv(tmp_path / "d.csv", index=False, na_rep="NA")
-    model = train_file("perceptron", [], tmp_path / "d.csv", "csv", target="y")
+    model = train_file("perceptron", [], tmp_path / "d.csv", TrainOptions(fmt="csv", target="y"))
     assert model.settings["pipeline"][0]["kind"] == "impute"
     np.testing.assert_array_equal(fitted.model_.w, model.w)
     np.testing.assert_array_equal(fitted.model_.offset, model.offset)
@@ -192,12 +192,12 @@ def test_train_on_an_svmlight_file_of_raw_dense_rows_learns(tmp_path):
     file scored 0.371 held out without scaling (the majority class: 0.629)."""
     from sklearn.datasets import dump_svmlight_file
 
-    from ocolearn.pipeline import evaluate, train_file
+    from ocolearn.pipeline import TrainOptions, evaluate, train_file
 
     a, b, ya, yb = split(load_breast_cancer)
     dump_svmlight_file(a, ya, str(tmp_path / "train.svm"))
     dump_svmlight_file(b, yb, str(tmp_path / "test.svm"))
-    model = train_file("ogd", [], tmp_path / "train.svm", zero_based=True)
+    model = train_file("ogd", [], tmp_path / "train.svm", TrainOptions(zero_based=True))
     assert [step["kind"] for step in model.settings["pipeline"]] == ["normalize", "intercept"]
     majority = np.mean(yb == np.bincount(ya).argmax())
     assert 1 - evaluate(model, tmp_path / "test.svm")["error_rate"] > majority + 0.2

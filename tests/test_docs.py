@@ -76,7 +76,7 @@ def test_cli_reference_names_every_subcommand_and_option():
         positionals = {a.dest for a in sub._actions if not a.option_strings}
         assert positionals <= flags, name
     train = programs["ocolearn train"]
-    assert ".. option:: --learner LEARNER\n\n   a learner's name: ogd, perceptron," in train
+    assert ".. option:: --learner LEARNER\n\n   a learner's name: ogd, adagrad, perceptron," in train
     assert ".. option:: --passes PASSES\n\n   Default ``1``." in train
 
 
@@ -159,7 +159,7 @@ def test_console_blocks_are_parsed_as_written():
 
 SHELLS = ("sh", "bash", "shell", "zsh", "console", "shell-session")
 # Pages whose shell examples are not yet console blocks (their owner converts them; then delete the entry).
-UNCONVERTED = {"docs/how-to/csv.md"}
+UNCONVERTED: set[str] = set()
 
 
 def test_every_shell_example_of_a_page_is_a_console_block():
@@ -179,14 +179,16 @@ def test_every_shell_example_of_a_page_is_a_console_block():
 
 def shell_folder(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     """A folder to run a page's commands in (configs/ linked there) and their environment:
-    ``ocolearn`` and ``.venv/bin/ocolearn`` there are this checkout's, run by this Python."""
+    ``ocolearn`` and ``.venv/bin/ocolearn`` there are this checkout's, run by this Python, and ``python`` is
+    this Python (a page's commands run with the environment active)."""
     work = tmp_path / "work"
     (work / ".venv" / "bin").mkdir(parents=True)
     (work / "configs").symlink_to(ROOT / "configs")
-    ocolearn = work / ".venv" / "bin" / "ocolearn"
-    ocolearn.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m ocolearn "$@"\n')
-    ocolearn.chmod(0o755)
-    env = {**os.environ, "PATH": f"{ocolearn.parent}{os.pathsep}{os.environ['PATH']}", "PYTHONUNBUFFERED": "1"}
+    for name, module in (("ocolearn", "-m ocolearn "), ("python", "")):
+        shim = work / ".venv" / "bin" / name
+        shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" {module}"$@"\n')
+        shim.chmod(0o755)
+    env = {**os.environ, "PATH": f"{shim.parent}{os.pathsep}{os.environ['PATH']}", "PYTHONUNBUFFERED": "1"}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     return work, env
 

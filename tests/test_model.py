@@ -11,7 +11,7 @@ from conftest import in_process as cli
 from ocolearn import run
 from ocolearn.data import DataError
 from ocolearn.data.sparse_text import feature_hash
-from ocolearn.modelfile import load, predict, save
+from ocolearn.modelfile import Model, load, predict, save
 from ocolearn.pipeline import build_learner, data_for, error_rate, read_data, train, with_pipeline
 from ocolearn.preprocess import default_steps
 
@@ -255,3 +255,38 @@ def test_scores_of_sparse_rows_are_the_dense_rows_in_float64(classes):
         assert got.dtype == np.float64 and got.shape == expected.shape
         np.testing.assert_allclose(got, expected, rtol=1e-13, atol=1e-6)
     np.testing.assert_allclose(scores(model, dense), expected, rtol=1e-13, atol=1e-6)
+
+
+def _text_model(statistics, d=1 << 18):
+    settings = {"task": "binary", "format": "text", "dim": d, "bits": 18, "pipeline": [{"kind": "normalize"}]}
+    return Model(np.zeros(d), ["neg", "pos"], settings | {"pipeline_state": statistics}, np.zeros(()))
+
+
+def test_a_model_with_2_18_scales_round_trips_bit_for_bit_as_arrays(tmp_path):
+    """The pipeline's lists of numbers are stored as arrays of the npz (not a JSON number per
+    feature) and load as the same lists, to the bit: floats as floats, integers as integers;
+    a list that mixes them stays JSON."""
+    rng = np.random.default_rng(0)
+    scales = (rng.normal(size=1 << 18) * 10.0 ** rng.integers(-300, 300, 1 << 18)).tolist()
+    statistics = [scales, (7.0, [1.5, -0.0, 5e-324], [3, -(2**62)]), {"mixed": [1, 2.5], "n": 4, "empty": []}]
+    save(_text_model(statistics), tmp_path / "m.npz")
+    with np.load(tmp_path / "m.npz") as f:
+        assert len(str(f["settings"])) < 2000 and f["pipeline_state.0"].dtype == np.float64
+        assert f["pipeline_state.0"].tobytes() == np.asarray(scales).tobytes()
+        assert f["pipeline_state.2"].dtype == np.int64
+    loaded = load(tmp_path / "m.npz").settings["pipeline_state"]
+    assert loaded == [scales, [7.0, [1.5, -0.0, 5e-324], [3, -(2**62)]], {"mixed": [1, 2.5], "n": 4, "empty": []}]
+    assert np.asarray(loaded[0]).tobytes() == np.asarray(scales).tobytes()
+    assert [type(v) for v in loaded[1][2] + loaded[2]["mixed"]] == [int, int, int, float]
+    assert np.signbit(loaded[1][1][1])
+
+
+def test_a_model_file_of_before_with_json_statistics_loads_the_same(tmp_path):
+    """A file written before the arrays (its statistics JSON lists) loads as it was written."""
+    model = _text_model([[0.5, 2.0] * 8], d=16)
+    settings = json.dumps(model.settings)
+    np.savez(tmp_path / "old.npz", w=model.w, labels=np.asarray(model.labels), settings=settings, offset=model.offset)
+    loaded = load(tmp_path / "old.npz")
+    assert loaded.settings == model.settings and loaded.w.tobytes() == model.w.tobytes()
+    save(loaded, tmp_path / "new.npz")
+    assert load(tmp_path / "new.npz").settings == model.settings

@@ -25,7 +25,7 @@ from ocolearn.data.sparse_text import sparse_rows
 from ocolearn.data.stream import Source, chunks, scan
 from ocolearn.data.svmlight import parse_svmlight, read_svmlight, svmlight_lines
 from ocolearn.modelfile import load
-from ocolearn.pipeline import target_map, train_file
+from ocolearn.pipeline import TrainOptions, target_map, train_file
 from ocolearn.streaming import Progress, run_stream
 
 
@@ -168,7 +168,7 @@ def test_train_file_streams_and_predicts_like_the_in_memory_model(tmp_path, name
     if name == "winnow":  # {0, 1} features, so that w . x can tie with the threshold
         text = re.sub(r":\S+", ":1", re.sub(r"#.*", "", text))
     path = write(tmp_path, text)
-    streamed = train_file(name, overrides, path, passes=4, chunk_rows=50, stop_early=True, dim=40)
+    streamed = train_file(name, overrides, path, TrainOptions(passes=4, chunk_rows=50, stop_early=True, dim=40))
     data = read_data(path, "svmlight", dim=40)
     in_memory = train(build_learner(name, overrides, len(labels)), data, passes=4, stop_early=True)
     assert streamed.labels == in_memory.labels == list(labels)
@@ -364,7 +364,7 @@ def test_csv_streams_as_dense_rows(tmp_path):
     y = (names == "yes").astype(np.int32)
     expected = run(learner, X.astype(np.float32), targets(y), passes=2, trace=False)
     np.testing.assert_array_equal(got.state.w, expected.state.w)
-    model = train_file("perceptron", [], path, "csv", target="label", chunk_rows=50)
+    model = train_file("perceptron", [], path, TrainOptions(fmt="csv", target="label", chunk_rows=50))
     assert model.w.shape == (4,) and model.settings["target"] == "label"
     ragged = write(tmp_path, "a,label\n1,yes\n2,no,3\n", "ragged.csv")
     with pytest.raises(DataError, match="ragged.csv, line 3: 3 fields, expected 2"):
@@ -523,3 +523,21 @@ def test_a_checkpoint_of_another_state_shape_is_refused(tmp_path):
         load_checkpoint(path, "same run", template)
     save_checkpoint(path, "same run", template, _zero_summary(), {"pass": 1})
     assert load_checkpoint(path, "same run", template)[2] == {"pass": 1}
+
+
+def test_the_data_is_identified_only_for_a_checkpoint(tmp_path, monkeypatch):
+    """``file_identity`` (hashing each file of a folder) is what a checkpoint is checked against:
+    a run without one does not pay it, and its result is the same."""
+    import ocolearn.streaming as streaming
+
+    path = write(tmp_path, svmlight_text(n=50))
+    source = Source(str(path), dim=40, labels=("-1", "1"))
+    options = dict(targets=target_map(Pegasos(), ("-1", "1")), passes=2, chunk_rows=16)
+    identified = []
+    identity = streaming.file_identity
+    monkeypatch.setattr(streaming, "file_identity", lambda p: identified.append(p) or identity(p))
+    plain = run_stream(Pegasos(0.1), source, **options)
+    assert identified == []
+    kept = run_stream(Pegasos(0.1), source, checkpoint=tmp_path / "c.npz", **options)
+    assert identified == [str(path)]
+    np.testing.assert_array_equal(Pegasos().weights(plain.state), Pegasos().weights(kept.state))

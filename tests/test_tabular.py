@@ -16,7 +16,7 @@ from ocolearn.data import DataError
 from ocolearn.data.csvfile import Table, survey, table_of, table_rows
 from ocolearn.data.stream import Source
 from ocolearn.modelfile import load, save, scores
-from ocolearn.pipeline import data_for, evaluate, predictions, read_data, train_file
+from ocolearn.pipeline import TrainOptions, data_for, evaluate, predictions, read_data, train_file
 from ocolearn.preprocess import Impute
 
 EFFECT = {"red": 1.0, "green": -1.0, "blue": 0.5, "yellow": 0.0, "purple": 0.2}
@@ -129,7 +129,7 @@ def test_impute_is_rivers_stat_imputer_with_indicators_and_folds_into_the_raw_we
 def test_train_test_predict_read_the_file_as_trained(tmp_path):
     train = write_table(tmp_path / "train.csv", 300, 1)
     test = write_table(tmp_path / "test.csv", 60, 2, unseen=True)
-    model = train_file("ogd", [], train, "csv", target="y", chunk_rows=64)
+    model = train_file("ogd", [], train, TrainOptions(fmt="csv", target="y", chunk_rows=64))
     s = model.settings
     assert s["columns"] == ["a", "b", "c", "color"] and s["pipeline"][0]["kind"] == "impute"
     colors = (("color", ("blue", "green", "red", "yellow")),)
@@ -159,7 +159,7 @@ def test_a_missing_target_is_an_error_naming_the_line_never_a_class(tmp_path, ca
     path = tmp_path / "t.csv"
     path.write_text("a,color,y\n1,red,yes\n2,blue,no\n3,red,?\n4,red,None\n5,blue,\n6,red,NA\n7,blue,yes\n8,red,no\n")
     with pytest.raises(DataError, match=r"t.csv, line 4: the target column 'y' holds '\?', a missing value"):
-        train_file("perceptron", [], path, "csv", target="y")
+        train_file("perceptron", [], path, TrainOptions(fmt="csv", target="y"))
     assert (
         main(
             ["train", "--learner", "perceptron", str(path), "--format", "csv", "--target", "y"]
@@ -169,15 +169,18 @@ def test_a_missing_target_is_an_error_naming_the_line_never_a_class(tmp_path, ca
     )
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith(f"ocolearn: error: {path}, line 4: the target column 'y'")
-    model = train_file("perceptron", [], path, "csv", target="y", skip_bad=True)
+    model = train_file("perceptron", [], path, TrainOptions(fmt="csv", target="y", skip_bad=True))
     assert model.labels == ["no", "yes"] and model.settings["skipped_lines"] == 4
     assert model.settings["rounds"] == 4
     # A cell of a column declared numeric that is not a number: an error naming it, or skipped.
     path.write_text("a,color,y\n1,red,yes\n2,blue,no\nx,red,yes\n4,red,no\n")
-    assert Table.of_settings(train_file("perceptron", [], path, "csv", target="y").settings).numeric == ()
+    assert (
+        Table.of_settings(train_file("perceptron", [], path, TrainOptions(fmt="csv", target="y")).settings).numeric
+        == ()
+    )
     with pytest.raises(DataError, match=r"t.csv, line 4, column 'a': 'x' is not a number \(--numeric a\)"):
-        train_file("perceptron", [], path, "csv", target="y", numeric=["a"])
-    model = train_file("perceptron", [], path, "csv", target="y", numeric=["a"], skip_bad=True)
+        train_file("perceptron", [], path, TrainOptions(fmt="csv", target="y", numeric=["a"]))
+    model = train_file("perceptron", [], path, TrainOptions(fmt="csv", target="y", numeric=["a"], skip_bad=True))
     assert model.settings["skipped_lines"] == 1 and model.w.shape == (1 + 2,)  # (a, blue, red)
 
 
@@ -261,11 +264,13 @@ def test_columns_and_ignore_choose_the_features_and_errors_are_one_line(tmp_path
 def test_resume_with_imputation_gives_the_uninterrupted_model(tmp_path):
     train = write_table(tmp_path / "train.csv", 120, 4)
     options = dict(target="y", chunk_rows=16, passes=2)
-    whole = train_file("ogd", [], train, "csv", **options)
+    whole = train_file("ogd", [], train, TrainOptions(fmt="csv", **options))
     ckpt = tmp_path / "run.ckpt.npz"
     with pytest.raises(Stop):
-        train_file("ogd", [], train, "csv", checkpoint=ckpt, progress=stopping_progress(10), **options)
-    resumed = train_file("ogd", [], train, "csv", checkpoint=ckpt, resume=True, **options)
+        train_file(
+            "ogd", [], train, TrainOptions(fmt="csv", checkpoint=ckpt, **options), progress=stopping_progress(10)
+        )
+    resumed = train_file("ogd", [], train, TrainOptions(fmt="csv", checkpoint=ckpt, resume=True, **options))
     np.testing.assert_array_equal(resumed.w, whole.w)
     np.testing.assert_array_equal(resumed.offset, whole.offset)
     assert resumed.settings["pipeline_state"] == whole.settings["pipeline_state"]
@@ -279,7 +284,7 @@ def test_a_csv_as_people_have_it_is_within_scikit_learns_column_transformer(tmp_
     with the same faults: an MSE within 10% of scikit-learn's, an accuracy within 2 points."""
     train = write_table(tmp_path / "train.csv", 4000, 1, classify=classify)
     test = write_table(tmp_path / "test.csv", 1000, 2, unseen=True, classify=classify)
-    ours = train_file("ogd", ["loss=logistic"] if classify else [], train, "csv", target="y")
+    ours = train_file("ogd", ["loss=logistic"] if classify else [], train, TrainOptions(fmt="csv", target="y"))
     theirs = scikit_learn(train, test, classify)
     if classify:
         assert 1 - evaluate(ours, test)["error_rate"] >= theirs - 0.02
@@ -416,7 +421,7 @@ def test_an_interaction_of_numeric_columns_beside_categories_and_imputation_is_r
         assert mse[name] == pytest.approx(np.mean((values - y) ** 2), rel=1e-6)
     assert mse["crossed"] < 0.2 * mse["plain"]
     with pytest.raises(DataError, match="no numeric feature column 'color'"):
-        train_file("ogd", [], str(path), "csv", target="y", interactions=("a,color",))
+        train_file("ogd", [], str(path), TrainOptions(fmt="csv", target="y", interactions=("a,color",)))
 
 
 def test_a_study_imputes_a_csv_files_missing_cells_as_train_does(tmp_path):

@@ -255,3 +255,27 @@ def test_a_folder_is_read_once_for_all_passes(tmp_path, capsys, monkeypatch):
     assert text_rows(documents, 1, 12) is again
     list(text_blocks(text_corpus(tmp_path / "other"), 0))  # (another folder: this one's blocks dropped)
     assert text_rows(documents, 1, 12) is not again
+
+
+def test_a_folder_is_listed_again_only_when_its_names_change(tmp_path, monkeypatch):
+    """The passes over a folder list it once; a document added (in a new subfolder too) or
+    removed since is seen by the next pass."""
+    from ocolearn.data import textdirs
+
+    corpus = text_corpus(tmp_path / "reviews", n=5)
+    listed = []
+    text_documents = textdirs.text_documents
+    monkeypatch.setattr(textdirs, "text_documents", lambda *a: listed.append(a) or text_documents(*a))
+
+    def documents():
+        return [f.relative_to(corpus).as_posix() for block in textdirs.text_blocks(corpus, 0) for _, f in block[0]]
+
+    first = documents()
+    assert documents() == first and len(listed) == 1 and len(first) == 10
+    (corpus / "pos" / "more").mkdir()
+    assert documents() == first and len(listed) == 2  # (an empty folder: no document more)
+    (corpus / "pos" / "more" / "new.txt").write_text("superb")
+    assert sorted(documents()) == sorted(first + ["pos/more/new.txt"]) and len(listed) == 3
+    (corpus / "neg" / "000.txt").unlink()
+    assert sorted(documents()) == sorted(set(first) - {"neg/000.txt"} | {"pos/more/new.txt"})
+    assert documents() and len(listed) == 4

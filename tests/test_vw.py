@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from ocolearn.data import DataError, compiled
 from ocolearn.data.interactions import csv_pairs
 from ocolearn.data.vw import CONSTANT, check_interactions, hashstring, murmurhash3_32, vw_block, vw_lines
-from ocolearn.pipeline import train_file
+from ocolearn.pipeline import TrainOptions, train_file
 from tests.test_cli import call, one_line_error
 
 
@@ -195,8 +195,12 @@ def test_squared_loss_is_vws_sgd(tmp_path):
     the losses to 1e-5; with it (VW's default), the progressive loss within 1%."""
     path = tmp_path / "reg.vw"
     regression_file(path)
-    plain = ["schedule.kind=constant", "schedule.eta=0.02"]  # (and unscaled: VW's plain SGD, no --normalized)
-    model = train_file("ogd", plain, path, "vw", task="regression", scale="none")
+    model = train_file(
+        "ogd",
+        ["schedule.kind=constant", "schedule.eta=0.02"],
+        path,
+        TrainOptions(fmt="vw", task="regression", scale="none"),
+    )
     ours = 2 * model.settings["average_loss"]
     loss, weights = vw_run(path, "-l 0.01 --min_prediction -1e6 --max_prediction 1e6")
     assert np.abs(model.w - weights).max() < 1e-5 * np.abs(weights).max()
@@ -211,13 +215,13 @@ def test_logistic_loss_importance_and_an_interaction_are_vws_sgd(tmp_path):
     path = tmp_path / "bin.vw"
     binary_file(path)
     settings = ["loss.kind=logistic", "schedule.kind=constant", "schedule.eta=0.1"]
-    model = train_file("ogd", settings, path, "vw", interactions=["ab"], scale="none")
+    model = train_file("ogd", settings, path, TrainOptions(fmt="vw", interactions=["ab"], scale="none"))
     loss, weights = vw_run(path, "-l 0.1 --loss_function logistic -q ab")
     assert model.labels == ["-1", "1"]
     assert np.abs(model.w - weights).max() < 1e-5 * np.abs(weights).max()
     assert model.settings["average_loss"] == pytest.approx(loss, rel=0.01)
     binary_file(path, importance=True)
-    model = train_file("ogd", settings, path, "vw", interactions=["ab"], scale="none")
+    model = train_file("ogd", settings, path, TrainOptions(fmt="vw", interactions=["ab"], scale="none"))
     _, weights = vw_run(path, "-l 0.1 --loss_function logistic -q ab")
     assert np.abs(model.w - weights).max() < 1e-5 * np.abs(weights).max()
 
@@ -260,8 +264,10 @@ def test_a_csv_interaction_is_the_product_column_at_every_door(tmp_path, capsys)
     rows = [f"{t!r},{a!r},{b!r},{c!r}" for t, (a, b, c) in zip(y.tolist(), X.tolist(), strict=True)]
     plain.write_text("y,x1,x2,z\n" + "".join(f"{r}\n" for r in rows))
     written.write_text("y,x1,x2,z,x1x2\n" + "".join(f"{r},{p!r}\n" for r, p in zip(rows, products, strict=True)))
-    crossed = train_file("ogd", [], plain, "csv", target="y", task="regression", interactions=["x1,x2"])
-    explicit = train_file("ogd", [], written, "csv", target="y", task="regression")
+    crossed = train_file(
+        "ogd", [], plain, TrainOptions(fmt="csv", target="y", task="regression", interactions=["x1,x2"])
+    )
+    explicit = train_file("ogd", [], written, TrainOptions(fmt="csv", target="y", task="regression"))
     assert crossed.settings["dim"] == 4 and crossed.settings["interactions"] == ["x1,x2"]
     np.testing.assert_array_equal(crossed.w, explicit.w)
     args = ["--learner", "ogd", "--format", "csv", "--target", "y", "--task", "regression"]
@@ -287,7 +293,7 @@ def test_oaa_labels_are_classes(tmp_path):
     """Labels 1..k, as VW's --oaa reads them, train a multiclass learner."""
     data = tmp_path / "d.vw"
     data.write_text("".join(f"{k} |f c{k} x:{k * 0.5}\n" for k in [1, 2, 3, 3, 2, 1] * 5))
-    model = train_file("perceptron", [], data, "vw")
+    model = train_file("perceptron", [], data, TrainOptions(fmt="vw"))
     assert model.labels == ["1", "2", "3"] and model.settings["task"] == "multiclass"
 
 
@@ -338,7 +344,7 @@ def test_an_svmlight_interaction_is_a_hashed_product_of_two_indices(tmp_path, ca
 
     data = tmp_path / "d.svm"
     data.write_text("1 1:2 3:4\n-1 1:1 2:5\n1 3:1\n")
-    model = train_file("perceptron", [], data, "svmlight", bits=10, interactions=["1,3"])
+    model = train_file("perceptron", [], data, TrainOptions(fmt="svmlight", bits=10, interactions=["1,3"]))
     assert model.settings["interactions"] == ["1,3"]
     X = next(chunks(model_source(model, data))).X
     crossed = ((1 * 16777619) ^ 3) % 1024  # (VW's rule on the indices as written)
@@ -352,5 +358,5 @@ def test_an_svmlight_interaction_is_a_hashed_product_of_two_indices(tmp_path, ca
 def test_skip_bad_skips_and_counts_malformed_vw_lines(tmp_path):
     data = tmp_path / "d.vw"
     data.write_text("1 |a x\nz |a x\n-1 2 |a y\n1 |a x:q\n-1 |a y\n")
-    model = train_file("ogd", ["loss.kind=logistic"], data, "vw", skip_bad=True)
+    model = train_file("ogd", ["loss.kind=logistic"], data, TrainOptions(fmt="vw", skip_bad=True))
     assert model.settings["skipped_lines"] == 2 and model.settings["rounds"] == 3

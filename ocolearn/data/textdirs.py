@@ -10,6 +10,7 @@ of files; ``document_names`` gives the name ``predict`` writes before each docum
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 from collections import Counter
@@ -253,24 +254,43 @@ def document_names(root) -> list[str]:
 
 # Blocks of documents already read (``text_rows``): a folder is read and tokenized once for all the
 # passes over it, up to ``KEPT_BYTES`` of rows (beyond, blocks are read again each pass); those of
-# one folder at a time (``text_blocks``).
+# one folder at a time (``text_blocks``), with its list of documents and the names it was made from.
 KEPT_BYTES = 256 << 20
 _kept: dict = {}
 _kept_for = None  # (folder, order seed, labelled) of the blocks kept
+_listed: tuple = (None, None)  # (the names under _kept_for's folder, its text_documents)
 _kept_lock = threading.Lock()
 
 
 def text_blocks(root, seed=None, start=0, labelled=True):
     """Blocks of documents for the streaming reader: ``(documents, first document number,
     index of the first)``, from document ``start`` of ``text_documents(root, seed, labelled)``.
-    Reading another folder (or order) than the last drops the last one's kept blocks (``text_rows``)."""
-    global _kept_for
+    Reading another folder (or order) than the last drops the last one's kept blocks (``text_rows``).
+    The folder is listed again only when a name under it has come, gone or changed kind since the
+    last listing (``_names``: the same names list the same documents)."""
+    global _kept_for, _listed
     if _kept_for != (root, seed, labelled):
         forget()
         _kept_for = (root, seed, labelled)
-    files = text_documents(root, seed, labelled)
+    names = _names(root) if isinstance(root, str | Path) and Path(root).is_dir() else None
+    if names is None or names != _listed[0]:
+        _listed = (names, text_documents(root, seed, labelled))
+    files = _listed[1]
     for a in range(start, len(files), DOCUMENTS_PER_BLOCK):
         yield files[a : a + DOCUMENTS_PER_BLOCK], a + 1, a
+
+
+def _names(folder, top=True) -> list:
+    """What ``text_documents`` lists a folder from: each name under it, sorted, whether it is a
+    folder or a file, and the names under each folder (under the label folders' links too, as
+    ``rglob`` walks them from the top, not those deeper)."""
+    out = []
+    with os.scandir(folder) as entries:
+        for entry in sorted(entries, key=lambda entry: entry.name):
+            out.append((entry.name, entry.is_dir(), entry.is_file()))
+            if out[-1][1] and (top or not entry.is_symlink()):
+                out.append(_names(entry.path, False))
+    return out
 
 
 def text_rows(documents, first: int, bits: int) -> Block:
@@ -303,8 +323,10 @@ def kept_bytes(block: Block) -> int:
 
 
 def forget() -> None:
-    """Drop the blocks of documents kept in memory (``text_rows``)."""
+    """Drop the blocks of documents kept in memory (``text_rows``) and the folder's listing."""
+    global _listed
     _kept.clear()
+    _listed = (None, None)
 
 
 def _hashed(counts: Counter, bits: int) -> dict[int, float]:

@@ -39,7 +39,7 @@ class FTRLProximal(Learner, name="ftrl_proximal", static=("river_order", "interc
     before (a lag of one round); and it keeps a weight's old value where ``|z_i| <= l1``, where
     the paper sets it to 0. ``tests/test_oco.py`` shows that this order reproduces river's weights.
 
-    ``intercept=True`` (set by ``ocolearn.pipeline.with_pipeline`` behind an ``Intercept`` step):
+    ``intercept=True`` (set by ``ocolearn.learners.pipeline.with_pipeline`` behind an ``Intercept`` step):
     the last feature is the intercept, with l1 = l2 = 0 (unpenalized, as scikit-learn leaves
     ``intercept_``); it keeps its per-coordinate rate.
     """
