@@ -305,5 +305,6 @@ def check_finite(result, where: str = "") -> None:
     when = f"predictions from round {round_}" if round_ else f"weights after round {int(result.state.t) - 1}"
     raise NonFiniteError(
         f"{where + ': ' if where else ''}the run diverged: NaN or infinite {when}; "
-        "try scaled features, or a smaller rate (eta) or a larger lam where the learner has one"
+        "try scaled features (--scale normalize, or standardize for dense rows), or a smaller rate (eta) "
+        "or a larger lam where the learner has one"
     )

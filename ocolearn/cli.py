@@ -216,7 +216,13 @@ def _predict(args) -> int:
         raise DataError(f"{args.data[1]}: several DATA files are read only by a text model (documents); give one file")
     with _as_trained(args, trained):
         lines = models.predictions(
-            trained, data, raw=args.scores, chunk_rows=args.chunk_rows, fmt=args.format, skip_bad=args.skip_bad
+            trained,
+            data,
+            raw=args.scores,
+            proba=args.proba,
+            chunk_rows=args.chunk_rows,
+            fmt=args.format,
+            skip_bad=args.skip_bad,
         )
         if args.out:
             atomic_lines(args.out, lines)
@@ -517,7 +523,7 @@ def parser() -> argparse.ArgumentParser:
         "--scale",
         choices=SCALES,
         default="auto",
-        help="online scaling of the features: auto (default: standardize dense rows, leave sparse rows), "
+        help="online scaling of the features: auto (default: standardize dense rows, normalize sparse rows), "
         "standardize (running mean and variance), normalize (running max |x_i|, VW-style), none, river "
         "(standardize by river's StandardScaler rule exactly: no clip of far rows' predictions)",
     )
@@ -556,11 +562,22 @@ def parser() -> argparse.ArgumentParser:
         help="a data file; for a text model a folder of documents (flat, or one folder per label) or "
         "document files, written as NAME<TAB>LABEL lines in sorted order (files: as given)",
     )
-    q.add_argument("--scores", action="store_true", help="print the raw score(s) of each row")
+    shown = q.add_mutually_exclusive_group()
+    shown.add_argument("--scores", action="store_true", help="print the raw score(s) of each row")
+    shown.add_argument(
+        "--proba",
+        action="store_true",
+        help="print each class's probability, comma-separated, after a header line naming the classes "
+        "(models of the logistic loss)",
+    )
     q.add_argument("--out", help="write the predictions to this file (atomically) instead of printing them")
     _data_options(q, train=False)
     q.set_defaults(func=_predict)
-    e = sub.add_parser("test", help="print the error rate (classification) or MSE and MAE (regression)")
+    e = sub.add_parser(
+        "test",
+        help="print the error rate (classification; with the logistic loss, log loss and AUC too) "
+        "or MSE and MAE (regression)",
+    )
     e.add_argument("model")
     e.add_argument("data")
     _data_options(e, train=False)

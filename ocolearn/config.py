@@ -71,7 +71,7 @@ class PipelineSpec:
     """``[pipeline]``: the preprocessing in front of the learner (``ocolearn.preprocess``), as
     ``ocolearn train`` applies it: ``intercept`` (a constant feature, left out of the
     learner's regularizer and projection) and the online ``scale`` (``auto``: standardize
-    dense rows, leave sparse rows; ``standardize``, ``normalize``, ``none``, ``river``: standardize
+    dense rows, normalize sparse rows; ``standardize``, ``normalize``, ``none``, ``river``: standardize
     by river's rule exactly)."""
 
     intercept: bool = True

@@ -5,7 +5,7 @@ None, the default: ``ocolearn train``'s default learner, ``pipeline.default_lear
 the logistic loss for a classifier, one-vs-rest over it for more than two classes, so that
 ``predict_proba`` is there; OGD on the squared loss at river's constant rate for a regressor),
 the preprocessing every door uses (``ocolearn.preprocess.default_steps``): ``scale`` (``"auto"``:
-online standardization of dense rows, river's order, none for sparse rows; ``"standardize"``,
+online standardization of dense rows, river's order, normalize for sparse rows; ``"standardize"``,
 ``"normalize"``, ``"none"``) and ``fit_intercept`` (a constant feature whose weight is the
 intercept, left out of the learner's regularizer and projection), composed in front of the
 learner as one ``ocolearn.pipeline.Pipeline``; and the runner's options under scikit-learn's
@@ -19,9 +19,15 @@ with the learner it started with, whose state it holds, whatever ``set_params`` 
 initial state; ``partial_fit`` runs one pass over the given rows in their order, continuing from
 the state it left, so that ``partial_fit(A); partial_fit(B)`` equals ``fit`` on the rows of A
 then B with one pass, bit for bit (sparse rows: when both are padded to the same width, as the
-sum over a row's padding is then the same sum). Rows are NumPy arrays (dense features) or
-``scipy.sparse`` matrices (converted to padded ``Sparse`` rows in O(nnz), as wide as the longest
-row). A pass is compiled once per shape of the rows (their number, and for sparse rows their
+sum over a row's padding is then the same sum). Rows are NumPy arrays, ``scipy.sparse``
+matrices (CSR, CSC, ...) or pandas and polars DataFrames (``ocolearn.data.containers``), and the
+same rows give the same model whatever holds them: a DataFrame's columns are read as numbers
+(``table_of``; text, categorical or missing cells as a CSV file's: ``ocolearn.data.csvfile``, the
+categories one-hot, a missing numeric cell imputed online with an indicator), and a sparse
+matrix at most 256 features wide, or whose dense rows are no larger than its sparse ones, is read
+as the dense rows it holds (``dense_enough``); a wider one becomes padded ``Sparse`` rows in
+O(nnz), as wide as the longest row (a ``partial_fit`` takes rows of the kind its first call
+took). A pass is compiled once per shape of the rows (their number, and for sparse rows their
 width), so ``partial_fit`` on batches of one size compiles once. Training that leaves
 non-finite weights is an error, not a model.
 
@@ -83,24 +89,24 @@ Without scikit-learn (or SciPy), importing this module fails with one line sayin
 from __future__ import annotations
 
 import typing
+import warnings
 
 import numpy as np
 
 try:
-    import scipy.sparse
+    import scipy.sparse  # noqa: F401  (the estimators take its matrices; without it, the one line below)
     from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, is_classifier
     from sklearn.utils.class_weight import compute_class_weight
     from sklearn.utils.metaestimators import available_if
     from sklearn.utils.multiclass import check_classification_targets
-    from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+    from sklearn.utils.validation import _check_feature_names, _check_sample_weight, check_is_fitted, validate_data
 except ImportError:  # one line saying what to install, not a traceback into scipy or sklearn
     raise ImportError("ocolearn.estimators needs scikit-learn and SciPy: pip install 'ocolearn[sklearn]'") from None
 
-from ocolearn import modelfile
+from ocolearn import metrics, modelfile
 from ocolearn.checks import check_rounds
 from ocolearn.config import _build_part
-from ocolearn.data.arrays import Arrays, rows
-from ocolearn.data.sparse_text import sparse_rows
+from ocolearn.data.containers import csr_rows, dense_enough, is_frame, matrix_of, rows_of
 from ocolearn.features import Sparse
 from ocolearn.learners import Learner, OneVsRest
 from ocolearn.learners.pipeline import steps_of, with_intercept_field, with_pipeline
@@ -111,6 +117,7 @@ from ocolearn.pipeline import (
     build_learner,
     default_learner,
     model_of,
+    table_steps,
     target_map,
 )
 from ocolearn.preprocess import default_steps
@@ -158,23 +165,17 @@ def _replace_field(part: Part, path: str, value) -> Part:
     return part.replace(**{head: value})
 
 
-def csr_rows(X) -> Sparse:
-    """The rows of a ``scipy.sparse`` matrix as padded ``Sparse`` rows (width: the longest row),
-    read as the data path reads in-memory arrays (``ocolearn.data.arrays``; O(nnz), repeated
-    entries summed, values checked against float32's range)."""
-    data = Arrays(X)
-    return sparse_rows(rows(data, 0, data.X.shape[0]), data.X.shape[1], data, shift=0)
-
-
-def as_rows(X):
-    """Validated rows as the runner takes them: padded ``Sparse`` rows or a float32 array."""
-    return csr_rows(X) if scipy.sparse.issparse(X) else np.asarray(X, np.float32)
-
-
 def _scoring_learner(learner: Learner) -> Learner:
     """The learner whose loss scores one output: a one-vs-rest's base, a pipeline's learner."""
     inner = getattr(learner, "base", None) or getattr(learner, "learner", None)
     return _scoring_learner(inner) if isinstance(inner, Learner) else learner
+
+
+def as_rows(X, dense=None):
+    """Validated rows as the runner takes them (``containers.rows_of``): a float32 array, or
+    padded ``Sparse`` rows for a sparse matrix not read dense."""
+    out = rows_of(X, dense)
+    return out if isinstance(out, Sparse) else np.asarray(out, np.float32)
 
 
 def _is_int(value) -> bool:
@@ -244,7 +245,36 @@ class _Online(BaseEstimator):
     # -- data and runs --------------------------------------------------------------------
 
     def _rows(self, X, reset: bool):
-        return as_rows(validate_data(self, X, accept_sparse="csr", dtype=(np.float64, np.float32), reset=reset))
+        return as_rows(self._validated(X, reset=reset))
+
+    def _validated(self, X, y="no_validation", *, reset: bool, **options):
+        """scikit-learn's ``validate_data`` on rows in any container: a DataFrame's columns as
+        numbers (``containers.matrix_of``; text, categorical or missing cells by a CSV file's rule,
+        its ``Table`` fitted on ``reset`` and kept in ``table_spec_``, whose missing cells
+        ``_compose`` imputes online), its column names checked as scikit-learn checks a DataFrame's
+        (``feature_names_in_``)."""
+        frame = X if is_frame(X) else None
+        spec = None
+        if frame is not None:
+            X, spec = matrix_of(frame, None if reset else getattr(self, "table_spec_", None), fit=reset)
+            if not reset:
+                _check_feature_names(self, frame, reset=False)
+        with warnings.catch_warnings():
+            if frame is not None:  # (its names were checked above; the matrix has none)
+                warnings.filterwarnings("ignore", "X does not have valid feature names")
+            out = validate_data(self, X, y, reset=reset, accept_sparse="csr", dtype=(np.float64, np.float32), **options)
+        if reset:
+            self.table_spec_ = spec
+            if frame is not None:
+                _check_feature_names(self, frame, reset=True)
+        return out
+
+    def _train_rows(self, X, fresh: bool):
+        """The rows a fit trains on: dense where ``containers.dense_enough``; a call that continues
+        the state takes rows of the kind its first call took (``standardize`` needs dense rows)."""
+        if fresh:
+            self.dense_rows_ = dense_enough(X)
+        return as_rows(X, self.dense_rows_)
 
     def _continues(self, partial: bool) -> bool:
         """Whether this call continues the state of the last one (``partial_fit`` after the
@@ -259,14 +289,14 @@ class _Online(BaseEstimator):
 
     def _compose(self, learner: Learner, rows) -> Learner:
         """The learner behind the preprocessing every door uses (``preprocess.default_steps``):
-        ``scale`` (``"auto"``: online standardization of dense rows, none for sparse ones), then
+        ``scale`` (``"auto"``: online standardization of dense rows, normalize sparse ones), then
         with ``fit_intercept`` a constant feature, whose weight the learner's regularizer and
         projection leave alone (``pipeline.with_pipeline``)."""
         try:
             steps = default_steps(not isinstance(rows, Sparse), bool(self.fit_intercept), self.scale)
         except ValueError as e:  # ConfigError: an unknown scale, or standardize with sparse rows
             raise ValueError(str(e)) from None
-        return with_pipeline(learner, steps)
+        return with_pipeline(learner, table_steps(getattr(self, "table_spec_", None)) + steps)
 
     def _check_options(self):
         if not _is_int(self.max_iter) or self.max_iter < 1:
@@ -329,7 +359,10 @@ class _Online(BaseEstimator):
         }
         model = model_of(learner, state, self._labels(), self.n_features_in_, self.average, settings)
         if not np.all(np.isfinite(model.w)):
-            raise ValueError(f"{type(core).__name__}'s weights are not finite after training: lower its rate")
+            raise ValueError(
+                f"{type(core).__name__}'s weights are not finite after training: lower its rate, or scale the "
+                "features (scale='standardize' or 'normalize')"
+            )
         self.state_, self.learner_, self.passes_run_, self.n_iter_ = state, learner, first + passes, passes
         self._keep(model)
 
@@ -488,7 +521,7 @@ class OnlineClassifier(ClassifierMixin, _Online):
         return self
 
     def _data(self, X, y, reset, classes):
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=(np.float64, np.float32), reset=reset)
+        X, y = self._validated(X, y, reset=reset)
         check_classification_targets(y)
         if reset:
             self.classes_ = np.unique(y if classes is None else classes)
@@ -497,7 +530,7 @@ class OnlineClassifier(ClassifierMixin, _Online):
         unknown = np.setdiff1d(y, self.classes_)
         if unknown.size:
             raise ValueError(f"y holds labels not in classes_ {self.classes_.tolist()}: {unknown.tolist()}")
-        return as_rows(X), np.searchsorted(self.classes_, y).astype(np.int32)
+        return self._train_rows(X, fresh=reset), np.searchsorted(self.classes_, y).astype(np.int32)
 
     def _round_weights(self, learner, indices, sample_weight, *, balanced_ok):
         """Each round's weight, ``sample_weight`` times ``class_weight`` (see the class docstring):
@@ -541,10 +574,7 @@ class OnlineClassifier(ClassifierMixin, _Online):
     @available_if(_has_probability)
     def predict_proba(self, X):
         """Class probabilities ``(n, K)`` in the order of ``classes_`` (the logistic loss only)."""
-        p = 1.0 / (1.0 + np.exp(-np.asarray(self._scores(X), np.float64)))
-        if p.ndim == 1:
-            return np.stack([1.0 - p, p], axis=1)
-        return p / p.sum(axis=1, keepdims=True)
+        return metrics.probabilities(self._scores(X))
 
     @available_if(_has_probability)
     def predict_log_proba(self, X):
@@ -598,11 +628,9 @@ class OnlineRegressor(RegressorMixin, _Online):
         ``warm_start``, from the state the last call left); ``sample_weight`` scales each example's
         step (``Learner.weighted_update``)."""
         warm = self._continues(partial=False)
-        X, y = validate_data(
-            self, X, y, accept_sparse="csr", dtype=(np.float64, np.float32), y_numeric=True, reset=not warm
-        )
+        X, y = self._validated(X, y, y_numeric=True, reset=not warm)
         weights = None if sample_weight is None else self._sample_weight(y, sample_weight)
-        rows, targets = as_rows(X), y.astype(np.float32)
+        rows, targets = self._train_rows(X, fresh=not warm), y.astype(np.float32)
         learner = self.learner_ if warm else self._compose(self._learner(), rows)
         self._train(learner, rows, targets, weights, fresh=not warm, passes=self.max_iter, seed=self.random_state)
         return self
@@ -611,11 +639,9 @@ class OnlineRegressor(RegressorMixin, _Online):
         """One pass over ``(X, y)`` in their order, continuing from the state left by the last
         ``fit`` or ``partial_fit``."""
         more = self._continues(partial=True)
-        X, y = validate_data(
-            self, X, y, accept_sparse="csr", dtype=(np.float64, np.float32), y_numeric=True, reset=not more
-        )
+        X, y = self._validated(X, y, y_numeric=True, reset=not more)
         weights = None if sample_weight is None else self._sample_weight(y, sample_weight)
-        rows = as_rows(X)
+        rows = self._train_rows(X, fresh=not more)
         learner = self.learner_ if more else self._compose(self._learner(), rows)
         self._train(learner, rows, y.astype(np.float32), weights, fresh=not more, passes=1, seed=None, fitting=False)
         return self

@@ -10,6 +10,8 @@ The learner the doors run, preprocessing parts in front of a learner as one lear
 
 from __future__ import annotations
 
+import csv
+import io
 from dataclasses import dataclass
 
 import jax
@@ -18,6 +20,7 @@ import numpy as np
 from ocolearn import metrics, sizes
 from ocolearn.config import ConfigError, _build_part, apply_overrides
 from ocolearn.data import DataError
+from ocolearn.data.containers import rows_of
 from ocolearn.data.sparse_text import DEFAULT_BITS, SparseData
 from ocolearn.data.stream import Source, chunks, prefetched, reader_of, scan
 from ocolearn.data.task import declaring, infer, of_listed
@@ -294,6 +297,7 @@ def train(
     data, an intercept and online scaling of dense rows) over in-memory data for up to
     ``passes`` passes (``stop_early``: until a pass without mistakes); see ``model_of``. The
     model reads files as svmlight unless ``settings`` name another format."""
+    data = data._replace(X=rows_of(data.X))  # (a sparse matrix or a DataFrame: containers.rows_of)
     dense = not isinstance(data.X, Sparse)
     learner = with_pipeline(learner, default_steps(dense) if steps is None else steps)
     result = run_passes(learner, data.X, targets(learner, data), seed, passes=passes, stop_early=stop_early)
@@ -623,9 +627,30 @@ def batches(model: Model, path, *, labelled=True, chunk_rows=65536, fmt=None, sk
         yield scores(model, chunk.X), chunk.y, chunk.skipped, chunk.tags
 
 
-def predictions(model: Model, path, *, raw=False, chunk_rows=65536, fmt=None, skip_bad=False):
+def check_probabilities(model: Model, option="--proba") -> None:
+    """A ``ConfigError`` naming ``option`` unless the model's scores are probabilities: a
+    classifier whose learner (or one-vs-rest base) learned the logistic loss
+    (``metrics.has_probabilities``)."""
+    if model.task == "regression":
+        raise ConfigError(f"{option}: a regression model predicts values, not class probabilities")
+    if not metrics.has_probabilities(model.settings.get("learner", {})):
+        raise ConfigError(
+            f"{option}: the model's learner did not learn the logistic loss, so its scores are not probabilities "
+            "(train with --set loss=logistic)"
+        )
+
+
+def _csv_line(fields) -> str:
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerow(fields)
+    return out.getvalue()
+
+
+def predictions(model: Model, path, *, raw=False, proba=False, chunk_rows=65536, fmt=None, skip_bad=False):
     """The output, one string per chunk of rows, a line per row: the label (or value, for
-    regression), or with ``raw`` the score(s); labels in the file are optional and ignored.
+    regression), or with ``raw`` the score(s), or with ``proba`` each class's probability
+    (``probabilities``), comma-separated after a header line of the class names (CSV, the columns of
+    scikit-learn's ``predict_proba``); labels in the file are optional and ignored.
     With ``skip_bad`` a malformed row gets an empty line (``unread_row``), so line i of the
     output still answers row i of the input.
     Text documents are read in sorted order (``textdirs.text_documents``), and each line
@@ -633,9 +658,14 @@ def predictions(model: Model, path, *, raw=False, chunk_rows=65536, fmt=None, sk
     follows its prediction after a space, as VW's ``-p`` writes it."""
     names = np.asarray(model.labels, str)
     documents = document_names(path) if (fmt or model.settings.get("format")) == "text" else None
+    if proba:
+        check_probabilities(model)
+        yield ("document\t" if documents is not None else "") + _csv_line(model.labels)
     row = total = 0
     for s, _, _, tags in batches(model, path, labelled=False, chunk_rows=chunk_rows, fmt=fmt, skip_bad=skip_bad):
-        if raw or model.task == "regression":
+        if proba:
+            lines = [",".join(f"{v:.9g}" for v in r) for r in metrics.probabilities(s)]
+        elif raw or model.task == "regression":
             lines = [" ".join(f"{v:.9g}" for v in np.atleast_1d(r)) for r in s]
         else:
             lines = names[classes_of(s)].tolist()

@@ -246,14 +246,24 @@ def _dense_only(x):
 
 def default_steps(dense: bool, intercept: bool = True, scale: str = "auto") -> tuple[Preprocess, ...]:
     """The preprocessing every door applies unless told otherwise: online scaling
-    (``scale = "auto"``: ``standardize`` dense rows, leave sparse rows as they are, whose
-    counts and indicators need no centring and whose O(nnz) steps a per-feature table would
-    slow), then the intercept as the last feature. ``river`` is ``standardize`` by river's rule
-    exactly, without the clip of far rows' predictions (``Standardize(clip=0)``)."""
+    (``scale = "auto"``: ``standardize`` dense rows; ``normalize`` sparse rows, which centring
+    would fill: O(nnz) steps, a scale per feature in the state, counts and indicators kept in
+    [0, 1], and rows of raw measurements, which unscaled diverge or lose to a constant, learn),
+    then the intercept as the last feature. Measured with each learner's defaults on
+    scikit-learn's breast_cancer, wine and diabetes given as sparse rows (75/25 split,
+    ``random_state=0``, one pass; held-out accuracy, or MSE), normalize against none:
+    perceptron 0.944 and 0.881 (breast_cancer), 0.844 and 0.178 (wine); OGD (hinge) 0.916 and
+    0.371, 0.889 and 0.356; Pegasos 0.923 and 0.881, 0.511 and 0.289; logistic OGD 0.762 and
+    0.811 (the one loss), 0.756 and 0.489; OGD (squared, diabetes) 3,227 and 4,898; ``train``'s
+    default learner on the same rows as svmlight files 0.902 and 0.664, 0.889 and 0.778, MSE
+    2,981 and 4,772. Standardized dense rows score 0.944 to 0.978 on the two (MSE 3,345 on
+    diabetes): ``ocolearn.data.containers`` reads an in-memory sparse matrix of few features as
+    dense rows. ``river`` is ``standardize`` by river's rule exactly, without the clip of far
+    rows' predictions (``Standardize(clip=0)``)."""
     if scale not in SCALES:
         raise ConfigError(f"{scale!r} is not one of {', '.join(SCALES)}", "scale")
     if scale == "auto":
-        scale = "standardize" if dense else "none"
+        scale = "standardize" if dense else "normalize"
     if scale in ("standardize", "river") and not dense:
         raise ConfigError(f"{scale!r} needs dense rows (csv, tables); use 'normalize' for sparse ones", "scale")
     river = (Standardize(clip=0.0),)

@@ -33,6 +33,7 @@ from ocolearn.checks import (
     rows_unseen,
 )
 from ocolearn.data import DataError
+from ocolearn.data.containers import rows_of
 from ocolearn.features import num_features, rolled_writes, row, writes_rolled
 from ocolearn.names import MAX_SEED, is_seed
 from ocolearn.shuffle import host_order
@@ -174,7 +175,8 @@ def run(
 
     Args:
       learner: any learner (a pytree; its numbers are traced, so sweeps never recompile).
-      X: features, dense ``(n, d)`` or ``Sparse`` with ``(n, k)`` fields.
+      X: features, dense ``(n, d)`` or ``Sparse`` with ``(n, k)`` fields; a ``scipy.sparse`` matrix
+        or a pandas or polars DataFrame is read as ``ocolearn.data.containers.rows_of`` reads it.
       y: targets ``(n,)``.
       seed: None for the stored order, or an integer seed in 0..2^32 - 1 / a PRNG key: each
         pass is then a fresh permutation, ``jax.random.permutation(fold_in(key, pass), n)``
@@ -204,6 +206,7 @@ def run(
     """
     learner.check("learner")
     check_count(passes, "passes")
+    X = rows_of(X)
     rows_in_loop = in_loop(X)  # else check_data checks X's rows before the run
     check_data(learner, X, y, rows=not rows_in_loop)
     check_rounds(learner, state, len(y), passes)
@@ -406,6 +409,7 @@ def run_passes(learner, X, y, seed=None, *, passes=1, stop_early=False, state=No
     ``checks.check_finite`` turns it into an error). Otherwise the state equals
     ``run(..., passes=passes)``'s bit for bit: pass p has the same shuffle."""
     check_count(passes, "passes")
+    X = rows_of(X)  # (any container, as run reads it)
     check_rounds(learner, state, len(y), passes)  # before the first pass, not at the one that would overflow
     if state is None:
         state = learner.init(num_features(X))

@@ -157,7 +157,7 @@ class EvaluateSpec:
     ``tune_seed``; the default otherwise: the bundled tables are sorted by class); ``regret`` the loss
     regret is measured in (``hinge``, ``logistic``, ``squared``, ``none``; default by task)
     and ``tolerance`` the gradient norm its offline solver stops at; ``intercept`` and ``scale``
-    (``auto``: standardize dense rows online, leave sparse ones; ``standardize``,
+    (``auto``: standardize dense rows online, normalize sparse ones; ``standardize``,
     ``normalize``, ``none``) the pipeline every learner runs behind (``ocolearn.learners.pipeline``);
     ``order``: ``shuffle`` (order s is the rows shuffled by seed s) or ``stored`` (order 0 is
     the data's own order, and orders 1, 2, ... the shuffles by seeds 0, 1, ...)."""

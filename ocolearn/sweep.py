@@ -32,6 +32,7 @@ from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
 from ocolearn.checks import check_count, check_data, check_rounds, check_rows_after, in_loop
+from ocolearn.data.containers import rows_of
 from ocolearn.features import num_features, rolled_writes
 from ocolearn.names import MAX_SEED, is_seed
 from ocolearn.run import HOST_ORDER_ROUNDS, Result, run
@@ -227,6 +228,7 @@ def sweep(
     """
     learners.check("learner")  # every stacked value
     check_count(passes, "passes")
+    X = rows_of(X)  # a sparse matrix or a DataFrame, as ``run`` reads them (``containers.rows_of``)
     rows_in_loop = in_loop(X)  # else check_data checks X's rows before the sweep
     check_data(_one(learners), X, y, rows=not rows_in_loop)
     check_rounds(_one(learners), None if carry is None else _one(_one(carry[0])), y.shape[0], passes)

@@ -294,7 +294,8 @@ def test_pegasos_with_a_tiny_lam_is_reported_non_finite_from_round_two():
     assert first_nonfinite(traced) == 2
     message = (
         r"^data.svm: the run diverged: NaN or infinite predictions from round 2; "
-        r"try scaled features, or a smaller rate \(eta\) or a larger lam where the learner has one$"
+        r"try scaled features \(--scale normalize, or standardize for dense rows\), or a smaller rate \(eta\) "
+        r"or a larger lam where the learner has one$"
     )
     with pytest.raises(NonFiniteError, match=message):
         check_finite(traced, "data.svm")

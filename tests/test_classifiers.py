@@ -166,8 +166,9 @@ def test_pa_is_scale_free_bit_for_bit(sparse):
 
 
 def test_pa_from_the_command_line_learns_rows_of_1e20(tmp_path, capsys):
-    """The issue's run: train on svmlight rows of 1e20 (sparse rows are not rescaled) wrote
-    all-zero weights and exited 0; now the model is Figure 1's and tests as it should."""
+    """The issue's run: train on svmlight rows of 1e20, not rescaled (``--scale none``; the default
+    normalizes sparse rows now), wrote all-zero weights and exited 0; now the model is Figure 1's
+    and tests as it should."""
     X, y = binary(n=120)
     data = tmp_path / "big.svm"
     rows = (
@@ -175,7 +176,8 @@ def test_pa_from_the_command_line_learns_rows_of_1e20(tmp_path, capsys):
     )
     data.write_text("\n".join(rows) + "\n")
     model = tmp_path / "big.npz"
-    assert main(["train", "--learner", "passive_aggressive", "--no-intercept", str(data), "--model", str(model)]) == 0
+    unscaled = ["--no-intercept", "--scale", "none"]
+    assert main(["train", "--learner", "passive_aggressive", *unscaled, str(data), "--model", str(model)]) == 0
     w = np.load(model, allow_pickle=False)["w"]
     expected = pa_by_hand(X * 1e20, y, 1.0, 1, "binary")
     np.testing.assert_allclose(w.ravel(), expected, rtol=1e-4, atol=1e-5 * np.max(np.abs(expected)))

@@ -116,7 +116,10 @@ def test_every_regression_learner_trains_from_the_command_line(tmp_path, capsys,
     X, y = regression_data()
     path = write_svmlight(tmp_path / "r.svm", X, y)
     sets = [a for o in overrides for a in ("--set", o)]
-    status, _, err = call(capsys, "train", "--learner", name, *sets, path, "--model", tmp_path / "m.npz", "--passes", 3)
+    model = tmp_path / "m.npz"  # (ogd's eta is one for features of unit scale, unscaled)
+    status, _, err = call(
+        capsys, "train", "--learner", name, *sets, path, "--model", model, "--passes", 3, "--scale", "none"
+    )
     assert status == 0, err
     status, out, _ = call(capsys, "test", tmp_path / "m.npz", path)
     mse = float(dict(line.split() for line in out.splitlines())["mse"])
@@ -155,7 +158,10 @@ def test_predict_without_labels_and_with_unseen_features(tmp_path, capsys):
     status, out, _ = call(capsys, "predict", tmp_path / "m.npz", train, "--scores")
     expected_scores = X @ model.w.astype(np.float64) - model.offset  # the offset: minus the intercept
     np.testing.assert_allclose(np.array(out.split(), float), expected_scores, rtol=1e-5, atol=1e-5)
-    assert model.offset != 0 and model.settings["pipeline"] == [{"kind": "intercept", "value": 1.0}]
+    assert model.offset != 0 and model.settings["pipeline"] == [
+        {"kind": "normalize"},
+        {"kind": "intercept", "value": 1.0},
+    ]
     # Testing needs labels: a line without one names its line.
     one_line_error(*call(capsys, "test", tmp_path / "m.npz", no_labels)[::2], "none.svm, line 1", "no label")
     # A CSV file without the target column.
@@ -290,9 +296,19 @@ def test_non_finite_weights_stop_the_run(tmp_path, capsys):
     X, y = regression_data(n=50)
     data = write_svmlight(tmp_path / "d.svm", X * 1e15, y)
     status, _, err = call(
-        capsys, "train", "--learner", "ogd", "--set", "schedule.eta=10", data, "--model", tmp_path / "m.npz"
+        capsys,
+        "train",
+        "--learner",
+        "ogd",
+        "--set",
+        "schedule.eta=10",
+        data,
+        "--model",
+        tmp_path / "m.npz",
+        "--scale",
+        "none",
     )
-    one_line_error(status, err, "d.svm, lines", "NaN or infinite", " round ")
+    one_line_error(status, err, "d.svm, lines", "NaN or infinite", " round ", "--scale normalize")
     assert not (tmp_path / "m.npz").exists()
 
 
@@ -419,7 +435,8 @@ def test_run_on_svmlight_regression_holds_out_test_rows_and_saves_the_model(tmp_
     config = write_config(
         tmp_path / "r.toml",
         f'name = "r"\n[data]\nsource = "{data}"\nformat = "svmlight"\ntest = 0.25\n'
-        '[learner]\nkind = "ogd"\nschedule = { kind = "constant", eta = 0.05 }\n[run]\npasses = 2\n',
+        '[learner]\nkind = "ogd"\nschedule = { kind = "constant", eta = 0.05 }\n[run]\npasses = 2\n'
+        '[pipeline]\nscale = "none"\n',
     )
     status, out, err = call(capsys, "run", config, "--out", tmp_path / "out")
     assert status == 0, err
@@ -485,7 +502,7 @@ def test_sweep_scores_classifiers_by_held_out_error(tmp_path, capsys):
     from ocolearn import Pegasos
     from ocolearn.experiment import split_validation
     from ocolearn.pipeline import raw_linear, with_pipeline
-    from ocolearn.preprocess import Intercept
+    from ocolearn.preprocess import Intercept, Normalize
     from ocolearn.run import run_passes
 
     X, y, data = pegasos_svmlight(tmp_path)
@@ -503,7 +520,7 @@ def test_sweep_scores_classifiers_by_held_out_error(tmp_path, capsys):
     table = np.genfromtxt(tmp_path / "out" / "sweep.csv", delimiter=",", names=True)
     train, held = split_validation(None, y, 0.3, 0)
     for lam, error in zip(table["learnerlam"], table["validation_error"], strict=True):
-        learner = with_pipeline(Pegasos(lam=float(lam)), (Intercept(),))  # the default for sparse rows
+        learner = with_pipeline(Pegasos(lam=float(lam)), (Normalize(), Intercept()))  # the default for sparse rows
         state = run_passes(learner, X[train].astype(np.float32), y[train].astype(np.float32), 0, passes=2).state
         w, offset = raw_linear(learner, state)
         assert error == pytest.approx(np.mean((X[held] @ w - offset) * y[held] <= 0), abs=1e-6)

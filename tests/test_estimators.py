@@ -109,12 +109,13 @@ def test_partial_fit_equals_one_longer_run_bit_for_bit(learner, classes):
 
 def test_partial_fit_on_sparse_rows_of_one_width_equals_one_longer_run():
     rng = np.random.default_rng(1)
-    n, d = 900, 64
+    n, d = 900, 512  # (wider than containers.NARROW: sparse rows)
     cols = np.argsort(rng.random((n, d)), axis=1)[:, :5]  # 5 distinct features per row
     csr = scipy_sparse.csr_matrix((rng.normal(size=5 * n), cols.ravel(), np.arange(0, 5 * n + 1, 5)), shape=(n, d))
     y = np.where(rng.normal(size=n) + csr @ rng.normal(size=d) > 0, 1, -1)
-    whole = OnlineRegressor("ogd", fit_intercept=False).fit(csr, y)
-    pieces = OnlineRegressor("ogd", fit_intercept=False).partial_fit(csr[:400], y[:400]).partial_fit(csr[400:], y[400:])
+    whole = OnlineRegressor("ogd", fit_intercept=False, scale="none").fit(csr, y)
+    pieces = OnlineRegressor("ogd", fit_intercept=False, scale="none")
+    pieces.partial_fit(csr[:400], y[:400]).partial_fit(csr[400:], y[400:])
     assert leaves_equal(pieces.state_, whole.state_)
     expected = run(OGD(), Sparse(*_padded(csr), d), y.astype(np.float32)).state
     assert leaves_equal(whole.state_, expected)
@@ -234,9 +235,10 @@ def test_a_model_trained_by_the_cli_predicts_here(tmp_path):
     data = model_file.SparseData(csr_rows(scipy_sparse.csr_matrix(X)), (y == "dog").astype(np.int64), ["cat", "dog"])
     modelfile.save(model_file.train(Pegasos(0.01), data, passes=2), tmp_path / "cli.npz")
     loaded = OnlineClassifier.load(tmp_path / "cli.npz")
-    assert loaded.learner == Pegasos(0.01) and loaded.fit_intercept and loaded.scale == "none"
-    # train's default pipeline for sparse rows (an intercept, no scaling) is the estimator's:
-    estimator = OnlineClassifier(Pegasos(0.01), max_iter=2).fit(scipy_sparse.csr_matrix(X), y)
+    assert loaded.learner == Pegasos(0.01) and loaded.fit_intercept and loaded.scale == "normalize"
+    # train's default pipeline for sparse rows (an intercept, normalize) is the estimator's with
+    # scale="normalize" (a matrix this narrow is read as the dense rows it holds, which auto standardizes):
+    estimator = OnlineClassifier(Pegasos(0.01), scale="normalize", max_iter=2).fit(scipy_sparse.csr_matrix(X), y)
     np.testing.assert_array_equal(loaded.coef_, estimator.coef_)
     np.testing.assert_array_equal(loaded.predict(X), estimator.predict(X))
 

@@ -459,7 +459,8 @@ def test_the_memory_message_tells_state_working_memory_and_the_machine_apart(tmp
     monkeypatch.setattr(ocolearn.sizes, "MEMORY", 8 * 2**30)
     data = labelled_svmlight(tmp_path / "d.svm")
     line = one_line_error(*train(capsys, data, tmp_path / "m.npz", "--bits", 30)[::2], "--bits")
-    assert "8.0 GiB of state" in line and "(32.0 GiB)" in line and "machine's 8.0 GiB" in line
+    # (the weights and, for sparse rows' default scale normalize, a scale per feature)
+    assert "12.0 GiB of state" in line and "(48.0 GiB)" in line and "machine's 8.0 GiB" in line
 
 
 def test_setting_a_parts_kind_drops_the_old_kinds_fields(tmp_path, capsys):
@@ -906,7 +907,7 @@ def test_messages_name_the_option_the_file_and_line_or_what_differs(tmp_path, ca
     big.write_text("1 1:1\n-1 2147483648:2\n")
     monkeypatch.setattr(ocolearn.sizes, "MEMORY", 8 * 2**30)  # (an 8 GiB machine)
     line = one_line_error(*train(capsys, big, tmp_path / "m.npz")[::2], f"{big}, line 2: feature index 2147483648: ")
-    assert "2,147,483,648 features keeps 16.0 GiB of state" in line
+    assert "2,147,483,648 features keeps 24.0 GiB of state" in line
     one_line_error(*train(capsys, big, tmp_path / "m.npz", "--dim", 2**31)[::2], "argument --dim: 2147483648 is more")
     monkeypatch.undo()
     ckpt = tmp_path / "c.npz"

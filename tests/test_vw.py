@@ -196,7 +196,10 @@ def test_squared_loss_is_vws_sgd(tmp_path):
     path = tmp_path / "reg.vw"
     regression_file(path)
     model = train_file(
-        "ogd", ["schedule.kind=constant", "schedule.eta=0.02"], path, TrainOptions(fmt="vw", task="regression")
+        "ogd",
+        ["schedule.kind=constant", "schedule.eta=0.02"],
+        path,
+        TrainOptions(fmt="vw", task="regression", scale="none"),
     )
     ours = 2 * model.settings["average_loss"]
     loss, weights = vw_run(path, "-l 0.01 --min_prediction -1e6 --max_prediction 1e6")
@@ -212,13 +215,13 @@ def test_logistic_loss_importance_and_an_interaction_are_vws_sgd(tmp_path):
     path = tmp_path / "bin.vw"
     binary_file(path)
     settings = ["loss.kind=logistic", "schedule.kind=constant", "schedule.eta=0.1"]
-    model = train_file("ogd", settings, path, TrainOptions(fmt="vw", interactions=["ab"]))
+    model = train_file("ogd", settings, path, TrainOptions(fmt="vw", interactions=["ab"], scale="none"))
     loss, weights = vw_run(path, "-l 0.1 --loss_function logistic -q ab")
     assert model.labels == ["-1", "1"]
     assert np.abs(model.w - weights).max() < 1e-5 * np.abs(weights).max()
     assert model.settings["average_loss"] == pytest.approx(loss, rel=0.01)
     binary_file(path, importance=True)
-    model = train_file("ogd", settings, path, TrainOptions(fmt="vw", interactions=["ab"]))
+    model = train_file("ogd", settings, path, TrainOptions(fmt="vw", interactions=["ab"], scale="none"))
     _, weights = vw_run(path, "-l 0.1 --loss_function logistic -q ab")
     assert np.abs(model.w - weights).max() < 1e-5 * np.abs(weights).max()
 
