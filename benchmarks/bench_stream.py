@@ -14,7 +14,8 @@ runs). Each tool runs in its own process, timed from start to finish, reading an
 text file itself (loading counted on every side), and its peak resident memory is the process's
 ``ru_maxrss``. Repeats alternate between the runs:
 
-- ocolearn: ``ocolearn train --learner pegasos --bits 20 --labels=-1,1`` (streamed in chunks);
+- ocolearn: ``ocolearn train --learner pegasos --bits 20 --labels=-1,1 --scale none`` (streamed in
+  chunks; unscaled, as VW's ``--sgd`` and as ``--scale auto`` left sparse rows when the record was made);
   ``ocolearn predict MODEL FILE --out PRED`` and ``ocolearn test MODEL FILE`` on the same file,
   with a model trained (untimed, before the rounds) on the small file;
 - Vowpal Wabbit with its defaults: ``vw -d FILE.vw --loss_function hinge -b 20`` on the same rows
@@ -126,7 +127,7 @@ def ocolearn_code(*args):
 def train_code(path, model):
     return ocolearn_code(
         "train", path, "--learner", "pegasos", "--set", f"lam={LAM}", "--bits", BITS, "--labels=-1,1",
-        "--model", model, "--quiet",
+        "--scale", "none", "--model", model, "--quiet",
     )  # fmt: skip
 
 
