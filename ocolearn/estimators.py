@@ -343,9 +343,7 @@ class _Online(BaseEstimator):
                 loss = float(result.trace.loss) / n
                 print(f"-- Pass {first + done + 1}: {n} rounds, average loss {loss:.6g}{mistakes}", flush=True)
         settings = {
-            "format": "svmlight",  # column j of X is feature j of a zero-based svmlight file
-            "zero_based": True,
-            "bits": None,
+            **self._reading(),
             "estimator": {
                 "class": type(self).__name__,
                 "learner": as_learner(self.learner, self._task).to_config(),
@@ -354,6 +352,7 @@ class _Online(BaseEstimator):
                 "max_iter": int(self.max_iter),
                 "random_state": seed,
                 "average": bool(self.average),
+                **({"feature_names": [str(n) for n in self.feature_names_in_]} if self._named() else {}),
             },
             **self._labels_settings(),
         }
@@ -365,6 +364,20 @@ class _Online(BaseEstimator):
             )
         self.state_, self.learner_, self.passes_run_, self.n_iter_ = state, learner, first + passes, passes
         self._keep(model)
+
+    def _reading(self) -> dict:
+        """How the model file reads data: a DataFrame's columns by name, as a CSV file's (its
+        ``Table``: text, categories and missing cells as ``ocolearn train`` reads them, so
+        ``ocolearn predict`` reads a CSV file of those columns); other rows as a zero-based svmlight
+        file's (column j of X is feature j)."""
+        spec = getattr(self, "table_spec_", None)
+        if spec is None and not self._named():
+            return {"format": "svmlight", "zero_based": True, "bits": None}
+        columns = spec.names if spec is not None else [str(name) for name in self.feature_names_in_]
+        return {"format": "csv", "target": "", "columns": columns, "table": spec.settings() if spec else None}
+
+    def _named(self) -> bool:
+        return getattr(self, "feature_names_in_", None) is not None
 
     def _keep(self, model) -> None:
         """The model and scikit-learn's view of it: ``coef_`` and ``intercept_`` (``score = coef_ . x
@@ -421,6 +434,13 @@ class _Online(BaseEstimator):
             average=average,
         )
         estimator.n_features_in_ = int(model.settings["dim"])
+        if options.get("feature_names") is not None:  # (fitted on a DataFrame: its columns, in its order)
+            estimator.feature_names_in_ = np.asarray(options["feature_names"], dtype=object)
+        if model.settings.get("format") == "csv" and model.settings.get("table"):
+            from ocolearn.data.csvfile import Table
+
+            table = Table.of_settings(model.settings)
+            estimator.table_spec_ = None if table.plain else table
         estimator._restore_labels(model)
         estimator._keep(model)
         return estimator

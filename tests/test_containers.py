@@ -201,3 +201,29 @@ def test_train_on_an_svmlight_file_of_raw_dense_rows_learns(tmp_path):
     assert [step["kind"] for step in model.settings["pipeline"]] == ["normalize", "intercept"]
     majority = np.mean(yb == np.bincount(ya).argmax())
     assert 1 - evaluate(model, tmp_path / "test.svm")["error_rate"] > majority + 0.2
+
+
+def test_a_model_fitted_on_a_dataframe_reads_a_csv_file_of_its_columns(tmp_path, capsys):
+    """An estimator fitted on a DataFrame with a text column and missing cells saves the model
+    file of a CSV file of those columns (their table: the categories, the imputation), so
+    ``ocolearn predict`` on the frame written as CSV prints the estimator's predictions, and the
+    estimator loaded back predicts the frame bit for bit."""
+    pandas = pytest.importorskip("pandas")
+    from ocolearn.cli import main
+    from ocolearn.estimators import OnlineRegressor
+
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal(300), rng.standard_normal(300)
+    color = rng.choice(["red", "green", "blue"], 300)
+    y = 2 * a - b + (color == "red")
+    frame = pandas.DataFrame({"a": a, "color": color, "b": b})
+    frame.loc[::7, "a"] = np.nan
+    fitted = OnlineRegressor(max_iter=3, random_state=0).fit(frame, y)
+    fitted.save(tmp_path / "m.npz")
+    frame.to_csv(tmp_path / "x.csv", index=False)
+    assert main(["predict", str(tmp_path / "m.npz"), str(tmp_path / "x.csv")]) == 0
+    printed = np.array(capsys.readouterr().out.split(), float)
+    np.testing.assert_allclose(printed, fitted.predict(frame), rtol=1e-8, atol=1e-8)
+    loaded = OnlineRegressor.load(tmp_path / "m.npz")
+    assert list(loaded.feature_names_in_) == ["a", "color", "b"]
+    assert (loaded.predict(frame) == fitted.predict(frame)).all()

@@ -438,3 +438,34 @@ def test_a_study_imputes_a_csv_files_missing_cells_as_train_does(tmp_path):
         _, steps, _ = fitted(StudyLearner(OGD()), data, EvaluateSpec(), "learners.ogd")
         assert isinstance(steps[0], Impute) and steps[0].columns == (0, 1, 2) and steps[0].indicators == (3, 4, -1)
         assert steps[1:] == default_steps(True, True, "auto")
+
+
+@pytest.mark.parametrize("late", ["x", ""])
+def test_the_first_pass_reads_a_block_of_plain_numbers_compiled_and_finds_the_same_table(tmp_path, monkeypatch, late):
+    """``survey`` passes over a block of plain numbers (``csvfast.plain_block``) and reads the
+    others cell by cell; a column with text (or a missing cell) in a late block only is found as
+    the Python path finds it: categorical with the categories of every block (a second pass), or
+    numeric with an indicator."""
+    from ocolearn.data import csvfile
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((12_000, 12))
+    codes = rng.choice(["1", "2", "3.0"], 12_000)
+    codes[11_500] = late
+    lines = [
+        ",".join(map(repr, x.tolist())) + f",{c},{'p' if x[0] > 0 else 'q'}" for x, c in zip(X, codes, strict=True)
+    ]
+    path = tmp_path / "d.csv"
+    path.write_text(",".join(f"x{j}" for j in range(12)) + ",c,y\n" + "\n".join(lines) + "\n")  # (3 MB: blocks)
+    source = Source(str(path), "csv", target="y")
+    read, passed = csvfile.plain_block, []
+    monkeypatch.setattr(csvfile, "plain_block", lambda *a: passed.append(read(*a)) or passed[-1])
+    fast = survey(source)
+    assert any(block is not None for block in passed)  # (blocks passed over: the late cell is in another)
+    with monkeypatch.context() as m:
+        m.setattr(csvfile, "plain_block", lambda *a: None)
+        assert survey(source) == fast
+    if late:
+        assert fast.categorical == (("c", ("1", "2", "3.0", "x")),) and fast.missing == ()
+    else:
+        assert fast.categorical == () and fast.missing == ("c",)

@@ -359,12 +359,27 @@ def survey(source) -> Table:
     or all but the target and ``ignore``; their kinds by ``column_kind``, declared by
     ``kinds``); with ``skip_bad`` a row that is malformed or has no target is left out, as
     training will leave it out."""
-    from ocolearn.data.stream import Position
 
     t, features, header = csv_columns(source.path, source.target, source.columns, True, source.ignore, "--columns")
-    found = {header[j]: _Column() for j in features}
     declared = _declared(source.kinds)
+    found, passed = _surveyed(source, t, features, header, declared, fast="categorical" not in declared.values())
+    if passed and any(column.text for column in found.values()):  # (a categorical column's cells in them too)
+        found, _ = _surveyed(source, t, features, header, declared, fast=False)
+    return _table([header[j] for j in features], found, declared, source.path)
+
+
+def _surveyed(source, t, features, header, declared, fast: bool):
+    """``({column: _Column}, whether a block was passed over)``: ``fast``, a block of plain
+    numbers (``csvfast.plain_block``: no missing cell, no text, every target there) is passed
+    over, as it can only say its columns are numbers; its cells are then unread, so a column
+    found categorical in another block needs a pass without ``fast`` (its categories)."""
+    from ocolearn.data.stream import Position
+
+    found, passed = {header[j]: _Column() for j in features}, False
     for data, first_line, _ in byte_blocks(source, Position()):
+        if fast and plain_block(data, first_line, t, features, len(header)) is not None:
+            passed = True
+            continue
         lines = _decode(data, first_line, source.path).split("\n")
         try:
             rows = _checked(csv_rows(lines, source.path, header, first_line), t, header, source.path, declared)
@@ -380,7 +395,7 @@ def survey(source) -> Table:
         place = lambda i, rows=rows: f"{source.path}, line {rows[i][0]}"  # noqa: E731
         for j in features:
             found[header[j]].add([fields[j] for _, fields in rows], place)
-    return _table([header[j] for j in features], found, declared, source.path)
+    return found, passed
 
 
 def _checked(rows, target, header, path, declared):
