@@ -179,6 +179,16 @@ def timed(argv, peaks: list) -> float:
     return seconds
 
 
+def shown(argv, scratch) -> str:
+    """A run's command as the record keeps it: no path of this machine (the checkout's files
+    relative to it, its neighbours as ``../``, the temporary folder as ``TMP``, this Python as
+    ``python``)."""
+    text = " ".join(map(str, argv))
+    for path, name in [(scratch, "TMP"), (sys.executable, "python"), (f"{ROOT}/", ""), (f"{ROOT.parent}/", "../")]:
+        text = text.replace(str(path), name)
+    return text
+
+
 def commands(paths: dict, documents: Path, tmp: Path, before=None) -> tuple[dict[str, list[str]], list[str]]:
     """The runs (name: argv) and notes on runs left out; ``before``: a checkout of an earlier
     ocolearn whose polarity command runs beside this one's."""
@@ -269,7 +279,7 @@ def main() -> None:
         runs_of = {name: partial(timed, argv, peaks[name]) for name, argv in runs.items()}
         times = alternate(runs_of, args.repeats, warmup=False)
     results = [
-        {"name": name, "seconds": t, "peak_mb": peaks[name][-len(t) :], "command": " ".join(map(str, runs[name][1:]))}
+        {"name": name, "seconds": t, "peak_mb": peaks[name][-len(t) :], "command": shown(runs[name][1:], folder)}
         for name, t in times.items()
     ]
     best = {name: min(t) for name, t in times.items()}
