@@ -114,13 +114,13 @@ from ocolearn.losses import Logistic
 from ocolearn.names import MAX_SEED, is_seed
 from ocolearn.parts import ConfigError, Part, fields_of
 from ocolearn.pipeline import (
+    TrainOptions,
     build_learner,
     default_learner,
     model_of,
     table_steps,
     target_map,
 )
-from ocolearn.preprocess import default_steps
 from ocolearn.run import run
 
 _PREFIX = "learner__"
@@ -288,15 +288,26 @@ class _Online(BaseEstimator):
         return False
 
     def _compose(self, learner: Learner, rows) -> Learner:
-        """The learner behind the preprocessing every door uses (``preprocess.default_steps``):
+        """The learner behind the preprocessing every door uses (``pipeline.TrainOptions.steps``):
         ``scale`` (``"auto"``: online standardization of dense rows, normalize sparse ones), then
         with ``fit_intercept`` a constant feature, whose weight the learner's regularizer and
         projection leave alone (``pipeline.with_pipeline``)."""
         try:
-            steps = default_steps(not isinstance(rows, Sparse), bool(self.fit_intercept), self.scale)
+            steps = self._options().steps(not isinstance(rows, Sparse))
         except ValueError as e:  # ConfigError: an unknown scale, or standardize with sparse rows
             raise ValueError(str(e)) from None
         return with_pipeline(learner, table_steps(getattr(self, "table_spec_", None)) + steps)
+
+    def _options(self) -> TrainOptions:
+        """The estimator's parameters as ``ocolearn train``'s options (``pipeline.TrainOptions``):
+        the steps in front of the learner come from them as at every door."""
+        return TrainOptions(
+            intercept=bool(self.fit_intercept),
+            scale=self.scale,
+            passes=self.max_iter,
+            seed=self.random_state if _is_int(self.random_state) else None,
+            averaged=bool(self.average),
+        )
 
     def _check_options(self):
         if not _is_int(self.max_iter) or self.max_iter < 1:

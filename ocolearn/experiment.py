@@ -41,6 +41,7 @@ from ocolearn.learners.pipeline import steps_of, with_pipeline
 from ocolearn.modelfile import save, scores
 from ocolearn.names import key_of
 from ocolearn.pipeline import (
+    TrainOptions,
     check_learner,
     check_step,
     csv_settings,
@@ -52,7 +53,6 @@ from ocolearn.pipeline import (
     source_of,
     targets,
 )
-from ocolearn.preprocess import default_steps
 from ocolearn.projections import Identity
 from ocolearn.regret import best_fixed_weights, gradient_bound, ogd_regret_bound, regret_curve, round_losses
 from ocolearn.run import is_mistake, round_order, run, run_passes
@@ -194,11 +194,11 @@ def fit_learner(learner, data: SparseData, where: str, keys=CONFIG_KEYS):
 
 
 def steps_for(experiment: Experiment, X) -> tuple:
-    """The ``[pipeline]`` parts for rows like ``X`` (``ocolearn.preprocess.default_steps``),
+    """The ``[pipeline]`` parts for rows like ``X`` (``ocolearn.pipeline.TrainOptions.steps``),
     behind a CSV file's imputation (``ocolearn.pipeline.csv_steps``)."""
     spec, data = experiment.pipeline, experiment.data
     try:
-        steps = default_steps(not isinstance(X, Sparse), spec.intercept, spec.scale)
+        steps = TrainOptions(intercept=spec.intercept, scale=spec.scale).steps(not isinstance(X, Sparse))
     except ConfigError as e:
         raise ConfigError(f"{experiment.source}: 'pipeline.scale': {e}") from None
     if data.format != "csv":

@@ -387,6 +387,14 @@ class TrainOptions:
             if isinstance(getattr(self, key), list):
                 object.__setattr__(self, key, tuple(getattr(self, key)))
 
+    def steps(self, dense: bool) -> tuple[Preprocess, ...]:
+        """The parts in front of the learner for rows like these (``dense`` or sparse):
+        ``default_steps`` of ``intercept`` and ``scale`` (a VW file's rows hold VW's constant
+        feature instead of the intercept step). Every door takes its steps here: ``train``
+        (``train_file``), the estimators (``fit_intercept``, ``scale``), ``run`` and ``sweep``
+        (``[pipeline]``) and studies (``[evaluate]``), each from the options its settings make."""
+        return default_steps(dense, self.intercept and self.fmt != "vw", self.scale)
+
     @classmethod
     def of_args(cls, args) -> TrainOptions:
         """The options of ``ocolearn train``'s parsed arguments (``cli.parser``): the fields of
@@ -445,7 +453,7 @@ def train_file(
     )
     dense = reader_of(source).dense
     try:
-        steps = default_steps(dense, o.intercept and o.fmt != "vw", o.scale)
+        steps = o.steps(dense)
     except ConfigError as e:
         raise ConfigError(f"--scale: {e}") from None
     check_step(with_pipeline(learner, steps), source.dim or 8, dense=dense)  # before the data is read

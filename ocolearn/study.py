@@ -563,18 +563,18 @@ def split_rows(n: int, spec: EvaluateSpec, stream: bool, where: str):
 def fitted(entry: StudyLearner, data: Dataset, spec: EvaluateSpec, where: str, keys=("learners.", "task")):
     """``(inner, steps, prefix)``: the learner for the data set's task (``classes`` set from the
     data, a binary rule wrapped one-vs-rest on more than two classes; it picks the targets),
-    the pipeline's parts it runs behind (``ocolearn.preprocess.default_steps`` for
+    the pipeline's parts it runs behind (``ocolearn.pipeline.TrainOptions.steps`` for
     ``evaluate.intercept`` and ``evaluate.scale``), and where its tuned keys sit in it."""
     from ocolearn.experiment import fit_learner, takes_classes
     from ocolearn.learners.one_vs_rest import OneVsRest
-    from ocolearn.preprocess import default_steps
+    from ocolearn.pipeline import TrainOptions
 
     inner, prefix = entry.learner, ""
     if data.task == "multiclass" and not takes_classes(inner):
         inner, prefix = OneVsRest(base=inner, classes=len(data.labels)), "base."
     inner = fit_learner(inner, SparseData(None, None, data.labels), where, keys)
     try:
-        steps = default_steps(data.dense, spec.intercept, spec.scale)
+        steps = TrainOptions(intercept=spec.intercept, scale=spec.scale).steps(data.dense)
     except ConfigError as e:
         raise ConfigError(f"{where}: evaluate.{e}") from None
     return inner, (*data.steps, *steps), prefix

@@ -249,3 +249,35 @@ def test_a_table_config_without_features_reads_every_column_but_the_target_as_tr
         f"ocolearn: error: {names}: column 'name' is not numeric; list the feature columns in 'data.features' "
         "(without it, every column but the target is a feature)\n",
     )
+
+
+def test_every_door_takes_its_steps_from_trains_options(tmp_path, monkeypatch):
+    """The steps in front of the learner are decided in one place, ``TrainOptions.steps``, from
+    the options each door's settings make: ``train`` (the command line's), the estimators
+    (``fit_intercept``, ``scale``), ``run`` (``[pipeline]``) and studies (``[evaluate]``)."""
+    from ocolearn.cli import main
+    from ocolearn.estimators import OnlineRegressor
+    from ocolearn.learners.ogd import OGD
+    from ocolearn.pipeline import TrainOptions
+    from ocolearn.study import DatasetSpec, EvaluateSpec, StudyLearner, fitted, read_dataset
+
+    asked, steps = [], TrainOptions.steps
+    monkeypatch.setattr(TrainOptions, "steps", lambda self, dense: asked.append((self, dense)) or steps(self, dense))
+    path = tmp_path / "d.csv"
+    rng = np.random.default_rng(0)
+    path.write_text("a,b,y\n" + "".join(f"{a:.4f},{b:.4f},{a - b:.4f}\n" for a, b in rng.standard_normal((40, 2))))
+    args = ["train", "--learner", "ogd", "--format", "csv", "--target", "y", "--scale", "normalize", "--quiet"]
+    assert main([*args, "--no-intercept", str(path), "--model", str(tmp_path / "m.npz")]) == 0
+    assert (asked[-1][0].intercept, asked[-1][0].scale, asked[-1][1]) == (False, "normalize", True)
+    OnlineRegressor("ogd", fit_intercept=False, scale="none").fit(rng.standard_normal((20, 2)), rng.standard_normal(20))
+    assert (asked[-1][0].intercept, asked[-1][0].scale) == (False, "none")
+    config = tmp_path / "run.toml"
+    config.write_text(
+        f'name = "r"\n[data]\nsource = "{path}"\nformat = "csv"\ntarget = "y"\n[learner]\nkind = "ogd"\n'
+        '[pipeline]\nscale = "none"\n'
+    )
+    assert main(["run", str(config), "--out", str(tmp_path / "out")]) == 0
+    assert any(options.scale == "none" and options.intercept for options, _ in asked[-3:])
+    data = read_dataset(DatasetSpec("file", str(path), format="csv", target="y"))
+    fitted(StudyLearner(OGD()), data, EvaluateSpec(scale="standardize", intercept=False), "learners.ogd")
+    assert (asked[-1][0].intercept, asked[-1][0].scale) == (False, "standardize")
