@@ -1,5 +1,6 @@
 import contextlib
 import gc
+import importlib.util
 import io
 import os
 import subprocess
@@ -83,6 +84,14 @@ def sklearn():
 
 class Stop(Exception):
     """Raised by ``stopping_progress``: a run interrupted midway, as a kill would."""
+
+
+def script_module(path: Path):
+    """A script of the repository (``benchmarks/``, ``experiments/``: not a package) as a module."""
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def stopping_progress(after: int):

@@ -2,7 +2,6 @@
 standardization's early rows, and the progressive metrics under ``test``'s names (issue 38, items
 3 and 4): against river, scikit-learn's metrics and float64 closed forms."""
 
-import importlib.util
 import json
 import math
 from pathlib import Path
@@ -10,7 +9,7 @@ from pathlib import Path
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from conftest import in_process
+from conftest import in_process, script_module
 
 from ocolearn.learners import OGD, Learner
 from ocolearn.losses import Logistic
@@ -24,14 +23,7 @@ from ocolearn.schedules import Constant
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _module(path):
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = _module(ROOT / "benchmarks" / "default_learner.py")  # the data sets and river's reference
+bench = script_module(ROOT / "benchmarks" / "default_learner.py")  # the data sets and river's reference
 
 
 def record() -> dict:

@@ -5,26 +5,19 @@ README.md's headline numbers) and the JSON records (experiments/records/, benchm
 renders the marked blocks again; it reruns no experiment and no benchmark.
 """
 
-import importlib.util
 import json
 import re
 import statistics
 from pathlib import Path
 
 import pytest
+from conftest import script_module
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _module(path):
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-reproduce = _module(ROOT / "experiments" / "reproduce.py")
-tables = _module(ROOT / "benchmarks" / "tables.py")
+reproduce = script_module(ROOT / "experiments" / "reproduce.py")
+tables = script_module(ROOT / "benchmarks" / "tables.py")
 PAGES = {path: path.read_text() for path in {*reproduce.TARGETS, *tables.TARGETS}}
 
 
