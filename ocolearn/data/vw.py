@@ -206,6 +206,23 @@ def _fast_value(buf, a, b, pow10):
     return value, ok and not hard and i == b and abs(value) <= FLOAT32_MAX
 
 
+@compiled.njit(inline="always")
+def _named(buf, p, end, pow10):
+    """The ``name[:value]`` at ``p`` (a namespace with its scale, or a feature with its value):
+    ``(end of the name, end of the token, the value (1 without one), whether the fast path reads
+    it)``; the name ends at a blank, a bar or a colon, the token at a blank or a bar."""
+    q = p
+    while q < end and not _blank(buf[q]) and buf[q] != 124 and buf[q] != 58:
+        q += 1
+    if q == end or buf[q] != 58:
+        return q, q, 1.0, True
+    stop = q + 1
+    while stop < end and not _blank(buf[stop]) and buf[stop] != 124:
+        stop += 1
+    value, ok = _fast_value(buf, q + 1, stop, pow10)
+    return q, stop, value, ok
+
+
 @compiled.njit()
 def _parse(buf, mask, constant, first, second, pow10, out, scratch):
     """The rows of ``buf`` into ``out`` (labels, weights, tag starts and ends, line numbers,
@@ -271,40 +288,19 @@ def _parse(buf, mask, constant, first, second, pow10, out, scratch):
             p += 1
             letter, seed, scale = np.uint8(32), np.int64(0), 1.0
             if p < end and not _blank(buf[p]) and buf[p] != 124:
-                q = p
-                while q < end and not _blank(buf[q]) and buf[q] != 124 and buf[q] != 58:
-                    q += 1
-                if q == p:
-                    return 0, 1  # (a scale without a name)
+                q, stop, scale, ok = _named(buf, p, end, pow10)
+                if q == p or not ok:
+                    return 0, 1  # (a scale without a name, or one the fast path does not read)
                 letter, seed = buf[p], _hashstring(buf, p, q, 0)
-                p = q
-                if p < end and buf[p] == 58:
-                    q = p + 1
-                    while q < end and not _blank(buf[q]) and buf[q] != 124:
-                        q += 1
-                    scale, ok = _fast_value(buf, p + 1, q, pow10)
-                    if not ok:
-                        return 0, 1
-                    p = q
+                p = stop
             while True:
                 while p < end and _blank(buf[p]):
                     p += 1
                 if p >= end or buf[p] == 124:
                     break
-                q = p
-                while q < end and not _blank(buf[q]) and buf[q] != 124 and buf[q] != 58:
-                    q += 1
-                if q == p:
-                    return 0, 1  # (no name)
-                value = 1.0
-                stop = q
-                if q < end and buf[q] == 58:
-                    stop = q + 1
-                    while stop < end and not _blank(buf[stop]) and buf[stop] != 124:
-                        stop += 1
-                    value, ok = _fast_value(buf, q + 1, stop, pow10)
-                    if not ok:
-                        return 0, 1
+                q, stop, value, ok = _named(buf, p, end, pow10)
+                if q == p or not ok:
+                    return 0, 1  # (no name, or a value the fast path does not read)
                 value = scale * value
                 if value != 0:
                     if nnz >= indices.size or features >= hashes.size:
