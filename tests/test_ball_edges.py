@@ -210,3 +210,54 @@ def test_radii_outside_the_proven_range_are_refused(radius):
     with pytest.raises(ConfigError, match=f"^{re.escape(expected)}$"):
         L2Ball(radius)
     L2Ball(SMALLEST_RADIUS), L2Ball(LARGEST_RADIUS)
+
+
+def rooted_factors(S, kr, a):
+    """``factors`` without its branch: ``f = min(1, kr rsqrt(S))`` always."""
+    f = jnp.minimum(1.0, kr * jax.lax.rsqrt(jnp.maximum(S, 0.0)))
+    return f, f * a
+
+
+def steps_across_the_sphere(radius, batched=False):
+    """``L2Ball(radius).update`` from w = 0 (and from a point inside) with steps of 1 - 300u to 1 +
+    300u radii and far inside and outside: the new weights and carried bounds, with the radius a
+    constant of the program and traced."""
+    d = 3
+    x = np.array([0.6, 0.0, 0.8], np.float32)
+    scale = np.concatenate([1 + np.arange(-300, 301) * UNIT, np.geomspace(1e-6, 1e6, 61)])
+    a = (np.float32(radius) * scale).astype(np.float32)
+    w = np.zeros((a.size, d), np.float32)
+    w[1::2, 1] = np.float32(radius) / 4
+    ww = np.asarray(jax.vmap(lambda w: ocolearn.projections.carried_sum(w, radius=radius))(w))
+
+    def each(ball, w, a, ww):
+        one = lambda w, a, ww: ball.update(w, a, jnp.asarray(x), jnp.dot(w, x), ww)  # noqa: E731
+        return jax.vmap(one)(w, a, ww) if batched else jax.lax.map(lambda row: one(*row), (w, a, ww))
+
+    constant = jax.jit(lambda w, a, ww: each(L2Ball(radius), w, a, ww))
+    traced = jax.jit(each)
+    return [np.asarray(v) for v in (*constant(w, a, ww), *traced(L2Ball(np.float32(radius)), w, a, ww))]
+
+
+@pytest.mark.parametrize("radius", [SMALLEST_RADIUS, 1e-30, 0.5, 10.0, 1e30, LARGEST_RADIUS])
+def test_the_inside_branch_gives_the_rooted_factors_bits(radius, monkeypatch):
+    # factors takes f = 1 without the square root where S <= kr^2 INSIDE: a single run's weights and
+    # bounds are those of min(1, kr rsqrt(S)), bit for bit, on either side of the threshold, with the
+    # radius a constant (XLA once turned factors' (k r)^2 into k^2 r^2, infinite at 1e30, and f was 1
+    # for every step) and traced.
+    branched = steps_across_the_sphere(radius)
+    jax.clear_caches()
+    with monkeypatch.context() as patch:
+        patch.setattr(ocolearn.projections, "factors", rooted_factors)
+        rooted = steps_across_the_sphere(radius)
+    jax.clear_caches()
+    for got, expected in zip(branched, rooted, strict=True):
+        np.testing.assert_array_equal(got, expected)
+
+
+def test_a_loose_inside_threshold_fails_the_factors_test(monkeypatch):
+    monkeypatch.setattr(ocolearn.projections, "INSIDE", 1 + 64 * UNIT)
+    jax.clear_caches()
+    with pytest.raises(AssertionError):
+        test_the_inside_branch_gives_the_rooted_factors_bits(10.0, monkeypatch)
+    jax.clear_caches()
