@@ -467,6 +467,14 @@ class L2Ball(Projection, name="l2_ball"):
 PAIRWISE_UP_TO = 128  # entries; more: by sorting (benchmarks/bench_projected_rounds.py measures both)
 
 
+def below_largest(v):
+    """``v - max(v)``: the simplex's threshold moves with its entries (``theta(v - c) = theta(v) -
+    c``), and found from the entries' distances below the largest it keeps the radius's digits. From
+    v itself, the largest entry 1e12 less a radius of 1 is 1e12 in float32, and every entry of the
+    projection was 0 (a point outside the simplex)."""
+    return v - jnp.max(v)
+
+
 def _simplex_threshold(v, z):
     """The theta with ``sum(max(v - theta, 0)) = z`` (Duchi et al. 2008, Figure 1): by comparing
     every pair of entries up to ``PAIRWISE_UP_TO`` entries, by sorting beyond."""
@@ -514,7 +522,7 @@ class L1Ball(Projection, name="l1_ball"):
     def _shrink(self, w):
         """The projection of a ``w`` outside the ball."""
         flat = w.reshape(-1)
-        a = jnp.abs(flat)
+        a = below_largest(jnp.abs(flat))
         return (jnp.sign(flat) * jnp.maximum(a - _simplex_threshold(a, self.radius), 0.0)).reshape(w.shape)
 
     def diameter(self, size):
@@ -531,9 +539,8 @@ class Simplex(Projection, name="simplex"):
     radius: float = hyper(1.0, gt=0)
 
     def __call__(self, w):
-        flat = w.reshape(-1)
-        theta = _simplex_threshold(flat, self.radius)
-        return jnp.maximum(flat - theta, 0.0).reshape(w.shape)
+        v = below_largest(w.reshape(-1))
+        return jnp.maximum(v - _simplex_threshold(v, self.radius), 0.0).reshape(w.shape)
 
     def diameter(self, size):
         return math.sqrt(2.0) * float(self.radius) if size > 1 else 0.0

@@ -207,3 +207,26 @@ def test_the_balls_unit_is_2_to_the_minus_32_over_the_radius_rounded_to_a_power_
     mantissa, exponent = np.frexp(radii.astype(np.float64))
     expected = np.ldexp(1.0, np.clip(-32 - exponent, -63, 63))
     np.testing.assert_array_equal(np.asarray(jax.vmap(unit_of)(jnp.asarray(radii))), expected.astype(np.float32))
+
+
+def reference_shifted(v, z):
+    """The float64 simplex projection of ``v`` found from ``v - max(v)`` (shift-invariant)."""
+    return reference_simplex(v - v.max(), z)
+
+
+@pytest.mark.parametrize("offset", [0.0, 1e6, 1e12, -1e12, 1e18, -1e30])
+def test_the_simplex_and_the_l1_ball_hold_their_radius_far_from_zero(offset):
+    # Entries near 1e12 less a radius of 1 were 1e12 in float32: every entry of the projection was 0.
+    rng = np.random.default_rng(7)
+    v = (offset + rng.uniform(-4, 4, 9) * max(1.0, abs(offset)) * 1e-7).astype(np.float32)
+    v[3] = np.float32(offset) + np.float32(max(1.0, abs(offset)) * 1e-6)  # one entry clearly largest
+    v64 = v.astype(np.float64)
+    p = np.asarray(Simplex(1.0)(jnp.asarray(v)), np.float64)
+    np.testing.assert_allclose(p, reference_shifted(v64, 1.0), atol=1e-5)
+    assert p.sum() == pytest.approx(1.0, rel=1e-5) and p.min() >= 0
+    q = np.asarray(L1Ball(2.0)(jnp.asarray(v)), np.float64)
+    if np.abs(v64).sum() <= 2.0:
+        np.testing.assert_array_equal(q, v64)
+    else:
+        np.testing.assert_allclose(q, np.sign(v64) * reference_shifted(np.abs(v64), 2.0), atol=1e-5)
+        assert np.abs(q).sum() == pytest.approx(2.0, rel=1e-5)
