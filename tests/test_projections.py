@@ -1,3 +1,5 @@
+import math
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -18,6 +20,7 @@ from ocolearn.projections import (
     _simplex_threshold,
     _threshold_by_pairs,
     _threshold_by_sorting,
+    carried_sum,
 )
 
 SETS = [Identity(), L2Ball(1.5), L1Ball(2.0), Simplex(1.0), Box(-0.5, 0.25), NonNegative()]
@@ -230,3 +233,85 @@ def test_the_simplex_and_the_l1_ball_hold_their_radius_far_from_zero(offset):
     else:
         np.testing.assert_allclose(q, np.sign(v64) * reference_shifted(np.abs(v64), 2.0), atol=1e-5)
         assert np.abs(q).sum() == pytest.approx(2.0, rel=1e-5)
+
+
+def extreme_points(projection, size):
+    """Points of the set that reach its diameter and its largest norm: the corners of the box,
+    the vertices of the simplex and of the L1 ball, two antipodes of the L2 ball."""
+    eye = np.eye(size)
+    if projection.name == "box":
+        corners = np.array(np.meshgrid(*[[projection.lower, projection.upper]] * size)).reshape(size, -1).T
+        return corners
+    if projection.name == "simplex":
+        return projection.radius * eye
+    if projection.name in ("l1_ball", "l2_ball"):
+        return projection.radius * np.concatenate([eye, -eye])
+    raise ValueError(projection.name)
+
+
+@pytest.mark.parametrize("size", [1, 2, 5])
+@pytest.mark.parametrize(
+    "projection", [L2Ball(1.5), L1Ball(2.0), Simplex(3.0), Box(-0.5, 2.0), Box(-3.0, 1.0)], ids=lambda p: repr(p)
+)
+def test_diameter_and_largest_norm_are_those_of_the_extreme_points(projection, size):
+    points = extreme_points(projection, size)
+    distances = np.linalg.norm(points[:, None, :] - points[None, :, :], axis=-1)
+    assert projection.diameter(size) == pytest.approx(distances.max(), rel=1e-12)
+    assert projection.max_norm(size) == pytest.approx(np.linalg.norm(points, axis=1).max(), rel=1e-12)
+
+
+@pytest.mark.parametrize("projection", [Identity(), NonNegative()], ids=lambda p: p.name)
+def test_unbounded_sets_have_infinite_diameter_and_norm(projection):
+    assert projection.diameter(3) == float("inf") and projection.max_norm(3) == float("inf")
+
+
+@pytest.mark.parametrize(
+    "projection", [L1Ball(1.0), Simplex(1.0), Box(-0.5, 0.25), NonNegative()], ids=lambda p: p.name
+)
+@pytest.mark.parametrize("shape", [(5,), (3, 4)])
+def test_update_with_an_intercept_steps_the_last_column_unprojected(projection, shape):
+    # Projection.update: the last coordinate (the last column of (K, d) weights) takes its step as it
+    # is; the others are projected together, as one vector.
+    rng = np.random.default_rng(3)
+    w, x = rng.uniform(-2, 2, shape).astype(np.float32), rng.uniform(-2, 2, shape[-1]).astype(np.float32)
+    a = np.float32(1.5)
+    new, ww = projection.update(jnp.asarray(w), a, jnp.asarray(x), None, jnp.float32(7.0), intercept=True)
+    v = w + a * x
+    assert new.shape == shape and float(ww) == 7.0
+    np.testing.assert_array_equal(np.asarray(new)[..., -1], v[..., -1])
+    np.testing.assert_array_equal(np.asarray(new)[..., :-1], np.asarray(projection(jnp.asarray(v[..., :-1]))))
+    assert not np.array_equal(np.asarray(new)[..., :-1], v[..., :-1])  # the others were projected
+
+
+def carried_sum_transcribed(w, intercept=False, radius=1.0):
+    """``carried_sum`` in float32 step by step with NumPy: ``c`` from the radius's exponent (1 for
+    radii in [2^-48, 2^49), else 2^-floor(log2 radius)), the squares summed in pairs level by level
+    (a zero joining an odd level), raised by the power of two above gamma(ceil(log2 size) + 3)
+    and by 2 size TINY."""
+    e = int(np.floor(np.log2(np.float32(radius))))
+    c = np.float32(1.0 if abs(e) <= 48 else 2.0 ** np.clip(-e, -126, 126))
+    v = np.array(w, np.float32).reshape(-1) * c
+    if intercept:
+        v[-1] = 0
+    p = v * v
+    while p.size > 1:
+        p = np.concatenate([p, np.zeros(p.size % 2, np.float32)])
+        p = p[0::2] + p[1::2]
+    s = p[0]
+    n = max(v.size, 1)
+    g = math.ceil(math.log2(n)) + 3
+    gamma = g * 2.0**-24 / (1 - g * 2.0**-24)
+    raise_ = np.float32(2.0 ** math.ceil(math.log2(gamma)))
+    return s + raise_ * s + np.float32(2 * v.size * 2.0**-126)
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 10, 64, 100])
+@pytest.mark.parametrize("radius", [1.0, 2.0**-60, 2.0**60])
+def test_the_carried_sum_is_its_transcription_bit_for_bit(size, radius):
+    rng = np.random.default_rng(size)
+    for w in (np.zeros(size, np.float32), (rng.standard_normal(size) * radius).astype(np.float32)):
+        for intercept in (False, True):
+            got = float(carried_sum(jnp.asarray(w), intercept, radius))
+            assert got == float(carried_sum_transcribed(w, intercept, radius)) > 0
+    w = (rng.standard_normal(size) + 1).astype(np.float32)
+    assert float(carried_sum(jnp.asarray(w))) == float(carried_sum_transcribed(w))  # the defaults
