@@ -202,6 +202,16 @@ def test_the_intercept_sums_are_the_sums_without_the_last_feature():
     head, wx, xx = ocolearn.projections.head_sums(w, x, dot(w, x))
     np.testing.assert_array_equal(head, np.float32([3.0, 1e-4, 0.0]))
     assert float(wx) == pytest.approx(1.5 - 2e-4, rel=1e-6) and float(xx) == pytest.approx(9 + 1e-8, rel=1e-6)
+    sparse = Sparse(jnp.array([0, 2], jnp.int32), jnp.array([3.0, 1.0]), 3)
+    cut = without_last(sparse)
+    assert cut.dim == 3 and cut.idx.tolist() == [0, 2] and cut.val.tolist() == [3.0, 0.0]
+
+
+def test_the_error_bounds_refuse_sums_of_2_to_the_22_terms():
+    # gamma_n = n u / (1 - n u) bounds n roundings only while n u < 1/4 (the proof's constants).
+    assert ocolearn.projections.gamma(2**22 - 1) == pytest.approx((2**22 - 1) * UNIT / (1 - (2**22 - 1) * UNIT))
+    with pytest.raises(ValueError, match=r"sums of fewer than 2\^22 terms, got 4194304"):
+        ocolearn.projections.gamma(2**22)
 
 
 @pytest.mark.parametrize("radius", [SMALLEST_RADIUS / 2, LARGEST_RADIUS * 2, 1e-40])
