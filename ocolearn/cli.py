@@ -162,6 +162,7 @@ def _train(args) -> int:
     from ocolearn.progress import Progress, report
 
     tracker = tracking.start(args.track, "train", args.learner or "default")
+    args.format = args.format or format_of(args.data)
     progress = Progress(quiet=args.quiet)
     if args.checkpoint_every and not args.checkpoint:
         raise DataError("--checkpoint-every needs --checkpoint PATH")
@@ -421,7 +422,7 @@ def _labels(text: str) -> list[str]:
 
 def _data_options(p, train=True) -> None:
     """The options that say how to read a data file: the same for every command."""
-    p.add_argument("--format", choices=FORMATS, default="svmlight" if train else None, help=FORMAT_HELP)
+    p.add_argument("--format", choices=FORMATS, default=None, help=FORMAT_HELP)
     p.add_argument("--chunk-rows", type=_at_least(1), default=65536, help="rows per chunk (memory is a few chunks)")
     if not train:
         skipped = "predict: an empty line for each, so the output stays one line per row"
@@ -465,8 +466,19 @@ def _column_options(p) -> None:
     p.add_argument("--numeric", **lists, help="csv: read these columns as numbers (a cell that is not one is an error)")
 
 
+def format_of(data: str) -> str:
+    """The format ``train`` reads ``data`` in where ``--format`` is not given: by its name, as
+    pandas' ``read_*`` and VW's users name their files (``.csv``, ``.vw``), a folder as text
+    documents, and svmlight (LIBSVM's format, ocolearn's own) otherwise."""
+    suffix = Path(data).suffix.lower()
+    if suffix in (".csv", ".vw"):
+        return suffix[1:]
+    return "text" if Path(data).is_dir() else "svmlight"
+
+
 FORMAT_HELP = (
-    "svmlight (default for train; predict and test read as the model was trained); mira; "
+    "default for train: from DATA, csv for a .csv file, vw for a .vw file, text for a folder, svmlight "
+    "otherwise (predict and test read as the model was trained); svmlight; mira; "
     "csv: a header line, the --target column and feature columns; "
     "text: DATA is a folder with one folder of text files per label (bag of words; predict also reads a flat "
     "folder of documents, or document files); "

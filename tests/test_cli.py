@@ -690,3 +690,25 @@ def test_a_finished_command_leaves_its_objects_to_the_exit(monkeypatch):
     with pytest.raises(SystemExit) as exit_:
         cli.entry()
     assert exit_.value.code == 2 and calls == [(10_000, *gc.get_threshold()[1:]), "main", "freeze"]
+
+
+def test_train_reads_the_format_its_data_is_named_for(tmp_path, capsys):
+    # Without --format: a .csv file as CSV, a .vw file as VW's text, a folder as text documents,
+    # anything else as svmlight; each model file records the format it read, and --format still wins.
+    X, y = regression_data(n=60)
+    csv = write_csv(tmp_path / "r.CSV", X, y)
+    vw = tmp_path / "r.vw"
+    vw.write_text("".join(f"{t} | a:{r[0]} b:{r[1]}\n" for r, t in zip(X, y, strict=True)))
+    folder = text_corpus(tmp_path / "docs", n=8)
+    svm = write_svmlight(tmp_path / "r.dat", X, y)
+    for path, extra, expected in (
+        (csv, ["--target", "target"], "csv"),
+        (vw, [], "vw"),
+        (folder, [], "text"),
+        (svm, [], "svmlight"),
+    ):
+        status, _, err = call(capsys, "train", path, *extra, "--model", tmp_path / "m.npz", "--quiet")
+        assert status == 0, err
+        assert load(tmp_path / "m.npz").settings["format"] == expected
+    status, _, err = call(capsys, "train", csv, "--format", "svmlight", "--model", tmp_path / "m.npz")
+    assert status == 2 and "r.CSV" in err
