@@ -9,7 +9,8 @@ as users call it, its checks of the data included (``common.ocolearn_pass``); th
 row "ocolearn, per-round trace" also records each round's prediction, target and loss (``run``'s
 default), and "ocolearn, no projection" runs the same OGD without the ball (what the ball costs).
 
-Peers on the same synthetic float32 data, timed in alternating repeats: scikit-learn
+Peers on the same synthetic float32 data, timed in alternating repeats, each run timed on the second
+of two passes back to back (``common.alternate``): scikit-learn
 ``SGDRegressor`` (one epoch through ``fit``, as users call it, input validation included;
 ``invscaling``, power_t 0.5, no projection), a plain NumPy loop, river ``LinearRegression`` with an
 inverse-scaling SGD, and Vowpal Wabbit learning from its binary cache file (``--sgd``, and its
@@ -160,7 +161,7 @@ def main():
     )
     args = parser.parse_args()
     device = use_device(args.device)
-    record = Record("ogd", args.out, args.repeats, eta=ETA, radius=RADIUS, n=args.n, dims=args.dims)
+    record = Record("ogd", args.out, args.repeats, eta=ETA, radius=RADIUS, n=args.n, dims=args.dims, back_to_back=True)
     if device == "cpu":
         record.data["c_compiler"] = c_reference.version()
     runs = []
@@ -197,7 +198,7 @@ def main():
                 "NumPy loop": (small, numpy_loop(X[:small], y[:small])),
                 "river": (small // 5, river_loop(X[: small // 5], y[: small // 5])),
             }
-        seconds = alternate({name: fn for name, (_, fn) in timed.items()}, args.repeats)
+        seconds = alternate({name: fn for name, (_, fn) in timed.items()}, args.repeats, back_to_back=True)
         rows = [
             result(
                 name, count, seconds[name], **({"max_abs_difference": differences[name]} if name in differences else {})

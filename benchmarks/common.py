@@ -58,10 +58,15 @@ def use_device(device: str) -> str:
     return backend
 
 
-def alternate(runs: dict, repeats: int, warmup: bool = True, after_round=None) -> dict[str, list[float]]:
+def alternate(
+    runs: dict, repeats: int, warmup: bool = True, after_round=None, back_to_back: bool = False
+) -> dict[str, list[float]]:
     """Wall seconds of each ``runs[name]()`` over ``repeats`` rounds, alternating the names each round,
     after one untimed round (imports, first allocations) if ``warmup``; ``after_round(times)``, if
     given, sees the times so far after each round (to save a record that a kill cannot lose).
+    ``back_to_back``: each timed call right after an untimed call of the same run, so that none is
+    timed in the wake of another (bench_ogd.py's first row, right after river's Python loop, took 44
+    to 52 ms where the same program in second place took 36 to 40).
 
     A callable may return a float: its own measurement of the seconds (a subprocess that times
     itself), used instead of the wall time of the call.
@@ -72,6 +77,8 @@ def alternate(runs: dict, repeats: int, warmup: bool = True, after_round=None) -
     times = {name: [] for name in runs}
     for i in range(repeats):
         for name, fn in runs.items():
+            if back_to_back:
+                fn()
             start = time.perf_counter()
             measured = fn()
             seconds = time.perf_counter() - start

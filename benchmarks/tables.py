@@ -73,6 +73,7 @@ def provenance(record: dict) -> str:
         f"`{record['command']}`, {record['date'][:10]}, {m['cpu']} ({m['cores']} cores, {m['memory_gb']:g} GB; "
         f"load average {load[0]:.1f} before, {load[1]:.1f} after), jax {v['jax']}, ocolearn {v['ocolearn'][:10]}; "
         f"medians of {record['repeats']} alternating repeats"
+        + (", each timed on the second of two passes back to back" if record["params"].get("back_to_back") else "")
     )
 
 
