@@ -290,3 +290,34 @@ def test_a_model_file_of_before_with_json_statistics_loads_the_same(tmp_path):
     assert loaded.settings == model.settings and loaded.w.tobytes() == model.w.tobytes()
     save(loaded, tmp_path / "new.npz")
     assert load(tmp_path / "new.npz").settings == model.settings
+
+
+def test_statistics_in_nested_tables_round_trip_and_only_int64_lists_become_arrays(tmp_path):
+    # Lists of floats, and of ints that int64 holds, are stored as arrays wherever they sit in the
+    # pipeline's state (in lists, in tables in lists, in tables in tables); an int list past int64 and
+    # mixed lists stay JSON. Before, 2^63 would have overflowed int64 on the way out.
+    state = {
+        "scale": [0.5, 0.25, 1e300],
+        "steps": [{"count": [3, -(2**63) + 1, 2**63 - 1]}, {"inner": {"mean": [1.5, -2.0]}}],
+        "big": [2**63, 1],
+        "mixed": [1, 2.5, "x"],
+        "empty": [],
+    }
+    path = tmp_path / "m.npz"
+    save(Model(np.zeros(3), [], {"task": "regression", "dim": 3, "pipeline_state": state}), path)
+    assert load(path).settings["pipeline_state"] == state
+    with np.load(path) as f:
+        arrays = {key: f[key] for key in f.files if key.startswith("pipeline_state.")}
+        text = str(f["settings"])
+        stored = json.loads(text)["pipeline_state"]
+    assert "\n" not in text  # compact JSON, one line
+    assert sorted((a.dtype.name, a.tolist()) for a in arrays.values()) == sorted(
+        [("float64", [0.5, 0.25, 1e300]), ("int64", [3, -(2**63) + 1, 2**63 - 1]), ("float64", [1.5, -2.0])]
+    )
+    assert stored["big"] == [2**63, 1] and stored["mixed"] == [1, 2.5, "x"] and stored["empty"] == []
+    assert list(stored["steps"][1]["inner"]["mean"]) == ["npz"]
+
+
+def test_a_model_file_that_is_a_device_is_named_so(tmp_path):
+    with pytest.raises(DataError, match=r"^/dev/null: a character device, not a model file; ocolearn reads regular"):
+        load("/dev/null")
