@@ -242,7 +242,9 @@ def _test(args) -> int:
             trained, args.data, chunk_rows=args.chunk_rows, fmt=args.format, skip_bad=args.skip_bad
         )
     for key, value in metrics.items():
-        if key == "confusion":
+        if key == "auc" and value != value:  # NaN: the AUC ranks rows of one class against another's
+            warnings.warn(f"{args.data}: auc left out: its rows hold labels of one class only", Notice, stacklevel=2)
+        elif key == "confusion":
             print("confusion (rows: true label, columns: predicted)", " ".join(trained.labels))
             for label, counts in zip(trained.labels, value, strict=True):
                 print(label, " ".join(map(str, counts)))

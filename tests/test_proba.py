@@ -66,3 +66,19 @@ def test_test_reports_log_loss_and_auc_as_scikit_learn_computes_them(tmp_path, l
     # a model whose scores are not probabilities prints neither
     saved(tmp_path, OnlineClassifier("perceptron"), load)
     assert "log_loss" not in in_process("test", tmp_path / "m.npz", tmp_path / "rows.svm").stdout
+
+
+def test_test_leaves_out_an_auc_it_cannot_define_and_says_why(tmp_path):
+    # Rows of one class only: no pair of classes to rank; scikit-learn's roc_auc_score refuses them.
+    # Before, `test` printed `auc nan`.
+    _, rows = saved(tmp_path, OnlineClassifier("ogd").set_params(learner__loss="logistic"), load_breast_cancer)
+    X, y = load_breast_cancer(return_X_y=True)
+    dump_svmlight_file(X[y == 1], y[y == 1], str(tmp_path / "ones.svm"), zero_based=True)
+    done = in_process("test", tmp_path / "m.npz", tmp_path / "ones.svm")
+    assert done.returncode == 0, done.stderr
+    printed = dict(line.split(" ", 1) for line in done.stdout.splitlines())
+    assert "auc" not in printed and "nan" not in done.stdout and float(printed["log_loss"]) > 0
+    assert (
+        f"ocolearn: warning: {tmp_path / 'ones.svm'}: auc left out: its rows hold labels of one class only"
+        in done.stderr
+    )
