@@ -11,7 +11,7 @@ from ocolearn.features import Sparse
 from ocolearn.learners import OGD, FTRLProximal, Perceptron
 from ocolearn.losses import Logistic
 from ocolearn.pipeline import Pipeline, raw_linear, with_pipeline
-from ocolearn.preprocess import Intercept, Moments, Normalize, Standardize, default_steps
+from ocolearn.preprocess import Intercept, Moments, Normalize, Preprocess, Standardize, default_steps
 from ocolearn.run import run
 from ocolearn.schedules import Constant
 
@@ -131,6 +131,25 @@ def test_sparse_rows_normalize_and_intercept():
     np.testing.assert_allclose(dense @ w - offset, expected, rtol=1e-6)
     sparse_scores = jnp.stack([learner.predict(state, Sparse(idx[i], val[i], 4)) for i in range(3)])
     np.testing.assert_allclose(sparse_scores, expected, rtol=1e-6)
+
+
+def test_normalize_step_is_observe_then_transform_bit_for_bit():
+    # Normalize.step takes the scales from what put writes (no read of the state after its writes):
+    # the same bits as the contract's observe then transform, on rows with repeated indices (hash
+    # collisions: the last entry writing an index wins), zeros (padding, which write nothing), NaN.
+    rng = np.random.default_rng(5)
+    step, base = Normalize(), Preprocess.step
+    for _ in range(100):
+        state = jnp.asarray(rng.uniform(0, 2, 8), jnp.float32)  # below most |x_i|: the writes show
+        idx = jnp.asarray(rng.integers(0, 8, 6), jnp.int32)
+        val = rng.choice([0.0, 1.5, -3.0, 0.25, 7.0], 6) * rng.uniform(0.5, 2, 6)
+        val = jnp.asarray(np.where(rng.random(6) < 0.05, np.nan, val), jnp.float32)
+        x = Sparse(idx, val, 8)
+        got, expected = jax.jit(step.step)(state, x), jax.jit(lambda s, x: base(step, s, x))(state, x)
+        np.testing.assert_array_equal(got[0], expected[0])
+        np.testing.assert_array_equal(got[1].val, expected[1].val)
+    dense = jnp.asarray(rng.normal(size=8), jnp.float32)
+    np.testing.assert_array_equal(step.step(state, dense)[1], base(step, state, dense)[1])
 
 
 def test_standardize_refuses_sparse_rows():
