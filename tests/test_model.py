@@ -11,6 +11,7 @@ from conftest import in_process as cli
 from ocolearn import run
 from ocolearn.data import DataError
 from ocolearn.data.sparse_text import feature_hash
+from ocolearn.features import Sparse
 from ocolearn.modelfile import Model, load, predict, save
 from ocolearn.pipeline import build_learner, data_for, error_rate, read_data, train, with_pipeline
 from ocolearn.preprocess import default_steps
@@ -321,3 +322,129 @@ def test_statistics_in_nested_tables_round_trip_and_only_int64_lists_become_arra
 def test_a_model_file_that_is_a_device_is_named_so(tmp_path):
     with pytest.raises(DataError, match=r"^/dev/null: a character device, not a model file; ocolearn reads regular"):
         load("/dev/null")
+
+
+def good_model(task="binary"):
+    """A model ``check`` accepts: 3 features, labels and weights as the task has them."""
+    labels = {"regression": [], "binary": ["no", "yes"], "multiclass": ["a", "b", "c"]}[task]
+    w = np.zeros((3, 3)) if task == "multiclass" else np.zeros(3)
+    return Model(w, labels, {"task": task, "dim": 3, "format": "svmlight"}, np.zeros(w.shape[:-1]))
+
+
+def broken(task="binary", settings=None, **fields):
+    model = good_model(task)
+    return model._replace(settings={**model.settings, **(settings or {})}, **fields)
+
+
+@pytest.mark.parametrize(
+    "model, why",
+    [
+        (good_model()._replace(settings=[1]), "settings must be a table, got list"),
+        (broken(settings={"task": "ranking"}), "task 'ranking' is not one of regression, binary, multiclass"),
+        (broken(settings={"format": "xml"}), "format 'xml' is not one of svmlight, mira, csv, text, vw"),
+        (broken(settings={"dim": True}), "dim must be a positive integer, got True"),
+        (broken(settings={"dim": "3"}), "dim must be a positive integer, got '3'"),
+        (broken(settings={"dim": 0}), "dim must be a positive integer, got 0"),
+        (broken(settings={"dim": None}), "dim must be a positive integer, got None"),
+        (broken(settings={"bits": True}), "bits must be an integer in 1..30, got True"),
+        (broken(settings={"bits": 0}), "bits must be an integer in 1..30, got 0"),
+        (broken(settings={"bits": 31}), "bits must be an integer in 1..30, got 31"),
+        (broken(settings={"bits": 8.0}), "bits must be an integer in 1..30, got 8.0"),
+        (broken(w=np.zeros(3, np.int64)), "w and offset must be arrays of floats"),
+        (broken(offset=np.zeros((), np.int64)), "w and offset must be arrays of floats"),
+        (broken("regression", w=np.zeros((1, 3))), "a regression model has weights of rank 1, got shape (1, 3)"),
+        (broken("multiclass", w=np.zeros(3)), "a multiclass model has weights of rank 2, got shape (3,)"),
+        (broken(w=np.zeros((2, 1, 3))), "a binary model has weights of rank 1 or 2, got shape (2, 1, 3)"),
+        (broken(w=np.zeros(4)), "w has 4 columns for dim 3"),
+        (broken(labels=["a", "b", "c"]), "a binary model names 2 labels, got 3"),
+        (broken("multiclass", w=np.zeros((2, 3))), "w has 2 rows for 3 labels"),
+        (broken(offset=np.zeros(3)), "offset has shape (3,) for weights of shape (3,)"),
+        (broken("multiclass", offset=np.zeros(2)), "offset has shape (2,) for weights of shape (3, 3)"),
+        (broken(w=np.array([0.0, np.nan, 1.0])), "its weights are not all finite (the training diverged)"),
+        (broken(offset=np.array(np.inf)), "its weights are not all finite (the training diverged)"),
+    ],
+    ids=lambda v: v if isinstance(v, str) else "",
+)
+def test_check_names_what_makes_a_model_unusable(model, why):
+    from ocolearn.modelfile import check
+
+    with pytest.raises(DataError) as caught:
+        check(model, "m.npz")
+    assert str(caught.value) == f"m.npz: not a usable ocolearn model: {why}"
+    with pytest.raises(DataError, match=r"^the model: not a usable"):
+        check(model)
+
+
+@pytest.mark.parametrize(
+    "model",
+    [
+        good_model("regression"),
+        good_model("binary"),
+        good_model("multiclass"),
+        broken(w=np.zeros((2, 3)), offset=np.zeros(2)),  # one-vs-rest's two rows for two labels
+        broken("multiclass", offset=np.zeros(())),
+        broken(settings={"dim": 1}, w=np.zeros(1)),
+        broken(settings={"bits": 1}),
+        broken(settings={"bits": 30}),
+        broken(settings={"format": "csv"}),
+        good_model()._replace(settings={"dim": 3}),  # no task: binary from its two labels
+    ],
+)
+def test_check_accepts_every_usable_model(model, tmp_path):
+    from ocolearn.modelfile import check
+
+    check(model, "m.npz")
+    save(model, tmp_path / "m.npz")
+    assert load(tmp_path / "m.npz").task == model.task
+
+
+def test_a_model_without_a_task_takes_it_from_its_labels():
+    assert [Model(np.zeros(3), labels, {}).task for labels in ([], ["a", "b"], ["a", "b", "c"])] == [
+        "regression",
+        "binary",
+        "multiclass",
+    ]
+
+
+def test_load_names_the_file_and_what_is_wrong_with_it(tmp_path):
+    def says(path, why):
+        with pytest.raises(DataError) as caught:
+            load(path)
+        assert str(caught.value) == f"{path}: {why}"
+
+    npz = "not an ocolearn model file (an .npz with w, labels, settings, offset)"
+    says(tmp_path / "missing.npz", "no such model file")
+    says(tmp_path, "a folder, not a model file")
+    (tmp_path / "text.npz").write_text("w labels settings offset\n")
+    says(tmp_path / "text.npz", npz)  # NumPy: "... pickled data when allow_pickle=False": no reason given
+    (tmp_path / "pickled.npz").write_bytes(b"\x80\x04K\x01.")
+    says(tmp_path / "pickled.npz", npz)
+    np.savez(tmp_path / "partial.npz", w=np.zeros(3), labels=np.array([], str))
+    says(tmp_path / "partial.npz", f"{npz}: 'settings is not a file in the archive'")
+    np.savez(tmp_path / "objects.npz", w=np.zeros(3), labels=np.array([{}], object), settings="{}", offset=0.0)
+    says(tmp_path / "objects.npz", npz)
+    deep = "[" * 100_000 + "]" * 100_000
+    np.savez(tmp_path / "deep.npz", w=np.zeros(3), labels=np.array([], str), settings=deep, offset=0.0)
+    says(tmp_path / "deep.npz", f"{npz}: settings nested too deep to read")
+    for settings, kind in (("5", "int"), ('"pipeline_state"', "str"), ('["pipeline_state"]', "list")):
+        np.savez(tmp_path / "odd.npz", w=np.zeros(3), labels=np.array([], str), settings=settings, offset=0.0)
+        says(tmp_path / "odd.npz", f"not a usable ocolearn model: settings must be a table, got {kind}")
+
+
+def test_scores_are_float64_whatever_the_stored_precision():
+    # Model files before issue 41 hold float32 weights: they score in float64 as they were.
+    from ocolearn.modelfile import scores
+
+    rng = np.random.default_rng(2)
+    w = rng.normal(size=5).astype(np.float32)
+    X = rng.normal(size=(4, 5)).astype(np.float32)
+    model = Model(w, [], {"task": "regression", "dim": 5}, np.float32(0.1))
+    expected = X.astype(np.float64) @ w.astype(np.float64) - np.float64(np.float32(0.1))
+    got = scores(model, X)
+    assert got.dtype == np.float64
+    np.testing.assert_array_equal(got, expected)
+    idx = np.tile(np.arange(5, dtype=np.int32), (4, 1))
+    sparse = scores(model, Sparse(idx, X, 5), rows=3)  # in chunks of 3 rows
+    assert sparse.dtype == np.float64
+    np.testing.assert_allclose(sparse, expected, rtol=1e-15)
+    assert predict(model, X) == got.tolist()  # regression: the values themselves
