@@ -271,3 +271,66 @@ def test_a_loose_inside_threshold_fails_the_factors_test(monkeypatch):
     with pytest.raises(AssertionError):
         test_the_inside_branch_gives_the_rooted_factors_bits(10.0, monkeypatch)
     jax.clear_caches()
+
+
+def test_the_carried_bound_is_re_summed_at_every_16th_round_and_only_then():
+    # Rounds t = 16, 32, ... (t before its increment) replace the carried bound by carried_sum of the new
+    # weights; the others carry f^2 (S + m), which lies above it.
+    rng = np.random.default_rng(11)
+    X = jnp.asarray(rng.normal(size=(70, 5)), jnp.float32)
+    y = jnp.asarray(rng.normal(size=70) * 4, jnp.float32)
+    learner = OGD(Squared(), Constant(0.3), L2Ball(1.0))
+
+    def step(state, row):
+        new = learner.update(state, row)
+        return new, (state.t, new.w, new.sqnorm)
+
+    ts, ws, bounds = jax.jit(lambda X, y: jax.lax.scan(step, learner.init(5), (X, y))[1])(X, y)
+    resums = np.array([float(ocolearn.projections.carried_sum(w)) for w in ws])
+    due = np.asarray(ts) % 16 == 0
+    assert due.sum() == 4
+    np.testing.assert_array_equal(np.asarray(bounds)[due], resums[due])
+    assert np.all(np.asarray(bounds)[~due] > resums[~due])
+
+
+@pytest.mark.parametrize("batched", [False, True], ids=["run", "sweep"])
+@pytest.mark.parametrize("radius, steps", [(1.0, (2.0**96, 2.0**100)), (2.0**60, (2.0**30, 2.0**60))])
+def test_a_huge_step_lands_on_the_sphere_below_its_fallback_bound(radius, steps, batched):
+    # |a| ||x|| beyond 2^95 radii (2^26 for radii above 2^30): f = r (1 - 2^-21) / (|a| sqrt(X)), S not
+    # formed, and where U' overflows it is (1 + 64u) (c r)^2.
+    c = float(carry_unit(jnp.float32(radius)))
+    w = np.float32([0.6, 0.0, -0.8]) * np.float32(radius)
+    x = np.float32([0.0, 1.0, 0.0])
+    ww = np.float32(np.nextafter(np.float32(radius * c) ** 2, np.float32(np.inf)))
+    a = np.float32([radius * steps[0], -radius * steps[1]])
+    ball = L2Ball(radius)
+
+    def one(a):
+        return ball.update(jnp.asarray(w), a, jnp.asarray(x), jnp.dot(w, x), ww)
+
+    args = jnp.asarray(a)
+    new, bound = jax.jit(jax.vmap(one) if batched else lambda a: jax.lax.map(one, a))(args)
+    new = np.asarray(new, np.float64)
+    expected = np.sign(a.astype(np.float64))[:, None] * x * radius  # all of the step, none of w
+    np.testing.assert_allclose(new, expected, rtol=1e-5, atol=2e-6 * radius)
+    assert np.all(np.linalg.norm(new, axis=1) <= radius)
+    norm2 = np.sum((new * c) ** 2, axis=1)
+    assert np.all(np.asarray(bound, np.float64) >= norm2)
+    fallback = np.float32(1 + 64 * UNIT) * (np.float32(radius * c) * np.float32(radius * c))
+    assert np.all(np.asarray(bound) <= fallback)
+
+
+def test_the_carry_exponent_is_0_inside_2_to_the_48_and_clipped_at_126():
+    for e in range(-130, 128):
+        radius = np.float32(2.0**e) if e >= -126 else np.float32(2.0**-126) * np.float32(2.0 ** (e + 126))
+        got = int(ocolearn.projections.carry_exponent(jnp.float32(radius)))
+        floor = max(e, -127)  # subnormal radii read as -127
+        assert got == (0 if abs(floor) <= 48 else int(np.clip(-floor, -126, 126))), e
+
+
+def test_the_intercepts_weight_takes_its_step_times_its_feature():
+    w = jnp.array([0.3, -0.2, 5.0])
+    x = jnp.array([1.0, 2.0, 2.5])  # the intercept's feature is the last, here not 1
+    new, _ = L2Ball(0.1).update(w, 0.5, x, dot(w, x), ocolearn.projections.carried_sum(w, True), intercept=True)
+    assert float(new[-1]) == float(np.float32(5.0) + np.float32(0.5) * np.float32(2.5))
+    assert np.linalg.norm(np.asarray(new[:-1], np.float64)) <= 0.1 * (1 + 1e-6)
