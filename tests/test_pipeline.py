@@ -256,3 +256,43 @@ def test_standardize_stays_finite_across_float32s_range():
     np.testing.assert_allclose(rows[1], [-1.0, 1.0], rtol=1e-6)  # two rows: each one deviation from their mean
     result = run(with_pipeline(Perceptron(), default_steps(dense=True)), X, np.float32([1, -1, 1]))
     assert np.all(np.isfinite(result.trace.prediction)) and np.all(np.isfinite(result.state.w))
+
+
+def test_model_of_folds_the_averaged_weights_and_records_the_pipeline():
+    # model_of: the averaged weights of the inner learner, folded through the steps' final statistics,
+    # in float64; the settings name the learner, the steps and their statistics.
+    from ocolearn.learners import MIRA
+    from ocolearn.pipeline import model_of
+
+    rng = np.random.default_rng(4)
+    X = jnp.asarray(rng.normal(size=(60, 4)) * [1.0, 10.0, 0.1, 3.0] + [0.0, 50.0, 0.0, -2.0], jnp.float32)
+    y = jnp.asarray(rng.integers(0, 3, 60), jnp.int32)
+    steps = (Standardize(), Intercept())
+    learner = with_pipeline(MIRA(classes=3), steps)
+    state = run(learner, X, y).state
+    last = model_of(learner, state, ["a", "b", "c"], 4)
+    model = model_of(learner, state, ["a", "b", "c"], 4, averaged=True, settings={"format": "csv"})
+    w, offset = raw_linear(learner, state, learner.learner.averaged(state.inner))
+    assert model.w.dtype == np.float64 and model.offset.dtype == np.float64
+    np.testing.assert_array_equal(model.w, w)
+    np.testing.assert_array_equal(model.offset, offset)
+    assert not np.array_equal(model.w, last.w)  # the average, not the last weights
+    assert model.settings["averaged"] is True and last.settings["averaged"] is False
+    assert model.settings["format"] == "csv" and model.settings["dim"] == 4 and model.labels == ["a", "b", "c"]
+    assert model.settings["learner"] == learner.learner.to_config()
+    assert model.settings["pipeline"] == [s.to_config() for s in steps]
+    stored = model.settings["pipeline_state"]
+    assert [list(stored[0]), stored[1]] == [[np.asarray(a).tolist() for a in state.steps[0]], ()]
+    assert model.settings["normalized"] is False
+    # normalize: each class's weights (and offset) over the row's L2 norm
+    normalized = model_of(learner, state, ["a", "b", "c"], 4, averaged=True, normalize=True)
+    norms = np.linalg.norm(w, axis=1)
+    np.testing.assert_allclose(normalized.w, w / norms[:, None], rtol=1e-15)
+    np.testing.assert_allclose(normalized.offset, offset / norms, rtol=1e-15)
+    assert normalized.settings["normalized"] is True
+    # without steps: the learner's own state
+    plain = run(MIRA(classes=3), X, y).state
+    np.testing.assert_array_equal(
+        model_of(MIRA(classes=3), plain, ["a", "b", "c"], 4, averaged=True).w,
+        np.asarray(MIRA(classes=3).averaged(plain), np.float64),
+    )
