@@ -362,6 +362,11 @@ def broken(task="binary", settings=None, **fields):
         (broken("multiclass", offset=np.zeros(2)), "offset has shape (2,) for weights of shape (3, 3)"),
         (broken(w=np.array([0.0, np.nan, 1.0])), "its weights are not all finite (the training diverged)"),
         (broken(offset=np.array(np.inf)), "its weights are not all finite (the training diverged)"),
+        (broken(settings={"format": "csv", "table": [1, 2]}), "its table of columns is not one: '[1, 2]'"),
+        (
+            broken(settings={"format": "csv", "table": {"numeric": ["a"]}}),
+            "its table of columns makes 1 features, for dim 3",
+        ),
     ],
     ids=lambda v: v if isinstance(v, str) else "",
 )
@@ -387,6 +392,8 @@ def test_check_names_what_makes_a_model_unusable(model, why):
         broken(settings={"bits": 1}),
         broken(settings={"bits": 30}),
         broken(settings={"format": "csv"}),
+        broken(settings={"format": "csv", "table": {"numeric": ["a", "b", "c"]}}),
+        broken(settings={"format": "svmlight", "table": [1, 2]}),  # a table is read only for csv
         good_model()._replace(settings={"dim": 3}),  # no task: binary from its two labels
     ],
 )
