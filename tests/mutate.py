@@ -174,7 +174,9 @@ def main() -> None:
         action="store_true",
         help="the modules run outside JAX's compiled programs (NumPy): keep JAX's caches between mutants",
     )
+    parser.add_argument("--shard", default="0/1", help="I/N: every N-th mutant from the I-th, for N workers at once")
     args = parser.parse_args()
+    shard, shards = map(int, args.shard.split("/"))
     if args.outside_jax:
         os.environ["MUTATE_KEEP_CACHES"] = "1"
     if not (MUTANTS / "ocolearn").is_dir():
@@ -202,7 +204,7 @@ def main() -> None:
         for name, _ in missed:
             if name not in finished(results):
                 out.write(json.dumps([name, "not reached", 0]) + "\n")
-    drive(jobs, results, args.timeout)
+    drive(jobs[shard::shards], results, args.timeout)
     counts: dict[str, dict[str, int]] = {}
     for line in results.read_text().splitlines():
         name, status, _ = json.loads(line)
