@@ -296,3 +296,12 @@ def test_model_of_folds_the_averaged_weights_and_records_the_pipeline():
         model_of(MIRA(classes=3), plain, ["a", "b", "c"], 4, averaged=True).w,
         np.asarray(MIRA(classes=3).averaged(plain), np.float64),
     )
+
+
+def test_raw_linear_is_float64_with_steps_and_without():
+    rng = np.random.default_rng(6)
+    X = jnp.asarray(rng.normal(size=(30, 3)), jnp.float32)
+    y = jnp.asarray(rng.normal(size=30), jnp.float32)
+    for learner in (OGD(), with_pipeline(OGD(), (Standardize(), Intercept()))):
+        w, offset = raw_linear(learner, run(learner, X, y).state)
+        assert w.dtype == np.float64 and np.asarray(offset).dtype == np.float64
