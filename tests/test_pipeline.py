@@ -305,3 +305,11 @@ def test_raw_linear_is_float64_with_steps_and_without():
     for learner in (OGD(), with_pipeline(OGD(), (Standardize(), Intercept()))):
         w, offset = raw_linear(learner, run(learner, X, y).state)
         assert w.dtype == np.float64 and np.asarray(offset).dtype == np.float64
+
+
+@pytest.mark.parametrize("clip", [0.5, 1.0, 3.0])
+def test_standardize_clips_a_predicted_row_to_clip_sqrt_n_deviations_both_ways(clip):
+    state = Moments(jnp.float32(9.0), jnp.zeros(3, jnp.float32), jnp.ones(3, jnp.float32))
+    x = jnp.asarray([1e6, -1e6, 0.25], jnp.float32)
+    np.testing.assert_array_equal(Standardize(clip=clip).transform(state, x), [3 * clip, -3 * clip, 0.25])
+    assert Standardize(clip=0.0).transform(state, x).tolist() == [1e6, -1e6, 0.25]  # river's rule: no clip
