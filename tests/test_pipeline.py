@@ -313,3 +313,27 @@ def test_standardize_clips_a_predicted_row_to_clip_sqrt_n_deviations_both_ways(c
     x = jnp.asarray([1e6, -1e6, 0.25], jnp.float32)
     np.testing.assert_array_equal(Standardize(clip=clip).transform(state, x), [3 * clip, -3 * clip, 0.25])
     assert Standardize(clip=0.0).transform(state, x).tolist() == [1e6, -1e6, 0.25]  # river's rule: no clip
+
+
+def test_impute_folds_each_mean_into_its_indicator_feature_even_the_first():
+    # fold: an imputed mean m_i stands in for a missing cell, where the indicator feature is 1, so the
+    # indicator's weight takes w_c m_i; indicator -1: none. Feature 0 as an indicator is one too.
+    from ocolearn.preprocess import Impute, Means
+
+    step = Impute(columns=(1, 2), indicators=(0, -1))
+    state = Means(jnp.float32(4.0), jnp.asarray([10.0, -3.0], jnp.float32))
+    w, offset = step.fold(jax.tree.map(lambda a: np.asarray(a, np.float64), state), np.array([[0.5, 2.0, 7.0]]))
+    np.testing.assert_array_equal(w, [[0.5 + 2.0 * 10.0, 2.0, 7.0]])
+    assert offset.shape == (1,) and not offset.any()
+
+
+def test_the_steps_refuse_what_they_cannot_do_naming_the_key():
+    from ocolearn.parts import ConfigError
+
+    with pytest.raises(ConfigError) as caught:
+        default_steps(True, scale="bogus")
+    assert str(caught.value) == "'bogus' is not one of auto, standardize, normalize, none, river"
+    assert caught.value.key == "scale"
+    for scale in ("standardize", "river"):
+        with pytest.raises(ConfigError, match=f"^'{scale}' needs dense rows"):
+            default_steps(False, scale=scale)
