@@ -44,7 +44,16 @@ from pathlib import Path
 
 import ocolearn  # first: sets XLA's CPU flags before JAX starts (and imports no JAX itself)
 from ocolearn import interrupts
-from ocolearn.names import FORMATS, MAX_SEED, SCALES, TASKS, formats_reading, label_list_problem, unread_setting
+from ocolearn.names import (
+    FORMATS,
+    MAX_SEED,
+    SCALES,
+    TASKS,
+    format_of,
+    formats_reading,
+    label_list_problem,
+    unread_setting,
+)
 
 # Nothing here imports NumPy or JAX before the arguments are parsed: ``--help``, ``--version``
 # and usage errors answer at once; each command imports what it needs.
@@ -466,16 +475,6 @@ def _column_options(p) -> None:
     kind = "(default: numeric when every cell that is not missing -- empty, NA, NaN, null, None, ?, ... -- is a number)"
     p.add_argument("--categorical", **lists, help=f"csv: read these columns as categories, one-hot {kind}")
     p.add_argument("--numeric", **lists, help="csv: read these columns as numbers (a cell that is not one is an error)")
-
-
-def format_of(data: str) -> str:
-    """The format ``train`` reads ``data`` in where ``--format`` is not given: by its name, as
-    pandas' ``read_*`` and VW's users name their files (``.csv``, ``.vw``), a folder as text
-    documents, and svmlight (LIBSVM's format, ocolearn's own) otherwise."""
-    suffix = Path(data).suffix.lower()
-    if suffix in (".csv", ".vw"):
-        return suffix[1:]
-    return "text" if Path(data).is_dir() else "svmlight"
 
 
 FORMAT_HELP = (

@@ -1,11 +1,11 @@
 """The names that the command line and the data readers share: file formats, tasks, and the
 rules for numbers and class labels a user writes.
-
 Kept free of imports, so that the command line builds its parser (``ocolearn --help``,
 ``--version``, a usage error) without loading NumPy, numba or JAX.
 """
 
 import numbers
+from pathlib import Path
 
 FORMATS = ("svmlight", "mira", "csv", "text", "vw")  # the file formats of ``ocolearn.data.stream``
 TASKS = ("regression", "binary", "multiclass")  # see ``ocolearn.data.task``
@@ -100,3 +100,13 @@ def label_list_problem(names) -> str | None:
     if twice:
         return "the labels {!r} and {!r} are one number written two ways; give each class once".format(*twice)
     return None
+
+
+def format_of(data: str) -> str:
+    """The format ``train`` reads ``data`` in where ``--format`` is not given: by its name, as
+    pandas' ``read_*`` and VW's users name their files (``.csv``, ``.vw``), a folder as text
+    documents, and svmlight (LIBSVM's format, ocolearn's own) otherwise."""
+    suffix = Path(data).suffix.lower()
+    if suffix in (".csv", ".vw"):
+        return suffix[1:]
+    return "text" if Path(data).is_dir() else "svmlight"

@@ -36,6 +36,7 @@ from ocolearn.learners.pipeline import (  # noqa: F401  (their home before ocole
     with_pipeline,
 )
 from ocolearn.modelfile import Model, classes_of, scores
+from ocolearn.names import format_of
 from ocolearn.parts import fields_of
 from ocolearn.preprocess import Impute, Preprocess, default_steps
 from ocolearn.run import run_passes
@@ -400,7 +401,7 @@ class TrainOptions:
         """The options of ``ocolearn train``'s parsed arguments (``cli.parser``): the fields of
         the same names, and ``--format``, ``--no-intercept``, ``--average``, ``--normalized``
         and ``--order-seed`` (default 0) as their fields."""
-        renamed = dict(fmt=args.format, intercept=not args.no_intercept, averaged=args.average)
+        renamed = dict(fmt=args.format or format_of(args.data), intercept=not args.no_intercept, averaged=args.average)
         renamed |= dict(normalize=args.normalized, order_seed=0 if args.order_seed is None else args.order_seed)
         return cls(**{key: getattr(args, key) for key in cls.__dataclass_fields__ if key not in renamed}, **renamed)
 

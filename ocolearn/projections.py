@@ -205,6 +205,11 @@ def unit_of(radius):
     return power_of_two(unit_exponent(radius))
 
 
+def rooted_factor(S, kr):
+    """``min(1, kr rsqrt(S))``, a single run's factor as computed."""
+    return jnp.minimum(1.0, kr * jax.lax.rsqrt(jnp.maximum(S, 0.0)))
+
+
 @jax.custom_batching.custom_vmap
 def factors(S, kr, a):
     """``(f, f a)`` with ``f = min(1, kr / sqrt(S))``: one reciprocal square root on the path
@@ -231,7 +236,7 @@ def factors(S, kr, a):
     69% of the steps leave the ball, 39 and 32 ms; where every step does, the same time. A GPU
     (not measured here) computes f in every round, as before.
     """
-    rooted = lambda: jnp.minimum(1.0, kr * jax.lax.rsqrt(jnp.maximum(S, 0.0)))  # noqa: E731
+    rooted = partial(rooted_factor, S, kr)
     kr_ = jax.lax.optimization_barrier(kr)  # (XLA turned (k r)^2 into k^2 r^2: inf for r = 1e30, and f = 1)
     branched = lambda: cond(S <= kr_ * kr_ * INSIDE, lambda: jnp.ones_like(kr * S), rooted)  # noqa: E731
     f = jax.lax.platform_dependent(cpu=branched, default=rooted)
@@ -403,7 +408,11 @@ class L2Ball(Projection, name="l2_ball"):
         E = 2 * G * (norm_w * root_X) + (16 * u * jnp.abs(kwx) + jnp.maximum(k * (4 * n * TINY), TINY))
         b = k * a
         S = b * (2.0 * kwx + b * Xp) + (V + jnp.abs(b) * E)  # >= k^2 ||w + a x||^2
-        f, fa = factors(S, kr, a)
+        if isinstance(S, jax.core.Tracer):
+            f, fa = factors(S, kr, a)
+        else:  # a step called by hand: factors' branch would be compiled at every call
+            f = rooted_factor(S, kr)
+            fa = f * a
         # Beyond 2^95 radii (see Huge steps) the step is all of w + a x (||w|| below 2^-26 of it).
         f_big = jnp.minimum(1.0, (r - r * 2.0**-21) / (jnp.abs(a) * root_X))
         huge = jnp.abs(b) * root_X > 2.0**63  # (S < 2^127 where not; known before S, off the path to f)

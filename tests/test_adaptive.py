@@ -36,7 +36,7 @@ from ocolearn import (
 from ocolearn.features import norm
 from ocolearn.learners.metagrad import MetaGrad
 from ocolearn.learners.ons import frequent_directions
-from ocolearn.projections import _simplex_threshold
+from ocolearn.projections import _simplex_threshold, below_largest
 
 
 def regression(n=60, d=4, seed=0):
@@ -321,14 +321,14 @@ class MetaGradProjectingEveryRound(MetaGrad):
 
 
 class ShrinkingEveryRound(L1Ball):
-    """The L1 ball as it was: the sort in every round, its threshold replaced by 0 where w is
-    inside (a ``where``, no ``lax.cond``)."""
+    """The L1 ball as it was: the sort in every round, w itself kept where it is inside (a
+    ``where``, no ``lax.cond``)."""
 
     def __call__(self, w):
         flat = w.reshape(-1)
-        a = jnp.abs(flat)
-        theta = jnp.where(jnp.sum(a) <= self.radius, 0.0, _simplex_threshold(a, self.radius))
-        return (jnp.sign(flat) * jnp.maximum(a - theta, 0.0)).reshape(w.shape)
+        a = below_largest(jnp.abs(flat))
+        shrunk = (jnp.sign(flat) * jnp.maximum(a - _simplex_threshold(a, self.radius), 0.0)).reshape(w.shape)
+        return jnp.where(jnp.sum(jnp.abs(flat)) <= self.radius, w, shrunk)
 
 
 class NeverProjecting(L2Ball):

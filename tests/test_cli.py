@@ -255,7 +255,8 @@ def test_failures_are_one_line_errors(tmp_path, capsys):
     data = write_svmlight(tmp_path / "d.svm", X, np.where(y > 0, 1, -1))
     model = tmp_path / "m.npz"
     train = ["train", "--learner", "perceptron"]
-    one_line_error(*call(capsys, *train, tmp_path, "--model", model)[::2], str(tmp_path), "a folder")
+    folder = ["--format", "svmlight", "--model", model]  # (without --format a folder is read as text)
+    one_line_error(*call(capsys, *train, tmp_path, *folder)[::2], str(tmp_path), "a folder")
     one_line_error(*call(capsys, *train, data, "--model", model, "--chunk-rows", 0)[::2], "--chunk-rows")
     one_line_error(*call(capsys, *train, data, "--model", model, "--passes", 0)[::2], "--passes")
     one_line_error(*call(capsys, *train, data, "--model", model, "--bits", 40)[::2], "--bits")

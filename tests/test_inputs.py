@@ -63,10 +63,11 @@ def test_a_quoted_header_and_a_byte_order_mark_are_read_by_the_csv_parser_of_the
 
 
 def test_a_csv_file_read_as_svmlight_suggests_the_csv_format(tmp_path, capsys):
-    # Before: "d.csv, line 1, label: 'a,b,y' is not a number", with no word of --format csv.
-    data = tmp_path / "d.csv"
+    # Before: "d.txt, line 1, label: 'a,b,y' is not a number", with no word of --format csv. (A .csv
+    # file is read as CSV without --format.)
+    data = tmp_path / "d.txt"
     data.write_text("a,b,y\n1,2,3\n2,3,5\n")
-    one_line_error(*train(capsys, data, tmp_path / "m.npz")[::2], "d.csv, line 1, label", "give the format csv")
+    one_line_error(*train(capsys, data, tmp_path / "m.npz")[::2], "d.txt, line 1, label", "give the format csv")
     (tmp_path / "d.svm").write_text("1 1:2\n2 1:2,5\n")  # (a comma in an svmlight line: the same hint)
     one_line_error(*train(capsys, tmp_path / "d.svm", tmp_path / "m.npz")[::2], "d.svm, line 2, feature 1", "CSV")
     (tmp_path / "d.svm").write_text("1 1:2\n2 1:x\n")
