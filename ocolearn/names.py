@@ -1,6 +1,7 @@
 """The names that the command line and the data readers share: file formats, tasks, and the
 rules for numbers and class labels a user writes.
-Kept free of imports, so that the command line builds its parser (``ocolearn --help``,
+
+Kept free of imports beyond the standard library, so that the command line builds its parser (``ocolearn --help``,
 ``--version``, a usage error) without loading NumPy, numba or JAX.
 """
 
