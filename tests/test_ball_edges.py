@@ -224,7 +224,7 @@ def test_radii_outside_the_proven_range_are_refused(radius):
 
 def rooted_factors(S, kr, a):
     """``factors`` without its branch: ``f = min(1, kr rsqrt(S))`` always."""
-    f = jnp.minimum(1.0, kr * jax.lax.rsqrt(jnp.maximum(S, 0.0)))
+    f = ocolearn.projections.rooted_factor(S, kr)
     return f, f * a
 
 
