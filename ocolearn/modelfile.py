@@ -99,8 +99,11 @@ def load(path) -> Model:
     """Read and check a model file; a file that is not one, or a model that cannot be right
     (``check``), is a ``DataError`` naming it; so is a named pipe or a device (``regular_file``)."""
     regular_file(path, "model file")
+    what = "an .npz with w, labels, settings, offset"
     try:
         with np.load(path, allow_pickle=False) as f:
+            if missing := [key for key in ("w", "labels", "settings", "offset") if key not in f.files]:
+                raise DataError(f"{path}: not an ocolearn model file ({what}): it has no {', '.join(missing)}")
             keys = ("w", "labels", "settings", "offset", *(k for k in f.files if k.startswith(f"{STATE}.")))
             for key in keys:
                 _fits_memory(f, key, path)
@@ -117,7 +120,6 @@ def load(path) -> Model:
     except (OSError, KeyError, ValueError, EOFError, RecursionError, zipfile.BadZipFile) as e:
         reason = "" if "pickle" in str(e) else f": {getattr(e, 'strerror', None) or str(e) or type(e).__name__}"
         reason = ": settings nested too deep to read" if isinstance(e, RecursionError) else reason
-        what = "an .npz with w, labels, settings, offset"
         raise DataError(f"{path}: not an ocolearn model file ({what}){reason}") from None
     model = Model(arrays["w"], [str(v) for v in np.atleast_1d(arrays["labels"])], settings, arrays["offset"])
     check(model, path)
@@ -126,8 +128,8 @@ def load(path) -> Model:
 
 def _fits_memory(npz, key: str, path) -> None:
     """Refuse an array of the model file that would not fit in memory, from its header, before
-    it is read (a crafted header claims what it likes: 2e9 float64 is 15 GiB); a missing one is
-    the caller's ``KeyError``."""
+    it is read (a crafted header claims what it likes: 2e9 float64 is 15 GiB); a member of
+    the archive not named ``KEY.npy`` is left to NumPy's own checks."""
     from ocolearn.sizes import estimate, gib, memory
 
     if f"{key}.npy" not in npz.zip.namelist():
