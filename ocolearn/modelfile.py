@@ -95,16 +95,19 @@ def _arrays_in(obj, arrays: dict):
     return obj
 
 
+ARRAYS = ("w", "labels", "settings", "offset")  # what every model file holds, beside the statistics' arrays
+
+
 def load(path) -> Model:
     """Read and check a model file; a file that is not one, or a model that cannot be right
     (``check``), is a ``DataError`` naming it; so is a named pipe or a device (``regular_file``)."""
     regular_file(path, "model file")
-    what = "an .npz with w, labels, settings, offset"
+    what = f"an .npz with {', '.join(ARRAYS)}"
     try:
         with np.load(path, allow_pickle=False) as f:
-            if missing := [key for key in ("w", "labels", "settings", "offset") if key not in f.files]:
+            if missing := [key for key in ARRAYS if key not in f.files]:
                 raise DataError(f"{path}: not an ocolearn model file ({what}): it has no {', '.join(missing)}")
-            keys = ("w", "labels", "settings", "offset", *(k for k in f.files if k.startswith(f"{STATE}.")))
+            keys = (*ARRAYS, *(k for k in f.files if k.startswith(f"{STATE}.")))
             for key in keys:
                 _fits_memory(f, key, path)
             arrays = {key: f[key] for key in keys}
