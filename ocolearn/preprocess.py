@@ -236,7 +236,8 @@ class Impute(Preprocess, name="impute", static=("columns", "indicators")):
         return Means(count, state.mean + 2.0 * (seen * ratio(half, count)))
 
     def transform(self, state, x):
-        return jnp.asarray(x).at[..., list(self.columns)].add(self._missing(x) * state.mean)  # (finite means)
+        missing = self._missing(x)  # (first: it refuses a sparse row)
+        return jnp.asarray(x).at[..., list(self.columns)].add(missing * state.mean)  # (finite means)
 
     def fold(self, state, w):
         w, mean = np.array(w, np.float64), np.asarray(state.mean, np.float64)

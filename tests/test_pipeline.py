@@ -337,3 +337,72 @@ def test_the_steps_refuse_what_they_cannot_do_naming_the_key():
     for scale in ("standardize", "river"):
         with pytest.raises(ConfigError, match=f"^'{scale}' needs dense rows"):
             default_steps(False, scale=scale)
+
+
+def test_each_scale_names_its_parts():
+    # The table behind ``scale``: which parts every door puts in front of the learner.
+    assert default_steps(True) == (Standardize(), Intercept())
+    assert default_steps(False) == (Normalize(), Intercept())
+    assert default_steps(True, scale="river") == (Standardize(clip=0.0), Intercept())
+    assert default_steps(True, False, "river") == (Standardize(clip=0.0),)
+    assert default_steps(False, scale="none") == (Intercept(),)
+    assert default_steps(True, False, "none") == ()
+    assert default_steps(True, scale="normalize") == (Normalize(), Intercept())
+
+
+def test_each_dense_only_step_refuses_a_sparse_row_in_every_method():
+    # Not only through default_steps: a part composed by hand says what it needs, at the row.
+    from ocolearn.parts import ConfigError
+    from ocolearn.preprocess import Impute
+
+    row = Sparse(jnp.array([0, 2], jnp.int32), jnp.array([1.0, 2.0], jnp.float32), 3)
+    standardize = Standardize()
+    message = "^standardize needs dense rows \\(centring fills a sparse row\\); use scale = 'normalize'$"
+    for method in (standardize.observe, standardize.transform, standardize.step):
+        with pytest.raises(ConfigError, match=message):
+            method(standardize.init(3), row)
+    impute = Impute(columns=(1, 2), indicators=(0, -1))
+    for method in (impute.observe, impute.transform):
+        with pytest.raises(ConfigError, match="^impute needs dense rows \\(the columns of a table\\)$"):
+            method(impute.init(3), row)
+
+
+def test_intercept_appends_its_constant_to_a_batch_in_the_rows_dtypes():
+    dense = jnp.asarray([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], jnp.float16)
+    out = Intercept(2.5).transform((), dense)
+    assert out.dtype == jnp.float16 and out.shape == (3, 3)
+    np.testing.assert_array_equal(out, [[1.0, 2.0, 2.5], [3.0, 4.0, 2.5], [5.0, 6.0, 2.5]])
+    idx = jnp.asarray([[0, 3], [1, 1]], jnp.int16)
+    val = jnp.asarray([[1.0, -2.0], [0.5, 0.0]], jnp.float16)
+    out = Intercept(2.5).transform((), Sparse(idx, val, 4))
+    assert out.dim == 5 and out.idx.dtype == jnp.int16 and out.val.dtype == jnp.float16
+    np.testing.assert_array_equal(out.idx, [[0, 3, 4], [1, 1, 4]])
+    np.testing.assert_array_equal(out.val, [[1.0, -2.0, 2.5], [0.5, 0.0, 2.5]])
+    np.testing.assert_array_equal(out.todense(), [[1.0, 0, 0, -2.0, 2.5], [0, 0.5, 0, 0, 2.5]])
+
+
+def test_normalize_folds_a_feature_never_seen_to_weight_zero_and_each_sweep_member_apart():
+    # x'_i = x_i / s_i and 0 where s_i = 0: a weight on a feature never seen scores nothing.
+    scale = np.asarray([0.0, 2.0, 0.5], np.float32)
+    w = np.asarray([[3.0, 4.0, 1.0], [-1.0, 1.0, 0.25]])
+    folded, offset = Normalize().fold(scale, w)
+    np.testing.assert_array_equal(folded, [[0.0, 2.0, 2.0], [0.0, 0.5, 0.5]])
+    assert offset.shape == (2,) and not offset.any()
+
+
+def test_impute_reads_an_indicator_at_feature_0_and_folds_float32_weights_in_float64():
+    # indicators[i] = 0 is feature 0 (only -1 means none): a missing cell there takes the mean.
+    from ocolearn.preprocess import Impute, Means
+
+    step = Impute(columns=(1, 2), indicators=(0, -1))
+    state = Means(jnp.asarray([4.0, 4.0], jnp.float32), jnp.asarray([10.0, -3.0], jnp.float32))
+    np.testing.assert_array_equal(step.transform(state, jnp.asarray([1.0, 0.0, 7.0])), [1.0, 10.0, 7.0])
+    np.testing.assert_array_equal(step.transform(state, jnp.asarray([0.0, 2.0, 7.0])), [0.0, 2.0, 7.0])
+    after = step.observe(state, jnp.asarray([1.0, 0.0, 7.0]))  # the missing cell counts nowhere
+    np.testing.assert_array_equal(after.count, [4.0, 5.0])
+    np.testing.assert_array_equal(after.mean, [10.0, -3.0 + 10.0 / 5.0])
+    mean = np.asarray([1e6 + 1 / 3, 0.0])
+    w = np.asarray([0.1, 0.3, 0.0], np.float32)
+    folded, _ = step.fold(Means(np.ones(2), mean), w)
+    assert folded.dtype == np.float64
+    assert folded[0] == np.float64(np.float32(0.1)) + np.float64(np.float32(0.3)) * mean[0]
