@@ -11,8 +11,9 @@ vmappable like any part), registered by name for configs and model files:
 - ``fold(state, w) -> (w_in, b)``: every part here is affine in x, ``x' = A x + c``, so weights
   ``w`` on ``x'`` score a row as the weights ``A^T w`` on ``x`` plus the constant ``w . c``: a
   model file stores the folded linear model of the raw features (``ocolearn.pipeline.raw_linear``).
-  The fold is NumPy float64 on the host (``state`` and ``w`` float64 arrays): ``w . x - w . mean``
-  cancels where a feature's mean is large next to its spread, which float32 cannot afford.
+  The fold is NumPy on the host and returns float64 whatever the dtypes of ``state`` and ``w``
+  (float32 converts exactly): ``w . x - w . mean`` cancels where a feature's mean is large next
+  to its spread, which float32 cannot afford.
 
 **When statistics move.** One rule for every part, river's (``Pipeline.predict_one`` then
 ``learn_one``, ``preprocessing.StandardScaler``): the prediction of round t scales x_t with the
@@ -84,7 +85,7 @@ class Intercept(Preprocess, name="intercept"):
         return jnp.concatenate([x, constant], -1)
 
     def fold(self, state, w):
-        return w[..., :-1], w[..., -1] * np.asarray(self.value, np.float64)
+        return w[..., :-1], w[..., -1] * np.float64(self.value)
 
 
 class Moments(NamedTuple):
@@ -240,7 +241,7 @@ class Impute(Preprocess, name="impute", static=("columns", "indicators")):
         return jnp.asarray(x).at[..., list(self.columns)].add(missing * state.mean)  # (finite means)
 
     def fold(self, state, w):
-        w, mean = np.array(w, np.float64), np.asarray(state.mean, np.float64)
+        w, mean = np.array(w, np.float64), np.asarray(state.mean)
         for i, (c, m) in enumerate(zip(self.columns, self.indicators, strict=True)):
             if m >= 0:
                 w[..., m] += w[..., c] * mean[i]
@@ -261,7 +262,7 @@ def _half_delta(state: Moments, x):
 def _over(w, scale):
     """``w / scale`` in float64 (NumPy, for ``fold``), 0 where ``scale`` is 0: ``ratio`` on the host."""
     scale = np.asarray(scale, np.float64)
-    return np.where(scale > 0, np.asarray(w, np.float64) / np.where(scale > 0, scale, 1.0), 0.0)
+    return np.where(scale > 0, np.asarray(w) / np.where(scale > 0, scale, 1.0), 0.0)
 
 
 def _dense_only(x):

@@ -335,8 +335,9 @@ def test_the_steps_refuse_what_they_cannot_do_naming_the_key():
     assert str(caught.value) == "'bogus' is not one of auto, standardize, normalize, none, river"
     assert caught.value.key == "scale"
     for scale in ("standardize", "river"):
-        with pytest.raises(ConfigError, match=f"^'{scale}' needs dense rows"):
+        with pytest.raises(ConfigError, match=f"^'{scale}' needs dense rows") as caught:
             default_steps(False, scale=scale)
+        assert caught.value.key == "scale"
 
 
 def test_each_scale_names_its_parts():
@@ -388,6 +389,9 @@ def test_normalize_folds_a_feature_never_seen_to_weight_zero_and_each_sweep_memb
     folded, offset = Normalize().fold(scale, w)
     np.testing.assert_array_equal(folded, [[0.0, 2.0, 2.0], [0.0, 0.5, 0.5]])
     assert offset.shape == (2,) and not offset.any()
+    third = np.float32(1 / 3)  # float32 parts, a float64 quotient: 1/3 over 3 is not float32's
+    folded, _ = Normalize().fold(np.asarray([3.0], np.float32), np.asarray([third], np.float32))
+    assert folded.dtype == np.float64 and folded[0] == np.float64(third) / 3.0
 
 
 def test_impute_reads_an_indicator_at_feature_0_and_folds_float32_weights_in_float64():
@@ -406,3 +410,14 @@ def test_impute_reads_an_indicator_at_feature_0_and_folds_float32_weights_in_flo
     folded, _ = step.fold(Means(np.ones(2), mean), w)
     assert folded.dtype == np.float64
     assert folded[0] == np.float64(np.float32(0.1)) + np.float64(np.float32(0.3)) * mean[0]
+
+
+def test_every_steps_state_is_float32_as_the_learners_even_with_x64_on():
+    # One checkpoint format whatever jax_enable_x64 says: the statistics are float32 as every
+    # learner's state is (and a float64 row under x64 is the caller's choice, not the state's).
+    from ocolearn.preprocess import Impute
+
+    with jax.enable_x64(True):
+        for step in (Standardize(), Normalize(), Impute(columns=(0, 1), indicators=(2, -1)), Intercept()):
+            dtypes = {leaf.dtype for leaf in jax.tree.leaves(step.init(3))}
+            assert dtypes <= {jnp.dtype(jnp.float32)}, (step, dtypes)

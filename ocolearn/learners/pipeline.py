@@ -23,7 +23,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ocolearn.features import Sparse
 from ocolearn.learners.base import Learner
 from ocolearn.learners.perceptron import Perceptron
 from ocolearn.preprocess import Intercept, Preprocess
@@ -182,11 +181,10 @@ def raw_linear(learner: Learner, state, weights=None):
     score of an all-zero row (Winnow's threshold) in the offset. ``weights`` replaces the
     learner's weights (its averaged ones, say)."""
     steps, inner = steps_of(learner)
-    inner_state = state.inner if steps else state
+    inner_state, step_states = (state.inner, state.steps) if steps else (state, ())
     w = np.asarray(inner.weights(inner_state) if weights is None else weights, np.float64)
-    zero = Sparse(np.zeros((1,), np.int32), np.zeros((1,), np.float32), w.shape[-1])
-    constant = np.asarray(inner.predict(inner_state, zero), np.float64)
-    for step, s in zip(reversed(steps), reversed(state.steps if steps else ()), strict=True):
-        w, b = step.fold(jax.tree.map(lambda a: np.asarray(a, np.float64), s), w)
-        constant = constant + np.asarray(b, np.float64)
-    return np.asarray(w, np.float64), -constant
+    constant = np.asarray(inner.predict(inner_state, np.zeros(w.shape[-1])), np.float64)
+    for step, s in zip(reversed(steps), reversed(step_states), strict=True):
+        w, b = step.fold(jax.tree.map(np.asarray, s), w)  # (float64 out: Preprocess.fold)
+        constant = constant + b
+    return w, -constant
