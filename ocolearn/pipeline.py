@@ -325,7 +325,7 @@ def model_of(learner: Learner, state, labels, dim: int, averaged=False, settings
     statistics = [jax.tree.map(lambda a: np.asarray(a).tolist(), s) for s in (state.steps if steps else ())]
     settings = {**(settings or {}), "learner": inner.to_config(), "averaged": averaged, "dim": dim}
     settings |= {"pipeline": [s.to_config() for s in steps], "pipeline_state": statistics, "normalized": normalize}
-    return Model(np.asarray(w, np.float64), list(labels), settings, np.asarray(offset, np.float64))
+    return Model(w, list(labels), settings, offset)  # (float64: raw_linear)
 
 
 @dataclass(frozen=True)

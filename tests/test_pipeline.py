@@ -290,6 +290,18 @@ def test_model_of_folds_the_averaged_weights_and_records_the_pipeline():
     np.testing.assert_allclose(normalized.w, w / norms[:, None], rtol=1e-15)
     np.testing.assert_allclose(normalized.offset, offset / norms, rtol=1e-15)
     assert normalized.settings["normalized"] is True
+    # a class that never learned keeps its zero weights (no 0/0); a binary model's one row is scaled too
+    silent = state._replace(inner=state.inner._replace(table=state.inner.table.at[:, 1].set(0.0)))  # class 1's w
+    scaled = model_of(learner, silent, ["a", "b", "c"], 4, normalize=True)
+    assert not scaled.w[1].any() and scaled.offset[1] == 0.0
+    np.testing.assert_allclose(np.linalg.norm(scaled.w[[0, 2]], axis=1), 1.0, rtol=1e-15)
+    binary = with_pipeline(Perceptron(), steps)
+    signs = jnp.where(y == 0, 1.0, -1.0)
+    binary_state = run(binary, X, signs).state
+    w, offset = raw_linear(binary, binary_state)
+    unit = model_of(binary, binary_state, ["-1", "1"], 4, normalize=True)
+    np.testing.assert_allclose(unit.w, w / np.linalg.norm(w), rtol=1e-15)
+    np.testing.assert_allclose(unit.offset, offset / np.linalg.norm(w), rtol=1e-15)
     # without steps: the learner's own state
     plain = run(MIRA(classes=3), X, y).state
     np.testing.assert_array_equal(
