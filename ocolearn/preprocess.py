@@ -164,11 +164,16 @@ class Normalize(Preprocess, name="normalize"):
         return self._scaled(x, local(state, x))
 
     def step(self, state, x):
-        """``observe`` then ``transform``, the scales at x's features taken from what ``put``
-        writes rather than read back from the new state: on sparse rows a read of the state
-        after its writes made XLA copy the whole state in every round (``train`` on a VW file of
-        30,000 rows hashed into 2^18 features, 2026-12-02: 5,500 rows/s before, 47,600 after;
-        53,400 without scaling)."""
+        """``observe`` then ``transform``. On sparse rows a read of the state after its writes
+        makes XLA copy the whole state (d numbers) in every round; ``written`` finds what ``put``
+        wrote from a k x k table of x's k entries instead. So the table where it is the smaller,
+        ``k^2 <= d``, the read otherwise. ``train`` with Pegasos (2026-12-03,
+        ``benchmarks/bench_users.py``'s commands): 300,000 VW rows of 21 entries hashed into
+        2^18 features, 0.64 s with the table against 20.1 s with the read; the README's
+        polarity command (2,000 documents, rows padded to 1,072 entries, 2^18 features, 10
+        passes), 2.2 s in all with the read against 10.3 s with the table."""
+        if isinstance(x, Sparse) and x.idx.shape[-1] ** 2 > x.dim:
+            return super().step(state, x)
         new = largest_seen(state, x)
         state = put(state, x, new)
         return state, self._scaled(x, written(x, new) if isinstance(x, Sparse) else new)

@@ -137,18 +137,19 @@ def test_normalize_step_is_observe_then_transform_bit_for_bit():
     # Normalize.step takes the scales from what put writes (no read of the state after its writes):
     # the same bits as the contract's observe then transform, on rows with repeated indices (hash
     # collisions: the last entry writing an index wins), zeros (padding, which write nothing), NaN.
+    # Both ways: the k x k table of which entry writes which (k^2 <= d: 36 <= 40) and the read (36 > 8).
     rng = np.random.default_rng(5)
     step, base = Normalize(), Preprocess.step
-    for _ in range(100):
-        state = jnp.asarray(rng.uniform(0, 2, 8), jnp.float32)  # below most |x_i|: the writes show
+    for dim in np.tile([8, 40], 100):
+        state = jnp.asarray(rng.uniform(0, 2, dim), jnp.float32)  # below most |x_i|: the writes show
         idx = jnp.asarray(rng.integers(0, 8, 6), jnp.int32)
         val = rng.choice([0.0, 1.5, -3.0, 0.25, 7.0], 6) * rng.uniform(0.5, 2, 6)
         val = jnp.asarray(np.where(rng.random(6) < 0.05, np.nan, val), jnp.float32)
-        x = Sparse(idx, val, 8)
+        x = Sparse(idx, val, int(dim))
         got, expected = jax.jit(step.step)(state, x), jax.jit(lambda s, x: base(step, s, x))(state, x)
         np.testing.assert_array_equal(got[0], expected[0])
         np.testing.assert_array_equal(got[1].val, expected[1].val)
-    dense = jnp.asarray(rng.normal(size=8), jnp.float32)
+    dense = jnp.asarray(rng.normal(size=state.shape), jnp.float32)
     np.testing.assert_array_equal(step.step(state, dense)[1], base(step, state, dense)[1])
 
 
