@@ -434,3 +434,22 @@ def test_every_steps_state_is_float32_as_the_learners_even_with_x64_on():
         for step in (Standardize(), Normalize(), Impute(columns=(0, 1), indicators=(2, -1)), Intercept()):
             dtypes = {leaf.dtype for leaf in jax.tree.leaves(step.init(3))}
             assert dtypes <= {jnp.dtype(jnp.float32)}, (step, dtypes)
+
+
+def _array_shapes(jaxpr):
+    """Every shape a program computes, its nested programs' included."""
+    from jax.extend.core import jaxprs_in_params
+
+    for eqn in jaxpr.eqns:
+        yield from (v.aval.shape for v in eqn.outvars)
+        for inner in jaxprs_in_params(eqn.params):
+            yield from _array_shapes(inner)
+
+
+@pytest.mark.parametrize(("k", "table"), [(20, True), (21, False)])
+def test_normalize_step_builds_the_k_by_k_table_only_where_it_is_no_larger_than_the_state(k, table):
+    # The table of which entry writes which costs k^2, the read of the state after its writes a copy
+    # of its d numbers: the table where k^2 <= d (d = 400 here), never for long rows (documents).
+    x = Sparse(jnp.arange(k, dtype=jnp.int32), jnp.ones(k, jnp.float32), 400)
+    program = jax.make_jaxpr(Normalize().step)(jnp.zeros(400, jnp.float32), x).jaxpr
+    assert ((k, k) in set(_array_shapes(program))) == table
